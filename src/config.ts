@@ -1,0 +1,69 @@
+// Reads the environment once at start-up; everything else receives a Config.
+import path from 'node:path';
+
+export type WalSync = 'always' | 'none';
+export type AuthType = 'api-token' | 'none';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  walSync: WalSync;
+  authType: AuthType;
+  logLevel: string;
+  initAdminTokens: string[];
+  initClientTokens: string[];
+  initFrontendTokens: string[];
+  /** Max JSON body for ordinary routes; state import has its own larger limit. */
+  bodyLimit: number;
+  importBodyLimit: number;
+  /** Checkpoint when the live WAL segment passes either threshold. */
+  checkpointBytes: number;
+  checkpointRecords: number;
+  /** How often buffered client metrics are written to the WAL (ms). */
+  metricsFlushMs: number;
+  /** Secret that keys the token hash; generated and stored in DATA_DIR when unset. */
+  tokenHashKey: string | undefined;
+}
+
+function list(v: string | undefined): string[] {
+  return (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const walSync = (env.WAL_SYNC ?? 'always').toLowerCase();
+  if (walSync !== 'always' && walSync !== 'none') throw new Error(`WAL_SYNC must be "always" or "none", got "${walSync}"`);
+  const rawAuth = (env.AUTH_TYPE ?? 'api-token').toLowerCase();
+  let authType: AuthType;
+  if (rawAuth === 'api-token' || rawAuth === 'open-source') authType = 'api-token';
+  else if (rawAuth === 'none') authType = 'none';
+  else throw new Error(`AUTH_TYPE must be "api-token", "open-source" or "none", got "${rawAuth}"`);
+  return {
+    port: int(env, 'PORT', int(env, 'HTTP_PORT', 4242)),
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: path.resolve(env.DATA_DIR ?? './data'),
+    walSync,
+    authType,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    initAdminTokens: list(env.INIT_ADMIN_API_TOKENS),
+    initClientTokens: [...list(env.INIT_CLIENT_API_TOKENS), ...list(env.INIT_BACKEND_API_TOKENS)],
+    initFrontendTokens: list(env.INIT_FRONTEND_API_TOKENS),
+    bodyLimit: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
+    importBodyLimit: int(env, 'IMPORT_BODY_LIMIT_BYTES', 64 * 1024 * 1024),
+    checkpointBytes: int(env, 'CHECKPOINT_BYTES', 64 * 1024 * 1024),
+    checkpointRecords: int(env, 'CHECKPOINT_RECORDS', 100_000),
+    metricsFlushMs: int(env, 'METRICS_FLUSH_MS', 10_000),
+    tokenHashKey: env.TOKEN_HASH_KEY || undefined,
+  };
+}

@@ -1,0 +1,43 @@
+// What a command is: a pure function of (state, environment) returning the resolved change.
+// It may throw a FanionError (validation, not found, conflict); then nothing is applied.
+// It must never mutate `state` or any object in it: it builds new objects and describes
+// them with ops, which the engine writes to the WAL and then applies.
+import type { Op } from '../state/ops.js';
+import type { State } from '../state/state.js';
+import type { Actor, EventRecord } from '../state/types.js';
+
+/** The edges a command may read: clock and id source are passed in so replay is deterministic. */
+export interface CommandEnv {
+  now: string;
+  newId: () => string;
+  actor: Actor;
+}
+
+/** An event as a command describes it; the engine adds id, createdAt and createdBy. */
+export type EventDraft = Pick<EventRecord, 'type'> & Partial<Omit<EventRecord, 'id' | 'type'>>;
+
+export interface Change<R> {
+  ops: Op[];
+  events: EventDraft[];
+  result: R;
+}
+
+export type Command<R> = (state: State, env: CommandEnv) => Change<R>;
+
+/** Fills in what every event carries. Pure: ids follow the log's last id. */
+export function resolveEvents(state: State, env: CommandEnv, drafts: EventDraft[]): EventRecord[] {
+  const first = state.events.lastId + 1;
+  return drafts.map((d, i) => ({
+    id: first + i,
+    type: d.type,
+    createdAt: d.createdAt ?? env.now,
+    createdBy: d.createdBy ?? env.actor.name,
+    createdByUserId: d.createdByUserId ?? env.actor.userId,
+    environment: d.environment ?? null,
+    project: d.project ?? null,
+    featureName: d.featureName ?? null,
+    data: d.data ?? null,
+    preData: d.preData ?? null,
+    tags: d.tags ?? null,
+  }));
+}

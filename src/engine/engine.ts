@@ -1,0 +1,126 @@
+// The engine: the one place mutations go through.
+//   command (pure) → resolved change → apply to memory (keeping its inverse) → append to WAL
+//   → acknowledge when durable. If the WAL append fails, this change and every change applied
+//   after it are rolled back and their callers get 503; reads go on from the restored state.
+import { randomUUID } from 'node:crypto';
+import { ServiceUnavailableError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { applyRecord } from '../state/apply.js';
+import type { Undo } from '../state/ops.js';
+import type { State } from '../state/state.js';
+import type { Actor } from '../state/types.js';
+import { frame } from '../wal/frame.js';
+import { encodeRecord, type WalRecord } from '../wal/record.js';
+import type { Wal } from '../wal/wal.js';
+import { resolveEvents, type Command, type CommandEnv } from './command.js';
+
+export interface EngineDeps {
+  state: State;
+  wal: Wal;
+  log: Logger;
+  clock?: () => Date;
+  newId?: () => string;
+}
+
+interface InFlight {
+  lsn: number;
+  undo: Undo;
+  rolledBack: boolean;
+}
+
+export type ChangeListener = (rec: WalRecord, kind: 'applied' | 'rolled-back') => void;
+
+export class Engine {
+  readonly state: State;
+  readonly wal: Wal;
+  private readonly log: Logger;
+  private readonly clock: () => Date;
+  private readonly newId: () => string;
+  private inFlight: InFlight[] = [];
+  private listeners: ChangeListener[] = [];
+  /** Called after each durable record; the checkpointer hooks in here. */
+  afterDurable: (() => void) | null = null;
+
+  constructor(deps: EngineDeps) {
+    this.state = deps.state;
+    this.wal = deps.wal;
+    this.log = deps.log;
+    this.clock = deps.clock ?? (() => new Date());
+    this.newId = deps.newId ?? randomUUID;
+  }
+
+  onChange(fn: ChangeListener): void {
+    this.listeners.push(fn);
+  }
+
+  /** Runs a command and resolves once its change is durable. */
+  async run<R>(actor: Actor, command: Command<R>, opts: { durable?: boolean } = {}): Promise<R> {
+    const env: CommandEnv = { now: this.clock().toISOString(), newId: this.newId, actor };
+    const change = command(this.state, env);
+    if (change.ops.length === 0 && change.events.length === 0) return change.result;
+    const events = resolveEvents(this.state, env, change.events);
+    const lsn = this.wal.takeLsn();
+    const rec: WalRecord = { lsn, ops: change.ops, events };
+    let bytes: Buffer;
+    try {
+      bytes = frame(encodeRecord(rec));
+    } catch (err) {
+      this.wal.resetLsn(lsn);
+      throw err;
+    }
+    const undo = applyRecord(this.state, rec, true)!;
+    const entry: InFlight = { lsn, undo, rolledBack: false };
+    this.inFlight.push(entry);
+    this.emit(rec, 'applied');
+    const written = this.wal.append(bytes);
+    if (opts.durable === false) {
+      // Metrics bookkeeping: acknowledged without waiting; a crash may lose the last few seconds.
+      written.then(() => this.settle(entry), (err) => this.rollback(entry, rec, err));
+      return change.result;
+    }
+    try {
+      await written;
+    } catch (err) {
+      this.rollback(entry, rec, err);
+      throw new ServiceUnavailableError(
+        `The change could not be written to disk (${(err as NodeJS.ErrnoException).code ?? 'I/O error'}); nothing was changed. Try again later.`,
+      );
+    }
+    this.settle(entry);
+    return change.result;
+  }
+
+  private settle(entry: InFlight): void {
+    const at = this.inFlight.indexOf(entry);
+    if (at >= 0) this.inFlight.splice(at, 1);
+    this.afterDurable?.();
+  }
+
+  /** Undoes `entry` and everything applied after it, newest first. */
+  private rollback(entry: InFlight, rec: WalRecord, err: unknown): void {
+    if (entry.rolledBack) return;
+    const at = this.inFlight.indexOf(entry);
+    const undone = this.inFlight.splice(at);
+    for (let i = undone.length - 1; i >= 0; i--) {
+      undone[i].undo();
+      undone[i].rolledBack = true;
+    }
+    this.wal.resetLsn(entry.lsn);
+    this.log.warn({ lsn: entry.lsn, rolledBack: undone.length, err: (err as Error).message }, 'rolled back changes that could not be made durable');
+    this.emit(rec, 'rolled-back');
+  }
+
+  private emit(rec: WalRecord, kind: 'applied' | 'rolled-back'): void {
+    for (const fn of this.listeners) {
+      try {
+        fn(rec, kind);
+      } catch (err) {
+        this.log.error({ err }, 'change listener failed');
+      }
+    }
+  }
+
+  now(): Date {
+    return this.clock();
+  }
+}

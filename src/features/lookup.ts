@@ -1,0 +1,48 @@
+// Lookups that turn a missing resource into the right 404, shared by every admin route.
+import { NotFoundError } from '../errors.js';
+import type { State } from '../state/state.js';
+import type { Environment, Feature, FeatureEnv, Project } from '../state/types.js';
+
+export function requireProject(state: State, id: string): Project {
+  const project = state.projects.get(id);
+  if (!project) throw new NotFoundError(`Could not find project with id "${id}".`);
+  return project;
+}
+
+export function requireEnvironment(state: State, name: string): Environment {
+  const env = state.environments.get(name);
+  if (!env) throw new NotFoundError(`Could not find environment "${name}".`);
+  return env;
+}
+
+/** A live (not archived) flag in the given project. */
+export function requireFeature(state: State, project: string, name: string): Feature {
+  const feature = state.features.get(name);
+  if (!feature || feature.archived || feature.project !== project) {
+    requireProject(state, project);
+    throw new NotFoundError(`There's no feature named "${name}" in project "${project}".`);
+  }
+  return feature;
+}
+
+export function requireFeatureEnv(state: State, feature: Feature, environment: string): FeatureEnv {
+  requireEnvironment(state, environment);
+  const fe = state.featureEnvs.get(feature.name)?.get(environment);
+  if (!fe) throw new NotFoundError(`Feature "${feature.name}" is not configured in environment "${environment}".`);
+  return fe;
+}
+
+/** The metadata Unleash puts in feature events' data/preData. */
+export function featureMetadata(f: Feature): Record<string, unknown> {
+  return {
+    name: f.name,
+    description: f.description,
+    type: f.type,
+    project: f.project,
+    stale: f.stale,
+    impressionData: f.impressionData,
+    archived: f.archived,
+    createdAt: f.createdAt,
+    lastSeenAt: f.lastSeenAt,
+  };
+}

@@ -1,0 +1,116 @@
+// The route table: each domain folder exports RouteDefs; this module turns them into polka
+// handlers (content type, body limit, schema, permission, error mapping) and into OpenAPI.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Polka, Request } from 'polka';
+import type { AdminScope, Authenticator } from '../auth/authenticator.js';
+import type { Config } from '../config.js';
+import type { Engine } from '../engine/engine.js';
+import type { Logger } from '../log.js';
+import type { State } from '../state/state.js';
+import type { Actor } from '../state/types.js';
+import { readJson, requireJson } from './body.js';
+import { sendError, sendJson } from './respond.js';
+import type { JsonSchema, SchemaRegistry } from './validation.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Call<B = unknown> {
+  req: Request;
+  res: ServerResponse;
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  body: B;
+  /** Set on admin routes (those with a permission). */
+  actor: Actor;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDef {
+  method: Method;
+  path: string;
+  summary: string;
+  tag: string;
+  /** Name of a registered schema the JSON body must satisfy. */
+  body?: string;
+  bodyLimit?: number;
+  /** Unleash lets on/off be called with any content type (or none). */
+  anyContentType?: boolean;
+  /** Admin permission required; routes without one authenticate themselves (client API, health). */
+  permission?: string;
+  scope?: (params: Record<string, string>, state: State) => AdminScope;
+  responses?: Record<number, string>;
+  /** Returns a Reply to send, or nothing when it wrote the response itself. */
+  handler: (call: Call<any>) => Promise<Reply | void> | Reply | void;
+}
+
+export interface AppContext {
+  engine: Engine;
+  config: Config;
+  log: Logger;
+  schemas: SchemaRegistry;
+  auth: Authenticator;
+}
+
+const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
+
+export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
+  for (const route of routes) {
+    const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    app[verb](route.path, async (req: Request, res: ServerResponse) => {
+      try {
+        const params = req.params ?? {};
+        // Authenticate before reading the body: a stranger learns nothing about validation.
+        const actor = route.permission
+          ? ctx.auth.admin(req, route.permission, route.scope ? route.scope(params, ctx.engine.state) : {})
+          : { name: 'anonymous', userId: null };
+        let body: unknown;
+        if (HAS_BODY.has(route.method)) {
+          if (!route.anyContentType) requireJson(req);
+          body = route.anyContentType && !req.headers['content-type']
+            ? undefined
+            : route.anyContentType
+              ? await readJson(req, route.bodyLimit ?? ctx.config.bodyLimit).catch(() => undefined)
+              : await readJson(req, route.bodyLimit ?? ctx.config.bodyLimit);
+          if (route.body) body = ctx.schemas.check(route.body, body);
+        }
+        const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor });
+        if (reply) sendJson(res, reply.status, reply.body, reply.headers);
+      } catch (err) {
+        sendError(res, err, ctx.log, { method: req.method, path: req.path });
+      }
+    });
+  }
+}
+
+/** An OpenAPI 3 description built from the same route table and schemas the server uses. */
+export function openApiDocument(routes: RouteDef[], schemas: Map<string, JsonSchema>): unknown {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const path = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const params = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    paths[path] ??= {};
+    paths[path][r.method.toLowerCase()] = {
+      summary: r.summary,
+      tags: [r.tag],
+      parameters: params,
+      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${r.body}` } } } } } : {}),
+      responses: Object.fromEntries(
+        Object.entries(r.responses ?? { 200: 'OK' }).map(([code, description]) => [code, { description }]),
+      ),
+      ...(r.permission ? { 'x-permission': r.permission } : {}),
+    };
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Fanion', version: '1', description: 'Unleash-compatible feature toggle server' },
+    paths,
+    components: { schemas: Object.fromEntries(schemas) },
+  };
+}
+
+export type { IncomingMessage };

@@ -1,0 +1,61 @@
+// One ajv instance; every body schema is registered by name and compiled once at start-up.
+// The same schema objects make up the OpenAPI description served at /api/openapi.json.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ValidationError } from '../errors.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+
+export type JsonSchema = Record<string, unknown>;
+
+export class SchemaRegistry {
+  private readonly ajv = new Ajv({ allErrors: false, strict: false });
+  private readonly compiled = new Map<string, ValidateFunction>();
+  readonly schemas = new Map<string, JsonSchema>();
+
+  constructor() {
+    addFormats(this.ajv);
+  }
+
+  add(name: string, schema: JsonSchema): void {
+    if (this.schemas.has(name)) {
+      if (this.schemas.get(name) !== schema) throw new Error(`schema ${name} registered twice with different content`);
+      return;
+    }
+    this.schemas.set(name, schema);
+    this.compiled.set(name, this.ajv.compile(schema));
+  }
+
+  addAll(schemas: Record<string, JsonSchema>): void {
+    for (const [name, schema] of Object.entries(schemas)) this.add(name, schema);
+  }
+
+  /** Validates `data` against a registered schema, throwing a ValidationError naming the field. */
+  check<T>(name: string, data: unknown): T {
+    const fn = this.compiled.get(name);
+    if (!fn) throw new Error(`no schema named ${name}`);
+    if (!fn(data)) throw validationErrorFrom(fn.errors ?? []);
+    return data as T;
+  }
+}
+
+export function fieldOf(e: ErrorObject): string {
+  const base = e.instancePath.slice(1).replace(/\//g, '.');
+  const p = e.params as Record<string, unknown>;
+  const extra = (p.missingProperty ?? p.additionalProperty) as string | undefined;
+  if (extra) return base ? `${base}.${extra}` : extra;
+  return base || '(body)';
+}
+
+export function validationErrorFrom(errors: ErrorObject[]): ValidationError {
+  const e = errors[0];
+  if (!e) return new ValidationError('The request body is invalid.');
+  const field = fieldOf(e);
+  let message: string;
+  if (e.keyword === 'required') message = `"${field}" is required`;
+  else if (e.keyword === 'additionalProperties') message = `"${field}" is not an allowed property`;
+  else if (e.keyword === 'enum') message = `"${field}" must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  else message = `"${field}" ${e.message ?? 'is invalid'}`;
+  return new ValidationError(`Request validation failed: ${message}.`, [{ path: field, message }]);
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// `npm start`: read the environment, start serving, shut down cleanly on SIGTERM/SIGINT.
+import { loadConfig } from './config.js';
+import { createLogger } from './log.js';
+import { startServer } from './server.js';
+
+const config = loadConfig();
+const log = createLogger(config.logLevel);
+
+startServer({ config, log })
+  .then((running) => {
+    log.info({ port: running.port, host: config.host, walSync: config.walSync, authType: config.authType }, `Fanion listening on port ${running.port}`);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'shutting down: finishing in-flight requests and closing the write-ahead log');
+      running.close().then(
+        () => {
+          log.info('stopped cleanly');
+          process.exit(0);
+        },
+        (err) => {
+          log.error({ err }, 'error while shutting down');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  })
+  .catch((err) => {
+    log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'Fanion could not start');
+    process.exit(1);
+  });

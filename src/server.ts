@@ -1,0 +1,80 @@
+// Assembles Fanion: storage → engine → routes → HTTP server. `startServer` is what main.ts
+// and the in-process tests call; everything it needs from outside is passed in.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import polka from 'polka';
+import { OpenAuthenticator, type Authenticator } from './auth/authenticator.js';
+import type { Config } from './config.js';
+import { Engine } from './engine/engine.js';
+import { NotFoundError } from './errors.js';
+import { featureRoutes } from './features/routes.js';
+import { mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
+import { sendError, sendJson } from './http/respond.js';
+import { SchemaRegistry } from './http/validation.js';
+import type { Logger } from './log.js';
+import { openStorage } from './storage.js';
+import { strategyRoutes } from './strategies/routes.js';
+import type { FileLayer } from './wal/file-layer.js';
+
+export interface ServerOptions {
+  config: Config;
+  log: Logger;
+  files?: FileLayer;
+  clock?: () => Date;
+  newId?: () => string;
+}
+
+export interface RunningServer {
+  port: number;
+  engine: Engine;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+/** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
+const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [featureRoutes, strategyRoutes];
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const { config, log } = opts;
+  const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: opts.files, clock: opts.clock });
+  log.info({ records: storage.replayed.records, ms: Math.round(storage.replayed.ms), dataDir: config.dataDir }, 'replayed the write-ahead log');
+  const engine = new Engine({ state: storage.state, wal: storage.wal, log, clock: opts.clock, newId: opts.newId });
+  const auth: Authenticator = new OpenAuthenticator();
+  if (config.authType === 'none') {
+    log.warn('AUTH_TYPE=none: authentication is OFF. Every caller is an admin and the client API serves "development" to anyone.');
+  }
+  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth };
+
+  const app = polka({
+    onError: (err, req, res) => sendError(res, err, log, { method: req.method, path: req.path }),
+    onNoMatch: (req, res) => sendError(res, new NotFoundError(`The path you were looking for (${req.path}) is not available.`), log),
+  });
+  app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
+  const routes = ROUTE_MODULES.flatMap((m) => m(ctx));
+  mount(app, ctx, routes);
+  const openapi = openApiDocument(routes, ctx.schemas.schemas);
+  app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
+
+  const server = http.createServer(app.handler as unknown as http.RequestListener);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5_000).unref();
+      });
+      await storage.wal.close();
+      storage.release();
+    })();
+    return closing;
+  };
+  return { port, engine, server, close };
+}

@@ -1,0 +1,201 @@
+// The resolved change: a list of primitive operations, each touching one entry of one map.
+// Commands produce them (with every generated id and timestamp already filled in), the WAL
+// stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
+import type {
+  ApiToken, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
+} from './types.js';
+import { featureEnvKey, tagKey, type State } from './state.js';
+
+export type Op =
+  | { o: 'project.put'; project: Project }
+  | { o: 'project.del'; id: string }
+  | { o: 'env.put'; environment: Environment }
+  | { o: 'env.del'; name: string }
+  | { o: 'feature.put'; feature: Feature }
+  | { o: 'feature.del'; name: string }
+  | { o: 'featureEnv.put'; feature: string; env: FeatureEnv }
+  | { o: 'featureEnv.del'; feature: string; environment: string }
+  | { o: 'strategy.put'; strategy: Strategy }
+  | { o: 'strategy.del'; id: string }
+  | { o: 'segment.put'; segment: Segment }
+  | { o: 'segment.del'; id: number }
+  | { o: 'tagType.put'; tagType: TagType }
+  | { o: 'tagType.del'; name: string }
+  | { o: 'tag.put'; tag: Tag }
+  | { o: 'tag.del'; tag: Tag }
+  | { o: 'featureTag.add'; feature: string; tag: Tag }
+  | { o: 'featureTag.del'; feature: string; tag: Tag }
+  | { o: 'strategyType.put'; strategyType: StrategyType }
+  | { o: 'strategyType.del'; name: string }
+  | { o: 'token.put'; token: ApiToken }
+  | { o: 'token.del'; hash: string }
+  | { o: 'token.revoke'; revoked: RevokedToken }
+  | { o: 'lastSeen'; feature: string; environment: string; at: string };
+
+export type Undo = () => void;
+
+function putIn<K, V>(map: Map<K, V>, key: K, value: V): Undo {
+  const had = map.has(key);
+  const prev = map.get(key);
+  map.set(key, value);
+  return () => {
+    if (had) map.set(key, prev as V);
+    else map.delete(key);
+  };
+}
+
+function delIn<K, V>(map: Map<K, V>, key: K): Undo {
+  if (!map.has(key)) return () => {};
+  const prev = map.get(key) as V;
+  map.delete(key);
+  return () => void map.set(key, prev);
+}
+
+/**
+ * Applies one op. Ops are validated by the command that produced them, so application never
+ * fails on a live server; during replay an impossible op means a corrupt log and throws.
+ * Returns the inverse, used to roll back changes whose WAL write failed.
+ */
+export function applyOp(s: State, op: Op): Undo {
+  switch (op.o) {
+    case 'project.put':
+      return putIn(s.projects, op.project.id, op.project);
+    case 'project.del':
+      return delIn(s.projects, op.id);
+    case 'env.put':
+      return putIn(s.environments, op.environment.name, op.environment);
+    case 'env.del':
+      return delIn(s.environments, op.name);
+    case 'feature.put':
+      return putIn(s.features, op.feature.name, op.feature);
+    case 'feature.del': {
+      const undos = [delIn(s.features, op.name), delIn(s.featureEnvs, op.name), delIn(s.featureTags, op.name)];
+      return () => undos.reverse().forEach((u) => u());
+    }
+    case 'featureEnv.put': {
+      let envs = s.featureEnvs.get(op.feature);
+      const created = !envs;
+      if (!envs) {
+        envs = new Map();
+        s.featureEnvs.set(op.feature, envs);
+      }
+      const undo = putIn(envs, op.env.environment, op.env);
+      return () => {
+        undo();
+        if (created) s.featureEnvs.delete(op.feature);
+      };
+    }
+    case 'featureEnv.del': {
+      const envs = s.featureEnvs.get(op.feature);
+      return envs ? delIn(envs, op.environment) : () => {};
+    }
+    case 'strategy.put': {
+      const st = op.strategy;
+      const prev = s.strategies.get(st.id);
+      const key = featureEnvKey(st.featureName, st.environment);
+      const prevSeq = s.nextStrategySeq;
+      s.strategies.set(st.id, st);
+      if (st.seq >= s.nextStrategySeq) s.nextStrategySeq = st.seq + 1;
+      let addedToIndex = false;
+      if (!prev) {
+        const ids = s.strategiesByFeatureEnv.get(key);
+        if (ids) ids.push(st.id);
+        else s.strategiesByFeatureEnv.set(key, [st.id]);
+        addedToIndex = true;
+      } else if (featureEnvKey(prev.featureName, prev.environment) !== key) {
+        throw new Error(`strategy ${st.id} cannot move between flags or environments`);
+      }
+      return () => {
+        s.nextStrategySeq = prevSeq;
+        if (prev) s.strategies.set(st.id, prev);
+        else s.strategies.delete(st.id);
+        if (addedToIndex) {
+          const ids = s.strategiesByFeatureEnv.get(key)!;
+          ids.pop();
+          if (ids.length === 0) s.strategiesByFeatureEnv.delete(key);
+        }
+      };
+    }
+    case 'strategy.del': {
+      const prev = s.strategies.get(op.id);
+      if (!prev) return () => {};
+      const key = featureEnvKey(prev.featureName, prev.environment);
+      const ids = s.strategiesByFeatureEnv.get(key) ?? [];
+      const at = ids.indexOf(op.id);
+      if (at >= 0) ids.splice(at, 1);
+      if (ids.length === 0) s.strategiesByFeatureEnv.delete(key);
+      s.strategies.delete(op.id);
+      return () => {
+        s.strategies.set(op.id, prev);
+        const list = s.strategiesByFeatureEnv.get(key) ?? [];
+        if (at >= 0) list.splice(at, 0, op.id);
+        s.strategiesByFeatureEnv.set(key, list);
+      };
+    }
+    case 'segment.put': {
+      const prevNext = s.nextSegmentId;
+      const undo = putIn(s.segments, op.segment.id, op.segment);
+      if (op.segment.id >= s.nextSegmentId) s.nextSegmentId = op.segment.id + 1;
+      return () => {
+        undo();
+        s.nextSegmentId = prevNext;
+      };
+    }
+    case 'segment.del':
+      return delIn(s.segments, op.id);
+    case 'tagType.put':
+      return putIn(s.tagTypes, op.tagType.name, op.tagType);
+    case 'tagType.del':
+      return delIn(s.tagTypes, op.name);
+    case 'tag.put':
+      return putIn(s.tags, tagKey(op.tag), op.tag);
+    case 'tag.del':
+      return delIn(s.tags, tagKey(op.tag));
+    case 'featureTag.add': {
+      const prev = s.featureTags.get(op.feature);
+      const key = tagKey(op.tag);
+      if (prev?.some((t) => tagKey(t) === key)) return () => {};
+      s.featureTags.set(op.feature, [...(prev ?? []), op.tag]);
+      return () => {
+        if (prev) s.featureTags.set(op.feature, prev);
+        else s.featureTags.delete(op.feature);
+      };
+    }
+    case 'featureTag.del': {
+      const prev = s.featureTags.get(op.feature);
+      if (!prev) return () => {};
+      const key = tagKey(op.tag);
+      const next = prev.filter((t) => tagKey(t) !== key);
+      if (next.length === 0) s.featureTags.delete(op.feature);
+      else s.featureTags.set(op.feature, next);
+      return () => void s.featureTags.set(op.feature, prev);
+    }
+    case 'strategyType.put':
+      return putIn(s.strategyTypes, op.strategyType.name, op.strategyType);
+    case 'strategyType.del':
+      return delIn(s.strategyTypes, op.name);
+    case 'token.put':
+      return putIn(s.apiTokens, op.token.hash, op.token);
+    case 'token.del':
+      return delIn(s.apiTokens, op.hash);
+    case 'token.revoke':
+      return putIn(s.revokedTokens, op.revoked.hash, op.revoked);
+    case 'lastSeen': {
+      const fe = s.featureEnvs.get(op.feature)?.get(op.environment);
+      const feature = s.features.get(op.feature);
+      if (!fe || !feature) return () => {};
+      const prevEnv = fe.lastSeenAt;
+      const prevFeature = feature.lastSeenAt;
+      if (!prevEnv || prevEnv < op.at) fe.lastSeenAt = op.at;
+      if (!prevFeature || prevFeature < op.at) feature.lastSeenAt = op.at;
+      return () => {
+        fe.lastSeenAt = prevEnv;
+        feature.lastSeenAt = prevFeature;
+      };
+    }
+    default: {
+      const never: never = op;
+      throw new Error(`unknown op ${(never as { o: string }).o}`);
+    }
+  }
+}

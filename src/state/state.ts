@@ -1,0 +1,69 @@
+// The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
+import { EventLog } from '../events/event-log.js';
+import type {
+  ApiToken, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
+} from './types.js';
+
+export interface State {
+  projects: Map<string, Project>;
+  environments: Map<string, Environment>;
+  features: Map<string, Feature>;
+  /** feature name → environment name → configuration */
+  featureEnvs: Map<string, Map<string, FeatureEnv>>;
+  strategies: Map<string, Strategy>;
+  /** `${feature}\u0000${environment}` → strategy ids in creation order (an index over `strategies`). */
+  strategiesByFeatureEnv: Map<string, string[]>;
+  segments: Map<number, Segment>;
+  tagTypes: Map<string, TagType>;
+  /** `${type}:${value}` → tag */
+  tags: Map<string, Tag>;
+  /** feature name → its tags */
+  featureTags: Map<string, Tag[]>;
+  strategyTypes: Map<string, StrategyType>;
+  apiTokens: Map<string, ApiToken>;
+  revokedTokens: Map<string, RevokedToken>;
+  events: EventLog;
+  nextSegmentId: number;
+  nextStrategySeq: number;
+  /** Bumped on every applied record; lets caches know something changed. */
+  revision: number;
+}
+
+export function emptyState(): State {
+  return {
+    projects: new Map(),
+    environments: new Map(),
+    features: new Map(),
+    featureEnvs: new Map(),
+    strategies: new Map(),
+    strategiesByFeatureEnv: new Map(),
+    segments: new Map(),
+    tagTypes: new Map(),
+    tags: new Map(),
+    featureTags: new Map(),
+    strategyTypes: new Map(),
+    apiTokens: new Map(),
+    revokedTokens: new Map(),
+    events: new EventLog(),
+    nextSegmentId: 1,
+    nextStrategySeq: 1,
+    revision: 0,
+  };
+}
+
+export function featureEnvKey(feature: string, environment: string): string {
+  return `${feature}\u0000${environment}`;
+}
+
+export function tagKey(tag: Tag): string {
+  return `${tag.type}:${tag.value}`;
+}
+
+/** Strategies of a flag in an environment, ordered by sortOrder then creation order. */
+export function strategiesOf(state: State, feature: string, environment: string): Strategy[] {
+  const ids = state.strategiesByFeatureEnv.get(featureEnvKey(feature, environment));
+  if (!ids || ids.length === 0) return [];
+  const list = ids.map((id) => state.strategies.get(id)!);
+  list.sort((a, b) => a.sortOrder - b.sortOrder || a.seq - b.seq);
+  return list;
+}

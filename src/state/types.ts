@@ -1,0 +1,172 @@
+// The typed in-memory model. Everything here is plain data so it can be written to the WAL
+// and to checkpoints with msgpack and read back unchanged.
+
+export interface Project {
+  id: string;
+  name: string;
+  description: string | null;
+  mode: string;
+  defaultStickiness: string;
+  createdAt: string;
+  updatedAt: string | null;
+}
+
+export interface Environment {
+  name: string;
+  type: string;
+  enabled: boolean;
+  protected: boolean;
+  sortOrder: number;
+}
+
+export interface Constraint {
+  contextName: string;
+  operator: string;
+  values?: string[];
+  value?: string;
+  caseInsensitive: boolean;
+  inverted: boolean;
+}
+
+export interface VariantPayload {
+  type: string;
+  value: string;
+}
+
+export interface VariantOverride {
+  contextName: string;
+  values: string[];
+}
+
+export interface Variant {
+  name: string;
+  weight: number;
+  weightType: 'fix' | 'variable';
+  stickiness: string;
+  payload?: VariantPayload;
+  overrides?: VariantOverride[];
+}
+
+export interface Strategy {
+  id: string;
+  featureName: string;
+  projectId: string;
+  environment: string;
+  name: string;
+  title: string | null;
+  disabled: boolean;
+  sortOrder: number;
+  constraints: Constraint[];
+  parameters: Record<string, string>;
+  variants: Variant[];
+  segments: number[];
+  createdAt: string;
+  /** Creation order, the tie-breaker after sortOrder. */
+  seq: number;
+}
+
+export interface FeatureEnv {
+  environment: string;
+  enabled: boolean;
+  variants: Variant[];
+  lastSeenAt: string | null;
+}
+
+export interface Dependency {
+  feature: string;
+  enabled: boolean;
+  variants: string[];
+}
+
+export interface Feature {
+  name: string;
+  project: string;
+  type: string;
+  description: string | null;
+  impressionData: boolean;
+  stale: boolean;
+  archived: boolean;
+  archivedAt: string | null;
+  createdAt: string;
+  lastSeenAt: string | null;
+  dependencies: Dependency[];
+}
+
+export interface Segment {
+  id: number;
+  name: string;
+  description: string | null;
+  project: string | null;
+  constraints: Constraint[];
+  createdAt: string;
+  createdBy: string;
+}
+
+export interface TagType {
+  name: string;
+  description: string;
+  icon: string | null;
+}
+
+export interface Tag {
+  type: string;
+  value: string;
+}
+
+export interface StrategyParameterDef {
+  name: string;
+  type: string;
+  description: string;
+  required: boolean;
+}
+
+export interface StrategyType {
+  name: string;
+  title: string | null;
+  displayName: string | null;
+  description: string;
+  editable: boolean;
+  deprecated: boolean;
+  parameters: StrategyParameterDef[];
+}
+
+export type TokenType = 'admin' | 'client' | 'frontend';
+
+export interface ApiToken {
+  /** Keyed hash of the secret: the secret itself is never stored. */
+  hash: string;
+  tokenName: string;
+  type: TokenType;
+  environment: string;
+  projects: string[];
+  expiresAt: string | null;
+  createdAt: string;
+  /** Shown in listings so an operator can tell tokens apart without the secret. */
+  prefix: string;
+}
+
+/** A token that was deleted stays known by hash so seeding never brings it back. */
+export interface RevokedToken {
+  hash: string;
+  revokedAt: string;
+}
+
+export interface EventRecord {
+  id: number;
+  type: string;
+  createdAt: string;
+  createdBy: string;
+  createdByUserId: number | null;
+  environment: string | null;
+  project: string | null;
+  featureName: string | null;
+  data: unknown;
+  preData: unknown;
+  tags: Tag[] | null;
+}
+
+/** Who is calling. Route code receives it so events carry `createdBy`. */
+export interface Actor {
+  name: string;
+  userId: number | null;
+}

@@ -1,0 +1,97 @@
+import jsonPatch from 'fast-json-patch';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { requireFeature, requireFeatureEnv } from '../features/lookup.js';
+import type { AppContext, RouteDef } from '../http/router.js';
+import { strategiesOf } from '../state/state.js';
+import {
+  addStrategy, deleteStrategy, requireStrategy, setSortOrder, strategyView, updateStrategy, type StrategyInput, type Where,
+} from './logic.js';
+import { strategySchemas } from './schema.js';
+
+const BASE = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies';
+const TAG = 'Strategies';
+
+const where = (p: Record<string, string>): Where => ({ project: p.projectId, feature: p.featureName, environment: p.environment });
+const scope = (p: Record<string, string>) => ({ project: p.projectId, environment: p.environment });
+
+export function strategyRoutes(ctx: AppContext): RouteDef[] {
+  ctx.schemas.addAll(strategySchemas);
+  const { engine } = ctx;
+  return [
+    {
+      method: 'POST', path: BASE, tag: TAG, summary: 'Add a strategy to a flag in an environment',
+      body: 'createFeatureStrategySchema', permission: 'CREATE_FEATURE_STRATEGY', scope,
+      responses: { 200: 'The created strategy', 400: 'Invalid strategy', 404: 'Unknown project, flag or environment', 415: 'Not JSON' },
+      handler: async ({ params, body, actor }) => ({ status: 200, body: await engine.run(actor, addStrategy(where(params), body as StrategyInput)) }),
+    },
+    {
+      method: 'GET', path: BASE, tag: TAG, summary: "List a flag's strategies in an environment", permission: 'READ', scope,
+      handler: ({ params }) => {
+        const w = where(params);
+        const feature = requireFeature(engine.state, w.project, w.feature);
+        requireFeatureEnv(engine.state, feature, w.environment);
+        return { status: 200, body: strategiesOf(engine.state, w.feature, w.environment).map(strategyView) };
+      },
+    },
+    {
+      method: 'POST', path: `${BASE}/set-sort-order`, tag: TAG, summary: 'Set the order of strategies',
+      body: 'setStrategySortOrderSchema', permission: 'UPDATE_FEATURE_STRATEGY', scope,
+      handler: async ({ params, body, actor }) => {
+        await engine.run(actor, setSortOrder(where(params), body as { id: string; sortOrder: number }[]));
+        return { status: 200 };
+      },
+    },
+    {
+      method: 'GET', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Get one strategy', permission: 'READ', scope,
+      handler: ({ params }) => {
+        const w = where(params);
+        const feature = requireFeature(engine.state, w.project, w.feature);
+        requireFeatureEnv(engine.state, feature, w.environment);
+        return { status: 200, body: strategyView(requireStrategy(engine.state, w, params.strategyId)) };
+      },
+    },
+    {
+      method: 'PUT', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Update a strategy',
+      body: 'updateFeatureStrategySchema', permission: 'UPDATE_FEATURE_STRATEGY', scope,
+      handler: async ({ params, body, actor }) => ({
+        status: 200,
+        body: await engine.run(actor, updateStrategy(where(params), params.strategyId, body as StrategyInput)),
+      }),
+    },
+    {
+      method: 'PATCH', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Change a strategy with JSON Patch',
+      body: 'patchesSchema', permission: 'UPDATE_FEATURE_STRATEGY', scope,
+      handler: async ({ params, body, actor }) => {
+        const w = where(params);
+        const feature = requireFeature(engine.state, w.project, w.feature);
+        requireFeatureEnv(engine.state, feature, w.environment);
+        const current = strategyView(requireStrategy(engine.state, w, params.strategyId));
+        const patched = applyPatch(current, body as jsonPatch.Operation[]);
+        const { id: _id, featureName: _f, ...rest } = patched as Record<string, unknown>;
+        const input = ctx.schemas.check<StrategyInput>('updateFeatureStrategySchema', rest);
+        return { status: 200, body: await engine.run(actor, updateStrategy(w, params.strategyId, input)) };
+      },
+    },
+    {
+      method: 'DELETE', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Delete a strategy', permission: 'DELETE_FEATURE_STRATEGY', scope,
+      handler: async ({ params, actor }) => {
+        await engine.run(actor, deleteStrategy(where(params), params.strategyId));
+        return { status: 200 };
+      },
+    },
+  ];
+}
+
+/** Applies a JSON Patch to a copy; a patch that cannot apply is the caller's error (400). */
+export function applyPatch<T>(doc: T, ops: jsonPatch.Operation[]): T {
+  try {
+    const copy = jsonPatch.deepClone(doc) as T;
+    const err = jsonPatch.validate(ops, copy);
+    if (err) throw err;
+    return jsonPatch.applyPatch(copy, ops, false, true).newDocument;
+  } catch (err) {
+    if (err instanceof NotFoundError) throw err;
+    const e = err as { message?: string; name?: string };
+    throw new ValidationError(`The patch could not be applied: ${(e.message ?? String(err)).split('\n')[0]}`, [{ message: e.name ?? 'invalid patch' }]);
+  }
+}

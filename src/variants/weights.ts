@@ -1,0 +1,83 @@
+// Variant normalization with Unleash's weight rules: `fix` variants keep their weight, the
+// rest of 1000 is split evenly among `variable` ones (remainder +1 to the first in input
+// order), and the result is sorted by name.
+import type { Variant, VariantOverride, VariantPayload } from '../state/types.js';
+import { checkName, invalid } from '../state/names.js';
+
+export const TOTAL_WEIGHT = 1000;
+
+export interface VariantInput {
+  name: string;
+  weight?: number;
+  weightType?: 'fix' | 'variable';
+  stickiness?: string;
+  payload?: VariantPayload;
+  overrides?: VariantOverride[];
+}
+
+export function normalizeVariants(input: VariantInput[], field: string, allowOverrides: boolean): Variant[] {
+  if (input.length === 0) return [];
+  const seen = new Set<string>();
+  input.forEach((v, i) => {
+    checkName(`${field}[${i}].name`, v.name);
+    if (seen.has(v.name)) throw invalid(`${field}[${i}].name`, `variant names must be unique; "${v.name}" appears twice`);
+    seen.add(v.name);
+    if (v.payload?.type === 'json') {
+      try {
+        JSON.parse(v.payload.value);
+      } catch {
+        throw invalid(`${field}[${i}].payload.value`, 'a json payload must hold valid JSON');
+      }
+    }
+    if (v.payload?.type === 'number' && (v.payload.value.trim() === '' || !Number.isFinite(Number(v.payload.value)))) {
+      throw invalid(`${field}[${i}].payload.value`, 'a number payload must hold a number');
+    }
+    if (!allowOverrides && v.overrides && v.overrides.length > 0) {
+      throw invalid(`${field}[${i}].overrides`, 'strategy variants cannot have overrides');
+    }
+  });
+  const fixed = input.filter((v) => v.weightType === 'fix');
+  const variable = input.filter((v) => v.weightType !== 'fix');
+  if (variable.length === 0) throw invalid(field, 'there must be at least one variant with weightType "variable"');
+  const fixedTotal = fixed.reduce((sum, v) => sum + (v.weight ?? 0), 0);
+  if (fixed.some((v) => v.weight === undefined)) throw invalid(field, 'a variant with weightType "fix" needs a weight');
+  if (fixedTotal > TOTAL_WEIGHT) throw invalid(field, `the weights of "fix" variants add up to ${fixedTotal}, more than ${TOTAL_WEIGHT}`);
+  const share = Math.floor((TOTAL_WEIGHT - fixedTotal) / variable.length);
+  let remainder = (TOTAL_WEIGHT - fixedTotal) % variable.length;
+  const out = input.map((v): Variant => {
+    let weight = v.weight ?? 0;
+    if (v.weightType !== 'fix') {
+      weight = share + (remainder > 0 ? 1 : 0);
+      if (remainder > 0) remainder--;
+    }
+    const variant: Variant = { name: v.name, weight, weightType: v.weightType === 'fix' ? 'fix' : 'variable', stickiness: v.stickiness || 'default' };
+    if (v.payload) variant.payload = { type: v.payload.type, value: v.payload.value };
+    if (allowOverrides) variant.overrides = (v.overrides ?? []).map((o) => ({ contextName: o.contextName, values: [...o.values] }));
+    return variant;
+  });
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export const variantSchema = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string' },
+    weight: { type: 'integer', minimum: 0, maximum: TOTAL_WEIGHT },
+    weightType: { enum: ['fix', 'variable'] },
+    stickiness: { type: 'string', maxLength: 100 },
+    payload: {
+      type: 'object',
+      required: ['type', 'value'],
+      properties: { type: { enum: ['json', 'csv', 'string', 'number'] }, value: { type: 'string' } },
+    },
+    overrides: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['contextName', 'values'],
+        properties: { contextName: { type: 'string', minLength: 1 }, values: { type: 'array', items: { type: 'string' } } },
+      },
+    },
+  },
+};

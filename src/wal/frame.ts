@@ -1,0 +1,41 @@
+// WAL framing: [u32 LE payload length][u32 LE CRC32 of payload][msgpack payload].
+// The checksum lets replay tell a torn or damaged record from a good one.
+import { crc32 } from 'node:zlib';
+
+export const FRAME_HEADER = 8;
+/** A sanity bound: a length above this is damage, not a record. */
+export const MAX_RECORD = 512 * 1024 * 1024;
+
+export function frame(payload: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(FRAME_HEADER + payload.length);
+  out.writeUInt32LE(payload.length, 0);
+  out.writeUInt32LE(crc32(payload), 4);
+  out.set(payload, FRAME_HEADER);
+  return out;
+}
+
+export type FrameResult =
+  | { kind: 'ok'; payload: Buffer; next: number }
+  | { kind: 'end' }
+  /** The frame runs past the end of the data: a write that was cut short. */
+  | { kind: 'torn'; reason: string }
+  | { kind: 'bad'; reason: string; next: number | null };
+
+export function readFrame(buf: Buffer, offset: number): FrameResult {
+  if (offset === buf.length) return { kind: 'end' };
+  if (buf.length - offset < FRAME_HEADER) return { kind: 'torn', reason: 'incomplete frame header' };
+  const len = buf.readUInt32LE(offset);
+  const sum = buf.readUInt32LE(offset + 4);
+  if (len > MAX_RECORD) return { kind: 'bad', reason: `implausible record length ${len}`, next: null };
+  const end = offset + FRAME_HEADER + len;
+  if (end > buf.length) return { kind: 'torn', reason: `record of ${len} bytes runs past the end of the file` };
+  const payload = buf.subarray(offset + FRAME_HEADER, end);
+  if (crc32(payload) !== sum) return { kind: 'bad', reason: 'checksum mismatch', next: end };
+  return { kind: 'ok', payload, next: end };
+}
+
+/** True when every byte from `offset` is zero: what a crash can leave after preallocated space. */
+export function allZero(buf: Buffer, offset: number): boolean {
+  for (let i = offset; i < buf.length; i++) if (buf[i] !== 0) return false;
+  return true;
+}

@@ -1,0 +1,104 @@
+// Spawns a real Fanion process (the built dist/src/main.js) on port 0 for HTTP tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const MAIN = path.join(ROOT, 'dist/src/main.js');
+
+export interface Spawned {
+  url: string;
+  port: number;
+  dataDir: string;
+  proc: ChildProcess;
+  /** Everything the process printed so far (stdout + stderr). */
+  output(): string;
+  /** SIGTERM and wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+}
+
+export function tempDataDir(prefix = 'fanion-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface SpawnOptions {
+  dataDir?: string;
+  env?: Record<string, string>;
+  /** Resolve once the process has exited instead of waiting for it to listen (start-up failures). */
+  expectExit?: boolean;
+}
+
+export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
+  const dataDir = opts.dataDir ?? tempDataDir();
+  const proc = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', LOG_LEVEL: 'info', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /"port":(\d+)[^\n]*Fanion listening/.exec(out);
+      if (m && !opts.expectExit) {
+        const port = Number(m[1]);
+        resolve({
+          url: `http://127.0.0.1:${port}`,
+          port,
+          dataDir,
+          proc,
+          output: () => out,
+          stop: async () => {
+            proc.kill('SIGTERM');
+            return exited;
+          },
+          kill: async () => {
+            proc.kill('SIGKILL');
+            await exited;
+          },
+        });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    void exited.then((code) => {
+      if (opts.expectExit) {
+        resolve({ url: '', port: 0, dataDir, proc, output: () => out, stop: async () => code, kill: async () => {} });
+      } else {
+        reject(new Error(`server exited with ${code} before listening:\n${out}`));
+      }
+    });
+  });
+}
+
+export interface Res<T = any> {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: T;
+}
+
+/** A small fetch wrapper: JSON in, JSON (when there is any) out. */
+export function client(base: string, defaults: Record<string, string> = {}) {
+  return async function call<T = any>(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> {
+    const h: Record<string, string> = { ...defaults, ...headers };
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+      h['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(base + p, { method, headers: h, body: payload });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  };
+}
