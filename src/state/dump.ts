@@ -1,0 +1,83 @@
+// A plain, deterministic picture of the whole state: maps become sorted arrays. Used to
+// compare states (replay tests) and as the body of checkpoints.
+import type { State } from './state.js';
+import { emptyState } from './state.js';
+import type { EventRecord } from './types.js';
+
+const byKey = <V>(m: Map<string | number, V>) =>
+  [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+
+export interface StateDump {
+  projects: unknown[];
+  environments: unknown[];
+  features: unknown[];
+  featureEnvs: { feature: string; envs: unknown[] }[];
+  strategies: unknown[];
+  segments: unknown[];
+  tagTypes: unknown[];
+  tags: unknown[];
+  featureTags: { feature: string; tags: unknown[] }[];
+  strategyTypes: unknown[];
+  apiTokens: unknown[];
+  revokedTokens: unknown[];
+  nextSegmentId: number;
+  nextStrategySeq: number;
+  events: EventRecord[];
+}
+
+export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump {
+  return {
+    projects: byKey(s.projects),
+    environments: byKey(s.environments),
+    features: byKey(s.features),
+    featureEnvs: [...s.featureEnvs.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([feature, envs]) => ({ feature, envs: byKey(envs) })),
+    // Strategies in index order so a restored state keeps creation order per flag/environment.
+    strategies: [...s.strategiesByFeatureEnv.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .flatMap(([, ids]) => ids.map((id) => s.strategies.get(id)!)),
+    segments: byKey(s.segments),
+    tagTypes: byKey(s.tagTypes),
+    tags: byKey(s.tags),
+    featureTags: [...s.featureTags.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([feature, tags]) => ({ feature, tags })),
+    strategyTypes: byKey(s.strategyTypes),
+    apiTokens: byKey(s.apiTokens),
+    revokedTokens: byKey(s.revokedTokens),
+    nextSegmentId: s.nextSegmentId,
+    nextStrategySeq: s.nextStrategySeq,
+    events: opts.events === false ? [] : [...s.events.oldestFirst()],
+  };
+}
+
+/** The inverse of dumpState (used to load checkpoints). */
+export function loadDump(d: StateDump): State {
+  const s = emptyState();
+  const m = <V>(list: unknown[], key: (v: V) => string | number, into: Map<any, V>) => {
+    for (const v of list as V[]) into.set(key(v), v);
+  };
+  m<any>(d.projects, (p) => p.id, s.projects);
+  m<any>(d.environments, (e) => e.name, s.environments);
+  m<any>(d.features, (f) => f.name, s.features);
+  for (const { feature, envs } of d.featureEnvs) {
+    const map = new Map();
+    for (const e of envs as any[]) map.set(e.environment, e);
+    s.featureEnvs.set(feature, map);
+  }
+  for (const st of d.strategies as any[]) {
+    s.strategies.set(st.id, st);
+    const key = `${st.featureName}\u0000${st.environment}`;
+    const ids = s.strategiesByFeatureEnv.get(key);
+    if (ids) ids.push(st.id);
+    else s.strategiesByFeatureEnv.set(key, [st.id]);
+  }
+  m<any>(d.segments, (x) => x.id, s.segments);
+  m<any>(d.tagTypes, (x) => x.name, s.tagTypes);
+  m<any>(d.tags, (x) => `${x.type}:${x.value}`, s.tags);
+  for (const { feature, tags } of d.featureTags) s.featureTags.set(feature, tags as any);
+  m<any>(d.strategyTypes, (x) => x.name, s.strategyTypes);
+  m<any>(d.apiTokens, (x) => x.hash, s.apiTokens);
+  m<any>(d.revokedTokens, (x) => x.hash, s.revokedTokens);
+  s.nextSegmentId = d.nextSegmentId;
+  s.nextStrategySeq = d.nextStrategySeq;
+  for (const e of d.events) s.events.append(e);
+  return s;
+}
