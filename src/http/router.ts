@@ -2,7 +2,7 @@
 // handlers (content type, body limit, schema, permission, error mapping) and into OpenAPI.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Polka, Request } from 'polka';
-import type { AdminScope, Authenticator } from '../auth/authenticator.js';
+import type { AdminScope, Authenticator, ClientScope } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
@@ -22,6 +22,8 @@ export interface Call<B = unknown> {
   body: B;
   /** Set on admin routes (those with a permission). */
   actor: Actor;
+  /** Set on routes with `auth: 'client'`: what the SDK's token may see. */
+  client?: ClientScope;
 }
 
 export interface Reply {
@@ -42,6 +44,8 @@ export interface RouteDef {
   anyContentType?: boolean;
   /** Admin permission required; routes without one authenticate themselves (client API, health). */
   permission?: string;
+  /** 'client': authenticate as an SDK (ctx.auth.client) before the body is read. */
+  auth?: 'client';
   scope?: (params: Record<string, string>, state: State) => AdminScope;
   responses?: Record<number, string>;
   /** Returns a Reply to send, or nothing when it wrote the response itself. */
@@ -68,6 +72,7 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
         const actor = route.permission
           ? ctx.auth.admin(req, route.permission, route.scope ? route.scope(params, ctx.engine.state) : {})
           : { name: 'anonymous', userId: null };
+        const client = route.auth === 'client' ? ctx.auth.client(req) : undefined;
         let body: unknown;
         if (HAS_BODY.has(route.method)) {
           if (!route.anyContentType) requireJson(req);
@@ -78,7 +83,7 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
               : await readJson(req, route.bodyLimit ?? ctx.config.bodyLimit);
           if (route.body) body = ctx.schemas.check(route.body, body);
         }
-        const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor });
+        const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor, client });
         if (reply) sendJson(res, reply.status, reply.body, reply.headers);
       } catch (err) {
         sendError(res, err, ctx.log, { method: req.method, path: req.path });
