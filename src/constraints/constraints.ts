@@ -42,6 +42,9 @@ const has = (list: readonly string[], op: string) => list.includes(op);
 
 export function normalizeConstraint(c: ConstraintInput, field: string): Constraint {
   const op = c.operator;
+  // The schema lists the operators too, but segments and imports call this without it; an
+  // unknown operator would otherwise be stored and reach SDKs that cannot evaluate it.
+  if (!has(OPERATORS, op)) throw invalid(`${field}.operator`, `unknown constraint operator "${op}"; use one of ${OPERATORS.join(', ')}`);
   const out: Constraint = {
     contextName: c.contextName,
     operator: op,
