@@ -15,6 +15,11 @@ import type { Logger } from './log.js';
 import { openStorage } from './storage.js';
 import { strategyRoutes } from './strategies/routes.js';
 import type { FileLayer } from './wal/file-layer.js';
+import { TokenAuthenticator } from './tokens/authenticator.js';
+import { loadHashKey } from './tokens/hash-key.js';
+import { TokenHasher } from './tokens/hasher.js';
+import { SECRET_PATH_PREFIX, tokenRoutes } from './tokens/routes.js';
+import { seedTokens } from './tokens/seed.js';
 
 export interface ServerOptions {
   config: Config;
@@ -39,7 +44,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: opts.files, clock: opts.clock });
   log.info({ records: storage.replayed.records, ms: Math.round(storage.replayed.ms), dataDir: config.dataDir }, 'replayed the write-ahead log');
   const engine = new Engine({ state: storage.state, wal: storage.wal, log, clock: opts.clock, newId: opts.newId });
-  const auth: Authenticator = new OpenAuthenticator();
+  // The key is loaded in both modes so tokens made while AUTH_TYPE=none still work after switching.
+  const hasher = new TokenHasher(loadHashKey(config.dataDir, config.tokenHashKey, log));
+  await seedTokens({ engine, config, hasher, log });
+  const auth: Authenticator = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : new OpenAuthenticator();
   if (config.authType === 'none') {
     log.warn('AUTH_TYPE=none: authentication is OFF. Every caller is an admin and the client API serves "development" to anyone.');
   }
@@ -47,10 +55,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const app = polka({
     onError: (err, req, res) => sendError(res, err, log, { method: req.method, path: req.path }),
-    onNoMatch: (req, res) => sendError(res, new NotFoundError(`The path you were looking for (${req.path}) is not available.`), log),
+    onNoMatch: (req, res) => {
+      // A token pasted into an unsupported method's path must not be echoed back.
+      const shown = req.path.startsWith(SECRET_PATH_PREFIX) ? `${SECRET_PATH_PREFIX}…` : req.path;
+      sendError(res, new NotFoundError(`The path you were looking for (${shown}) is not available.`), log);
+    },
   });
   app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
-  const routes = ROUTE_MODULES.flatMap((m) => m(ctx));
+  const routes = [...ROUTE_MODULES, tokenRoutes(hasher)].flatMap((m) => m(ctx));
   mount(app, ctx, routes);
   const openapi = openApiDocument(routes, ctx.schemas.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));

@@ -46,6 +46,8 @@ export interface RouteDef {
   permission?: string;
   /** 'client': authenticate as an SDK (ctx.auth.client) before the body is read. */
   auth?: 'client';
+  /** The path carries a secret (an API token): logs get the route pattern instead of the path. */
+  secretInPath?: boolean;
   scope?: (params: Record<string, string>, state: State) => AdminScope;
   responses?: Record<number, string>;
   /** Returns a Reply to send, or nothing when it wrote the response itself. */
@@ -86,7 +88,7 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
         const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor, client });
         if (reply) sendJson(res, reply.status, reply.body, reply.headers);
       } catch (err) {
-        sendError(res, err, ctx.log, { method: req.method, path: req.path });
+        sendError(res, err, ctx.log, { method: req.method, path: route.secretInPath ? route.path : req.path });
       }
     });
   }

@@ -1,0 +1,117 @@
+// AUTH_TYPE=api-token. Every check starts with one HMAC of the presented token and one Map hit on
+// State.apiTokens; the derived, per-token facts (digest bytes, expiry, client scope) are cached by
+// token object, so the client API's hot path allocates nothing else per request.
+import type { IncomingMessage } from 'node:http';
+import type { AdminScope, Authenticator, ClientScope } from '../auth/authenticator.js';
+import { AuthenticationRequired, NoAccessError } from '../errors.js';
+import type { State } from '../state/state.js';
+import type { Actor, ApiToken, TokenType } from '../state/types.js';
+import { credentialOf } from './format.js';
+import { sameDigest, type TokenHasher } from './hasher.js';
+
+interface Known {
+  token: ApiToken;
+  digest: Buffer;
+  expiresAtMs: number;
+  actor: Actor;
+  scope: ClientScope;
+}
+
+const API_OF: Record<TokenType, string> = { admin: 'admin', client: 'client', frontend: 'frontend' };
+
+export class TokenAuthenticator implements Authenticator {
+  private readonly known = new Map<string, Known>();
+
+  constructor(
+    private readonly state: () => State,
+    private readonly hasher: TokenHasher,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  admin(req: IncomingMessage, permission: string, scope: AdminScope): Actor {
+    const k = this.identify(req);
+    if (k.token.type !== 'admin') {
+      throw new NoAccessError(
+        `You need permission=${permission} to perform this action on environment=${scope.environment ?? '*'}: ` +
+          `a ${k.token.type} token only works on the ${API_OF[k.token.type]} API.`,
+      );
+    }
+    const denied = outsideScope(k.token, scope);
+    if (denied) {
+      throw new NoAccessError(
+        `You need permission=${permission} to perform this action on environment=${scope.environment ?? '*'}` +
+          `${scope.project ? ` in project=${scope.project}` : ''}: this token is limited to ${denied}.`,
+      );
+    }
+    return k.actor;
+  }
+
+  client(req: IncomingMessage): ClientScope {
+    return this.sdk(req, 'client');
+  }
+
+  frontend(req: IncomingMessage): ClientScope {
+    return this.sdk(req, 'frontend');
+  }
+
+  private sdk(req: IncomingMessage, wanted: 'client' | 'frontend'): ClientScope {
+    const k = this.identify(req);
+    if (k.token.type !== wanted) {
+      throw new NoAccessError(
+        `You need a ${wanted} token to perform this action on environment=${k.token.environment}: ` +
+          `a ${k.token.type} token does not work on the ${wanted} API.`,
+      );
+    }
+    return k.scope;
+  }
+
+  /** 401 unless the header carries a known, unexpired token. */
+  private identify(req: IncomingMessage): Known {
+    const credential = credentialOf(req.headers.authorization);
+    if (credential === null) {
+      throw new AuthenticationRequired('You must authenticate: send an API token in the Authorization header.');
+    }
+    const digest = this.hasher.digest(credential);
+    const hash = digest.toString('hex');
+    const token = this.state().apiTokens.get(hash);
+    if (!token) {
+      this.known.delete(hash);
+      throw new AuthenticationRequired('The API token in the Authorization header is not valid.');
+    }
+    let k = this.known.get(hash);
+    if (!k || k.token !== token) k = this.remember(hash, token);
+    if (!sameDigest(k.digest, digest)) throw new AuthenticationRequired('The API token in the Authorization header is not valid.');
+    if (this.now() >= k.expiresAtMs) throw new AuthenticationRequired('The API token in the Authorization header has expired.');
+    return k;
+  }
+
+  private remember(hash: string, token: ApiToken): Known {
+    // Tokens deleted while cached are dropped on their next use; this bound covers ones never used again.
+    if (this.known.size > 2 * this.state().apiTokens.size + 100) this.known.clear();
+    const actor: Actor = { name: token.tokenName, userId: null };
+    const k: Known = {
+      token,
+      digest: Buffer.from(hash, 'hex'),
+      expiresAtMs: token.expiresAt === null ? Infinity : Date.parse(token.expiresAt),
+      actor,
+      // Tokens with the same scope share the key, so they share the client API's cached responses.
+      scope: { environment: token.environment, projects: token.projects, key: `${token.environment}|${token.projects.join(',')}`, actor },
+    };
+    this.known.set(hash, k);
+    return k;
+  }
+}
+
+/**
+ * Why an admin token may not act on `scope`, or null when it may. A route whose scope names no
+ * project acts on the whole server (tokens, environments, import…), so it needs an unrestricted token.
+ */
+export function outsideScope(token: ApiToken, scope: AdminScope): string | null {
+  const allProjects = token.projects.includes('*');
+  const allEnvs = token.environment === '*';
+  const limits = () => `project${token.projects.length > 1 ? 's' : ''}=${token.projects.join(',')} and environment=${token.environment}`;
+  if (!scope.project) return allProjects && allEnvs ? null : limits();
+  if (!allProjects && !token.projects.includes(scope.project)) return limits();
+  if (scope.environment && !allEnvs && token.environment !== scope.environment) return limits();
+  return null;
+}

@@ -1,0 +1,195 @@
+// Pure token commands. They only ever see the keyed hash of a secret: the secret is generated and
+// hashed by the caller, so it cannot reach an op, an event or the WAL.
+import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { invalid } from '../state/names.js';
+import type { State } from '../state/state.js';
+import type { ApiToken, TokenType } from '../state/types.js';
+import { projectPart } from './format.js';
+import { tokenId } from './hasher.js';
+
+/** Unleash's default limit on the number of API tokens. */
+export const TOKEN_LIMIT = 2000;
+
+export interface CreateTokenBody {
+  tokenName: string;
+  type: string;
+  environment?: string;
+  project?: string;
+  projects?: string[];
+  expiresAt?: string | null;
+}
+
+/** A token's scope and metadata, checked and normalized, before it has a secret. */
+export interface TokenSpec {
+  tokenName: string;
+  type: TokenType;
+  environment: string;
+  projects: string[];
+  expiresAt: string | null;
+}
+
+export interface TokenView {
+  id: string;
+  tokenName: string;
+  type: TokenType;
+  environment: string;
+  project: string;
+  projects: string[];
+  expiresAt: string | null;
+  createdAt: string;
+  seenAt: null;
+  alias: null;
+  prefix: string;
+}
+
+/** How PUT/DELETE name a token: by its secret (through its hash) or by the listed id. */
+export interface TokenRef {
+  hash: string;
+  id: string;
+}
+
+export function tokenView(t: ApiToken): TokenView {
+  return {
+    id: tokenId(t.hash),
+    tokenName: t.tokenName,
+    type: t.type,
+    environment: t.environment,
+    project: projectPart(t.projects),
+    projects: t.projects,
+    expiresAt: t.expiresAt,
+    createdAt: t.createdAt,
+    seenAt: null,
+    alias: null,
+    prefix: t.prefix,
+  };
+}
+
+export function normalizeType(raw: string): TokenType {
+  const t = raw.toLowerCase();
+  if (t === 'backend' || t === 'client') return 'client';
+  if (t === 'admin' || t === 'frontend') return t;
+  throw invalid('type', `"type" must be one of admin, client, backend, frontend`);
+}
+
+/** Turns a POST body into a spec: defaults, `project` vs `projects`, one environment for SDK tokens. */
+export function specFromBody(body: CreateTokenBody): TokenSpec {
+  const type = normalizeType(body.type);
+  if (body.project !== undefined && body.projects !== undefined) {
+    throw invalid('projects', 'give either "project" or "projects", not both');
+  }
+  const projects = normalizeProjects(body.projects ?? [body.project ?? '*']);
+  const environment = body.environment ?? (type === 'admin' ? '*' : 'development');
+  if (type !== 'admin' && environment === '*') {
+    throw invalid('environment', `a ${type} token belongs to exactly one environment; "*" is only for admin tokens`);
+  }
+  const tokenName = body.tokenName.trim();
+  if (tokenName.length === 0) throw invalid('tokenName', '"tokenName" must not be blank');
+  return { tokenName, type, environment, projects, expiresAt: body.expiresAt ?? null };
+}
+
+export function normalizeProjects(list: string[]): string[] {
+  if (list.includes('*')) return ['*'];
+  return [...new Set(list)].sort();
+}
+
+function checkScopeExists(state: State, spec: TokenSpec): void {
+  if (spec.environment !== '*' && !state.environments.has(spec.environment)) {
+    throw invalid('environment', `environment "${spec.environment}" does not exist`);
+  }
+  for (const p of spec.projects) {
+    if (p !== '*' && !state.projects.has(p)) throw invalid('projects', `project "${p}" does not exist`);
+  }
+}
+
+function normalizeExpiry(expiresAt: string | null, now: string, mustBeFuture: boolean): string | null {
+  if (expiresAt === null) return null;
+  const ms = Date.parse(expiresAt);
+  if (Number.isNaN(ms)) throw invalid('expiresAt', '"expiresAt" must be a date-time');
+  const iso = new Date(ms).toISOString();
+  if (mustBeFuture && iso <= now) throw invalid('expiresAt', '"expiresAt" must be in the future');
+  return iso;
+}
+
+function tokenEvent(type: string, t: ApiToken, preData?: TokenView): EventDraft {
+  return {
+    type,
+    environment: t.environment === '*' ? null : t.environment,
+    project: t.projects.length === 1 && t.projects[0] !== '*' ? t.projects[0] : null,
+    data: tokenView(t),
+    ...(preData ? { preData } : {}),
+  };
+}
+
+/** Adds a token whose secret hashes to `hash`. */
+export function createToken(spec: TokenSpec, hash: string, prefix: string) {
+  return (state: State, env: CommandEnv): Change<TokenView> => {
+    checkScopeExists(state, spec);
+    if (state.apiTokens.size >= TOKEN_LIMIT) {
+      throw new ValidationError(`Failed to create api token. You can't create more than the established limit of ${TOKEN_LIMIT}.`);
+    }
+    if (state.apiTokens.has(hash) || state.revokedTokens.has(hash)) {
+      // Only a seeded token can collide (generated ones are random); seeding checks first.
+      throw invalid('secret', 'this token already exists or was deleted');
+    }
+    const token: ApiToken = {
+      hash,
+      tokenName: spec.tokenName,
+      type: spec.type,
+      environment: spec.environment,
+      projects: spec.projects,
+      expiresAt: normalizeExpiry(spec.expiresAt, env.now, true),
+      createdAt: env.now,
+      prefix,
+    };
+    return { ops: [{ o: 'token.put', token }], events: [tokenEvent('api-token-created', token)], result: tokenView(token) };
+  };
+}
+
+export function findToken(state: State, ref: TokenRef): ApiToken | undefined {
+  const direct = state.apiTokens.get(ref.hash);
+  if (direct) return direct;
+  if (!/^[0-9a-f]{16}$/.test(ref.id)) return undefined;
+  for (const t of state.apiTokens.values()) if (tokenId(t.hash) === ref.id) return t;
+  return undefined;
+}
+
+function requireToken(state: State, ref: TokenRef): ApiToken {
+  const t = findToken(state, ref);
+  // The message must not repeat what was asked for: it may be a secret.
+  if (!t) throw new NotFoundError('No API token matches the given secret or id.');
+  return t;
+}
+
+export function updateTokenExpiry(ref: TokenRef, expiresAt: string | null) {
+  return (state: State, env: CommandEnv): Change<TokenView> => {
+    const prev = requireToken(state, ref);
+    const token: ApiToken = { ...prev, expiresAt: normalizeExpiry(expiresAt, env.now, false) };
+    return {
+      ops: [{ o: 'token.put', token }],
+      events: [tokenEvent('api-token-updated', token, tokenView(prev))],
+      result: tokenView(token),
+    };
+  };
+}
+
+/** Deletes a token and remembers its hash, so INIT_*_API_TOKENS never brings it back. */
+export function deleteToken(ref: TokenRef) {
+  return (state: State, env: CommandEnv): Change<TokenView> => {
+    const prev = requireToken(state, ref);
+    const view = tokenView(prev);
+    return {
+      ops: [{ o: 'token.del', hash: prev.hash }, { o: 'token.revoke', revoked: { hash: prev.hash, revokedAt: env.now } }],
+      events: [{ ...tokenEvent('api-token-deleted', prev), data: null, preData: view }],
+      result: view,
+    };
+  };
+}
+
+/** True when some admin token can still be used, so nobody is locked out. */
+export function hasUsableAdminToken(state: State, now: string): boolean {
+  for (const t of state.apiTokens.values()) {
+    if (t.type === 'admin' && (t.expiresAt === null || t.expiresAt > now)) return true;
+  }
+  return false;
+}
