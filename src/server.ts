@@ -5,15 +5,22 @@ import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { OpenAuthenticator, type Authenticator } from './auth/authenticator.js';
 import type { Config } from './config.js';
+import { clientApiRoutes } from './client-api/routes.js';
+import { clientMetricsRoutes } from './client-metrics/routes.js';
 import { Engine } from './engine/engine.js';
 import { NotFoundError } from './errors.js';
+import { environmentRoutes } from './environments/routes.js';
 import { featureRoutes } from './features/routes.js';
 import { mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
 import { sendError, sendJson } from './http/respond.js';
 import { SchemaRegistry } from './http/validation.js';
 import type { Logger } from './log.js';
+import { projectRoutes } from './projects/routes.js';
+import { segmentRoutes } from './segments/routes.js';
 import { openStorage } from './storage.js';
 import { strategyRoutes } from './strategies/routes.js';
+import { tagRoutes } from './tags/routes.js';
+import { variantRoutes } from './variants/routes.js';
 import type { FileLayer } from './wal/file-layer.js';
 import { TokenAuthenticator } from './tokens/authenticator.js';
 import { loadHashKey } from './tokens/hash-key.js';
@@ -37,7 +44,9 @@ export interface RunningServer {
 }
 
 /** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
-const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [featureRoutes, strategyRoutes];
+const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
+  featureRoutes, strategyRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
+];
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { config, log } = opts;
@@ -51,7 +60,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   if (config.authType === 'none') {
     log.warn('AUTH_TYPE=none: authentication is OFF. Every caller is an admin and the client API serves "development" to anyone.');
   }
-  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth };
+  const closeHooks: (() => Promise<void> | void)[] = [];
+  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, onClose: (fn) => void closeHooks.push(fn) };
 
   const app = polka({
     onError: (err, req, res) => sendError(res, err, log, { method: req.method, path: req.path }),
@@ -83,6 +93,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 5_000).unref();
       });
+      for (const fn of closeHooks) await fn();
       await storage.wal.close();
       storage.release();
     })();

@@ -1,0 +1,66 @@
+import { requireProject } from '../features/lookup.js';
+import { featureSummary } from '../features/view.js';
+import type { AppContext, RouteDef } from '../http/router.js';
+import type { Project } from '../state/types.js';
+import { countFlags, createProject, deleteProject, projectView, updateProject, type ProjectInput } from './logic.js';
+import { projectSchemas } from './schema.js';
+
+const BASE = '/api/admin/projects';
+const TAG = 'Projects';
+const inProject = (p: Record<string, string>) => ({ project: p.projectId });
+
+export function projectRoutes(ctx: AppContext): RouteDef[] {
+  ctx.schemas.addAll(projectSchemas);
+  const { engine } = ctx;
+  const view = (p: Project) => projectView(p, countFlags(engine.state));
+  return [
+    {
+      method: 'GET', path: BASE, tag: TAG, summary: 'List projects with their flag counts', permission: 'READ',
+      handler: () => {
+        const counts = countFlags(engine.state);
+        const projects = [...engine.state.projects.values()]
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .map((p) => projectView(p, counts));
+        return { status: 200, body: { version: 1, projects } };
+      },
+    },
+    {
+      method: 'GET', path: `${BASE}/:projectId`, tag: TAG, summary: 'Get a project with its environments and flags', permission: 'READ', scope: inProject,
+      responses: { 200: 'The project', 404: 'Unknown project' },
+      handler: ({ params }) => {
+        const state = engine.state;
+        const p = requireProject(state, params.projectId);
+        const environments = [...state.environments.values()]
+          .sort((a, b) => a.sortOrder - b.sortOrder || (a.name < b.name ? -1 : 1))
+          .map((e) => ({ environment: e.name, type: e.type, sortOrder: e.sortOrder }));
+        const features = [...state.features.values()].filter((f) => f.project === p.id && !f.archived).map((f) => featureSummary(state, f));
+        return { status: 200, body: { version: 1, ...projectView(p, countFlags(state)), environments, features } };
+      },
+    },
+    {
+      method: 'POST', path: BASE, tag: TAG, summary: 'Create a project', body: 'createProjectSchema', permission: 'CREATE_PROJECT',
+      responses: { 201: 'Created', 400: 'Invalid or over the limit of 500', 409: 'Id taken' },
+      handler: async ({ body, actor }) => {
+        const p = await engine.run(actor, createProject(body as ProjectInput));
+        return { status: 201, body: view(p) };
+      },
+    },
+    {
+      method: 'PUT', path: `${BASE}/:projectId`, tag: TAG, summary: 'Update a project', body: 'updateProjectSchema',
+      permission: 'UPDATE_PROJECT', scope: inProject, responses: { 200: 'Updated', 400: 'Invalid', 404: 'Unknown project' },
+      handler: async ({ params, body, actor }) => {
+        const p = await engine.run(actor, updateProject(params.projectId, body as ProjectInput));
+        return { status: 200, body: view(p) };
+      },
+    },
+    {
+      method: 'DELETE', path: `${BASE}/:projectId`, tag: TAG, summary: 'Delete a project that holds no flags',
+      permission: 'DELETE_PROJECT', scope: inProject,
+      responses: { 200: 'Deleted', 403: 'The default project, or a project that still holds flags (archived included)', 404: 'Unknown project' },
+      handler: async ({ params, actor }) => {
+        await engine.run(actor, deleteProject(params.projectId));
+        return { status: 200 };
+      },
+    },
+  ];
+}

@@ -1,0 +1,30 @@
+// Tag values are trimmed before their 2–50 character rule applies, so the schema only bounds
+// the raw string; logic.ts checks the trimmed length.
+const tagTypeName = { type: 'string', minLength: 2, maxLength: 50, pattern: "^[A-Za-z0-9\\-_.!~*'()]+$" };
+
+const tag = {
+  type: 'object',
+  required: ['type', 'value'],
+  properties: { type: { type: 'string', minLength: 1, maxLength: 200 }, value: { type: 'string', maxLength: 200 } },
+};
+
+export const tagSchemas = {
+  createTagTypeSchema: {
+    type: 'object',
+    required: ['name'],
+    properties: {
+      name: tagTypeName,
+      description: { type: ['string', 'null'], maxLength: 5000 },
+      icon: { type: ['string', 'null'], maxLength: 200 },
+    },
+  },
+  updateTagTypeSchema: {
+    type: 'object',
+    properties: {
+      description: { type: ['string', 'null'], maxLength: 5000 },
+      icon: { type: ['string', 'null'], maxLength: 200 },
+    },
+  },
+  validateTagTypeSchema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+  tagSchema: tag,
+};

@@ -1,0 +1,18 @@
+import { nameSchema } from '../state/names.js';
+import { variantSchema } from './weights.js';
+
+export const MAX_VARIANTS = 100;
+
+const variants = { type: 'array', maxItems: MAX_VARIANTS, items: variantSchema };
+
+export const variantSchemas = {
+  variantsSchema: variants,
+  pushVariantsSchema: {
+    type: 'object',
+    required: ['environments', 'variants'],
+    properties: {
+      environments: { type: 'array', minItems: 1, maxItems: 50, uniqueItems: true, items: nameSchema },
+      variants,
+    },
+  },
+};
