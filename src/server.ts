@@ -46,6 +46,7 @@ export interface RunningServer {
 /** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
 const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
   featureRoutes, strategyRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
+  clientApiRoutes, clientMetricsRoutes,
 ];
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {

@@ -1,0 +1,58 @@
+// The filters of GET /api/client/features, combined with the token's scope into one normalized
+// filter. Two requests with the same normalized filter get the same bytes, so the filter (not the
+// raw query string, not the token) is what the snapshot cache is keyed by.
+import type { ClientScope } from '../auth/authenticator.js';
+import { ValidationError } from '../errors.js';
+
+export interface ClientFilter {
+  environment: string;
+  /** Sorted, deduplicated; null = every project. An empty list matches nothing. */
+  projects: string[] | null;
+  /** Sorted `type:value` keys, OR'ed; null = no tag filter. */
+  tags: string[] | null;
+  namePrefix: string | null;
+}
+
+const sortedUnique = (list: string[]) => [...new Set(list)].sort();
+
+function checkTag(raw: string): string {
+  const at = raw.indexOf(':');
+  if (at <= 0 || at === raw.length - 1) {
+    throw new ValidationError(`Request validation failed: "tag" must be "type:value", got "${raw}".`, [
+      { path: 'tag', message: `"tag" must be "type:value", got "${raw}"` },
+    ]);
+  }
+  return raw;
+}
+
+/** `search` is the raw query string, with or without its leading "?". */
+export function clientFilter(scope: ClientScope, search: string): ClientFilter {
+  const params = new URLSearchParams(search);
+  const tags = [...params.getAll('tag'), ...params.getAll('tag[]')].map(checkTag);
+  const asked = [...params.getAll('project'), ...params.getAll('project[]')].filter((p) => p !== '');
+  const prefix = params.get('namePrefix');
+
+  const tokenAll = scope.projects.includes('*');
+  const askedAll = asked.length === 0 || asked.includes('*');
+  let projects: string[] | null;
+  if (tokenAll) projects = askedAll ? null : sortedUnique(asked);
+  else if (askedAll) projects = sortedUnique(scope.projects);
+  // A project outside the token's scope yields nothing rather than an error, like Unleash.
+  else projects = sortedUnique(asked.filter((p) => scope.projects.includes(p)));
+
+  return {
+    environment: scope.environment,
+    projects,
+    tags: tags.length ? sortedUnique(tags) : null,
+    namePrefix: prefix ? prefix : null,
+  };
+}
+
+export function filterKey(f: ClientFilter): string {
+  return JSON.stringify([f.environment, f.projects, f.tags, f.namePrefix]);
+}
+
+/** Is a flag (its project and tag keys) inside what the token may see? Query filters aside. */
+export function inScope(scope: ClientScope, project: string): boolean {
+  return scope.projects.includes('*') || scope.projects.includes(project);
+}

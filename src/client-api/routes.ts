@@ -1,0 +1,51 @@
+// GET /api/client/features[/:name]: what SDKs poll. The handler is a cache lookup plus
+// res.end(bytes); all the work happens once per change in snapshot.ts.
+import type { ServerResponse } from 'node:http';
+import { NotFoundError } from '../errors.js';
+import type { AppContext, RouteDef } from '../http/router.js';
+import { acceptsGzip, etagMatches } from './conditional.js';
+import { ClientSnapshot } from './snapshot.js';
+
+const TAG = 'Client';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function clientApiRoutes(ctx: AppContext): RouteDef[] {
+  const snapshot = new ClientSnapshot(ctx.engine.state);
+  ctx.engine.onChange((rec, kind) => snapshot.onChange(rec, kind));
+  return [
+    {
+      method: 'GET', path: '/api/client/features', tag: TAG, auth: 'client',
+      summary: "Every flag in the token's environment and projects, filtered by tag, project and namePrefix",
+      responses: { 200: 'The flags', 304: 'Not modified since the ETag in If-None-Match', 400: 'Malformed tag filter', 401: 'No or unknown token', 403: 'Not a client token' },
+      handler: ({ req, res, client }) => {
+        const entry = snapshot.response(client!, (req as { search?: string }).search ?? '');
+        if (etagMatches(req.headers['if-none-match'], entry.etag)) {
+          res.writeHead(304, ['ETag', entry.etag, 'Vary', 'Accept-Encoding']);
+          res.end();
+          return;
+        }
+        const gzip = entry.gzip;
+        if (gzip !== null && acceptsGzip(req.headers['accept-encoding'])) {
+          send(res, gzip, ['Content-Type', JSON_TYPE, 'Content-Encoding', 'gzip', 'Content-Length', String(gzip.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding']);
+          return;
+        }
+        send(res, entry.bytes, ['Content-Type', JSON_TYPE, 'Content-Length', String(entry.bytes.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding']);
+      },
+    },
+    {
+      method: 'GET', path: '/api/client/features/:featureName', tag: TAG, auth: 'client',
+      summary: 'One flag as SDKs see it (for debugging)',
+      responses: { 200: 'The flag', 404: 'Unknown, archived or outside the token\'s projects' },
+      handler: ({ res, params, client }) => {
+        const bytes = snapshot.feature(client!, params.featureName);
+        if (!bytes) throw new NotFoundError(`Could not find feature flag ${params.featureName}`);
+        send(res, bytes, ['Content-Type', JSON_TYPE, 'Content-Length', String(bytes.length)]);
+      },
+    },
+  ];
+}
+
+function send(res: ServerResponse, body: Buffer, headers: string[]): void {
+  res.writeHead(200, headers);
+  res.end(body);
+}
