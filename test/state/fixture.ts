@@ -1,9 +1,10 @@
 // A small but varied state for pure-core tests: defaults, two projects, flags with per-environment
 // configuration, several strategies (so index order matters), a segment, tags and a token.
 import type { CommandEnv } from '../../src/engine/command.js';
+import { EventLog } from '../../src/events/event-log.js';
 import { applyRecord } from '../../src/state/apply.js';
 import { defaultOps } from '../../src/state/defaults.js';
-import { dumpState, type StateDump } from '../../src/state/dump.js';
+import { dumpState, loadDump, type StateDump } from '../../src/state/dump.js';
 import type { Op } from '../../src/state/ops.js';
 import { emptyState, type State } from '../../src/state/state.js';
 import type { Constraint, Feature, FeatureEnv, Strategy } from '../../src/state/types.js';
@@ -88,6 +89,9 @@ export function fixedEnv(now = '2026-02-02T02:02:02.000Z'): CommandEnv {
 /** Freezes an object graph, Maps' values included, so a command that mutates its input throws. */
 export function deepFreeze<T>(value: T, seen = new Set<unknown>()): T {
   if (value === null || typeof value !== 'object' || seen.has(value)) return value;
+  // Typed arrays cannot be frozen, and the event log keeps lazily built indexes that reads may
+  // fill in; both stay unfrozen, and the before/after dump (events included) still catches changes.
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer || value instanceof EventLog) return value;
   seen.add(value);
   if (value instanceof Map) {
     for (const [k, v] of value) {
@@ -107,4 +111,10 @@ export function deepFreeze<T>(value: T, seen = new Set<unknown>()): T {
   }
   for (const key of Reflect.ownKeys(value as object)) deepFreeze((value as Record<PropertyKey, unknown>)[key], seen);
   return Object.freeze(value);
+}
+
+/** A factory of independent copies of `s` (for chaining pure runs: each run freezes its own copy). */
+export function copiesOf(s: State): () => State {
+  const d = snapshot(s);
+  return () => loadDump(structuredClone(d));
 }
