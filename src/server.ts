@@ -10,6 +10,7 @@ import { clientMetricsRoutes } from './client-metrics/routes.js';
 import { Engine } from './engine/engine.js';
 import { NotFoundError } from './errors.js';
 import { environmentRoutes } from './environments/routes.js';
+import { eventRoutes } from './events/routes.js';
 import { featureRoutes } from './features/routes.js';
 import { mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
 import { sendError, sendJson } from './http/respond.js';
@@ -46,6 +47,7 @@ export interface RunningServer {
 /** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
 const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
   featureRoutes, strategyRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
+  eventRoutes,
   clientApiRoutes, clientMetricsRoutes,
 ];
 

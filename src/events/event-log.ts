@@ -1,44 +1,229 @@
-// The event log held in memory. Events are immutable once recorded; ids are gapless and
-// increasing, so the log is an append-only array indexed by `id - firstId`.
-import type { EventRecord } from '../state/types.js';
+// The event log held in memory, compact enough for millions of events. Events are immutable
+// and their ids gapless, so an event is a row index (id - 1) into typed columns: the short,
+// repetitive fields (type, createdBy, project, flag, environment) are interned to small ids,
+// the timestamp is a number, and data/preData/tags are kept as their JSON text in a TextArena.
+// Posting lists (ascending row indexes per type, project and flag) answer exact searches
+// without looking at any other event; free text runs one regular expression over the arena.
+import type { EventRecord, Tag } from '../state/types.js';
+import { countAtMost, F64List, Interner, U32List } from './columns.js';
+import { TextArena } from './text-arena.js';
+
+export interface EventFilter {
+  type?: string;
+  project?: string;
+  feature?: string;
+  /** Case-insensitive substring of the type, createdBy, or the JSON of data, preData or tags. */
+  query?: string;
+}
+
+export interface EventPage {
+  events: EventRecord[];
+  /** Every event matching the filter, whatever `limit` and `offset` say. */
+  total: number;
+}
+
+/** An indexed column: interned values per row, and per value the ascending rows holding it. */
+class IndexedColumn {
+  readonly names = new Interner();
+  readonly rows = new U32List(1024);
+  readonly postings = new Map<number, U32List>();
+
+  push(row: number, value: string | null): void {
+    const id = this.names.intern(value);
+    this.rows.push(id);
+    if (id === 0) return;
+    let list = this.postings.get(id);
+    if (!list) this.postings.set(id, (list = new U32List()));
+    list.push(row);
+  }
+
+  pop(row: number): void {
+    const id = this.rows.pop();
+    if (id === 0) return;
+    const list = this.postings.get(id)!;
+    if (list.pop() !== row) throw new Error(`index of row ${row} out of step`);
+  }
+
+  /** Rows holding `value`, ascending; null when no event ever had it. */
+  rowsOf(value: string): Uint32Array | null {
+    const id = this.names.find(value);
+    return id > 0 ? this.postings.get(id)!.view() : null;
+  }
+}
+
+const json = (v: unknown): string => (v === null || v === undefined ? '' : (JSON.stringify(v) ?? ''));
+const unjson = (s: string): unknown => (s === '' ? null : JSON.parse(s));
+/** Raw control characters never occur in JSON text (it escapes them), so they separate fields. */
+const CONTROL = /[\u0000-\u001f]/;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export class EventLog {
-  private events: EventRecord[] = [];
+  private readonly type = new IndexedColumn();
+  private readonly project = new IndexedColumn();
+  private readonly feature = new IndexedColumn();
+  private readonly environment = new Interner();
+  private readonly environmentRows = new U32List(1024);
+  private readonly createdBy = new Interner();
+  private readonly createdByRows = new U32List(1024);
+  private readonly userIds = new F64List(1024);
+  /** Epoch ms when the ISO string round-trips through it, NaN otherwise (see `oddDates`). */
+  private readonly createdAt = new F64List(1024);
+  private readonly oddDates = new Map<number, string>();
+  /** Per row: `data JSON \n preData JSON \n tags JSON \n` (null fields are empty). */
+  private readonly payload: TextArena;
+
+  constructor(opts: { slabChars?: number } = {}) {
+    this.payload = new TextArena(opts.slabChars);
+  }
 
   get lastId(): number {
-    return this.events.length === 0 ? 0 : this.events[this.events.length - 1].id;
+    return this.payload.count;
   }
 
   get size(): number {
-    return this.events.length;
+    return this.payload.count;
   }
 
   append(event: EventRecord): void {
     if (event.id !== this.lastId + 1) {
       throw new Error(`event id ${event.id} does not follow ${this.lastId}: the log would have a gap`);
     }
-    this.events.push(event);
+    const row = event.id - 1;
+    // Serialize first: if the payload cannot be encoded, nothing has been recorded.
+    const text = `${json(event.data)}\n${json(event.preData)}\n${json(event.tags)}\n`;
+    this.type.push(row, event.type);
+    this.project.push(row, event.project ?? null);
+    this.feature.push(row, event.featureName ?? null);
+    this.environmentRows.push(this.environment.intern(event.environment));
+    this.createdByRows.push(this.createdBy.intern(event.createdBy));
+    this.userIds.push(event.createdByUserId ?? NaN);
+    const ms = Date.parse(event.createdAt);
+    if (Number.isFinite(ms) && new Date(ms).toISOString() === event.createdAt) {
+      this.createdAt.push(ms);
+    } else {
+      this.createdAt.push(NaN);
+      this.oddDates.set(row, event.createdAt);
+    }
+    this.payload.append(text);
   }
 
   /** Undo of the newest append, used when a WAL write fails. */
   removeLast(expectedId: number): void {
-    const last = this.events[this.events.length - 1];
-    if (!last || last.id !== expectedId) throw new Error(`cannot undo event ${expectedId}: newest is ${last?.id}`);
-    this.events.pop();
+    if (this.lastId === 0 || this.lastId !== expectedId) {
+      throw new Error(`cannot undo event ${expectedId}: newest is ${this.lastId || undefined}`);
+    }
+    const row = expectedId - 1;
+    this.type.pop(row);
+    this.project.pop(row);
+    this.feature.pop(row);
+    this.environmentRows.pop();
+    this.createdByRows.pop();
+    this.userIds.pop();
+    this.createdAt.pop();
+    this.oddDates.delete(row);
+    this.payload.removeLast();
   }
 
   get(id: number): EventRecord | undefined {
-    const first = this.events[0];
-    if (!first) return undefined;
-    return this.events[id - first.id];
+    if (!Number.isInteger(id) || id < 1 || id > this.lastId) return undefined;
+    return this.decode(id - 1);
   }
 
   /** Newest first. */
   *newestFirst(): IterableIterator<EventRecord> {
-    for (let i = this.events.length - 1; i >= 0; i--) yield this.events[i];
+    for (let row = this.size - 1; row >= 0; row--) yield this.decode(row);
   }
 
   *oldestFirst(): IterableIterator<EventRecord> {
-    yield* this.events;
+    for (let row = 0; row < this.size; row++) yield this.decode(row);
+  }
+
+  /**
+   * Events matching every given filter, newest first. `offset` is an id cursor: only events
+   * with id <= offset are listed (0: from the newest). `total` ignores limit and offset.
+   */
+  search(filter: EventFilter, limit: number, offset = 0): EventPage {
+    const maxRow = (offset > 0 ? Math.min(offset, this.lastId) : this.lastId) - 1;
+    const exact: { column: IndexedColumn; rows: Uint32Array; value: string }[] = [];
+    for (const [column, value] of [[this.type, filter.type], [this.project, filter.project], [this.feature, filter.feature]] as const) {
+      if (value === undefined) continue;
+      const rows = column.rowsOf(value);
+      if (!rows) return { events: [], total: 0 };
+      exact.push({ column, rows, value });
+    }
+    const query = filter.query ? filter.query : null;
+    const picked: number[] = [];
+
+    if (!query && exact.length <= 1) {
+      // One posting list (or the whole log) already is the answer: no event needs looking at.
+      const total = exact.length === 0 ? this.size : exact[0].rows.length;
+      const upto = exact.length === 0 ? maxRow + 1 : countAtMost(exact[0].rows, maxRow);
+      for (let k = upto - 1; k >= 0 && picked.length < limit; k--) picked.push(exact.length === 0 ? k : exact[0].rows[k]);
+      return { events: picked.map((row) => this.decode(row)), total };
+    }
+
+    // Walk the shortest posting list (or every row) newest first; check the rest per row.
+    exact.sort((a, b) => a.rows.length - b.rows.length);
+    const driver = exact.length > 0 ? exact[0].rows : null;
+    const candidates = driver ? driver.length : this.size;
+    const checks = exact.slice(1).map(({ column, value }) => ({ rows: column.rows.view(), id: column.names.find(value) }));
+    const matchesQuery = query ? this.queryMatcher(query, candidates) : null;
+
+    let total = 0;
+    for (let k = candidates - 1; k >= 0; k--) {
+      const row = driver ? driver[k] : k;
+      let ok = true;
+      for (const c of checks) {
+        if (c.rows[row] !== c.id) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok || (matchesQuery && !matchesQuery(row))) continue;
+      total++;
+      if (row <= maxRow && picked.length < limit) picked.push(row);
+    }
+    return { events: picked.map((row) => this.decode(row)), total };
+  }
+
+  /**
+   * A per-row test for the free-text query. Type and createdBy are decided once per distinct
+   * value. The JSON text is either scanned in one pass over the whole arena (many candidates)
+   * or tested row by row (few candidates), whichever touches less text.
+   */
+  private queryMatcher(query: string, candidates: number): (row: number) => boolean {
+    const source = escapeRegExp(query);
+    const once = new RegExp(source, 'iu');
+    const typeHit = this.type.names.values.map((v) => v !== null && once.test(v));
+    const byHit = this.createdBy.values.map((v) => v !== null && once.test(v));
+    const types = this.type.rows.view();
+    const creators = this.createdByRows.view();
+    const inFields = (row: number) => typeHit[types[row]] || byHit[creators[row]];
+    if (CONTROL.test(query)) return inFields;
+    if (candidates * 4 < this.size) return (row) => inFields(row) || this.payload.test(row, once);
+    const hits = new Uint8Array(this.size);
+    this.payload.scan(new RegExp(source, 'giu'), (row) => {
+      hits[row] = 1;
+    });
+    return (row) => hits[row] === 1 || inFields(row);
+  }
+
+  private decode(row: number): EventRecord {
+    const [data, preData, tags] = this.payload.text(row).split('\n', 3);
+    const ms = this.createdAt.get(row);
+    const userId = this.userIds.get(row);
+    return {
+      id: row + 1,
+      type: this.type.names.value(this.type.rows.get(row))!,
+      createdAt: Number.isNaN(ms) ? this.oddDates.get(row)! : new Date(ms).toISOString(),
+      createdBy: this.createdBy.value(this.createdByRows.get(row))!,
+      createdByUserId: Number.isNaN(userId) ? null : userId,
+      environment: this.environment.value(this.environmentRows.get(row)),
+      project: this.project.names.value(this.project.rows.get(row)),
+      featureName: this.feature.names.value(this.feature.rows.get(row)),
+      data: unjson(data),
+      preData: unjson(preData),
+      tags: unjson(tags) as Tag[] | null,
+    };
   }
 }

@@ -1,0 +1,47 @@
+// Event search (spec endpoint 5) and Unleash's plain event listings.
+import type { AppContext, RouteDef } from '../http/router.js';
+import { invalid } from '../state/names.js';
+import { eventSchemas, MAX_EVENT_PAGE, type SearchEventsBody } from './schema.js';
+
+const TAG = 'Events';
+
+/** A single-valued query parameter; a repeated one is ambiguous, so it is refused. */
+function one(query: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = query[name];
+  if (Array.isArray(v)) throw invalid(name, `"${name}" may be given once`);
+  return v;
+}
+
+export function eventRoutes(ctx: AppContext): RouteDef[] {
+  ctx.schemas.addAll(eventSchemas);
+  const { engine } = ctx;
+  return [
+    {
+      method: 'POST', path: '/api/admin/events/search', tag: TAG,
+      summary: 'Search events, newest first (type, project, feature exact; query case-insensitive; offset is an event-id cursor)',
+      body: 'searchEventsSchema', permission: 'READ',
+      responses: { 200: '{version: 1, events, totalEvents}', 400: 'Invalid search', 415: 'Not JSON' },
+      handler: ({ body }) => {
+        const b = body as SearchEventsBody;
+        const page = engine.state.events.search({ type: b.type, project: b.project, feature: b.feature, query: b.query }, b.limit ?? MAX_EVENT_PAGE, b.offset ?? 0);
+        return { status: 200, body: { version: 1, events: page.events, totalEvents: page.total } };
+      },
+    },
+    {
+      method: 'GET', path: '/api/admin/events', tag: TAG, permission: 'READ',
+      summary: 'The newest 100 events, optionally only those of a project (?project=) or a flag (?feature=)',
+      handler: ({ query }) => {
+        const page = engine.state.events.search({ project: one(query, 'project'), feature: one(query, 'feature') }, MAX_EVENT_PAGE);
+        return { status: 200, body: { version: 1, events: page.events, totalEvents: page.total } };
+      },
+    },
+    {
+      method: 'GET', path: '/api/admin/events/:featureName', tag: TAG, permission: 'READ',
+      summary: "The newest 100 events of one flag",
+      handler: ({ params }) => {
+        const page = engine.state.events.search({ feature: params.featureName }, MAX_EVENT_PAGE);
+        return { status: 200, body: { version: 1, toggleName: params.featureName, events: page.events, totalEvents: page.total } };
+      },
+    },
+  ];
+}

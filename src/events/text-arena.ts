@@ -1,0 +1,127 @@
+// Append-only storage of one text record per event, packed into large flat strings ("slabs").
+// A few hundred big strings cost far less than a million small ones, and a case-insensitive
+// regular expression runs over a flat slab at memory speed (V8 compiles it to a Boyer-Moore
+// scan), which is what makes free-text event search fast without a lower-cased copy.
+import { U32List } from './columns.js';
+
+/** Slabs are sealed (flattened into one string) once they pass this many characters. */
+export const SLAB_CHARS = 4 * 1024 * 1024;
+
+interface Slab {
+  /** Index of the first record stored in this slab. */
+  first: number;
+  /** One string per record while the slab is open; null once sealed. */
+  pieces: string[] | null;
+  /** The flattened slab: always set once sealed, a cache while open. */
+  flat: string | null;
+  length: number;
+}
+
+export class TextArena {
+  private readonly slabs: Slab[] = [];
+  private readonly start = new U32List(1024);
+  private readonly len = new U32List(1024);
+
+  /** `slabChars` is only lowered by tests, to exercise many slabs with few events. */
+  constructor(private readonly slabChars = SLAB_CHARS) {}
+
+  get count(): number {
+    return this.start.length;
+  }
+
+  append(text: string): void {
+    let slab = this.slabs[this.slabs.length - 1];
+    if (!slab || slab.length >= this.slabChars) {
+      if (slab) this.seal(slab);
+      slab = { first: this.count, pieces: [], flat: null, length: 0 };
+      this.slabs.push(slab);
+    }
+    this.start.push(slab.length);
+    this.len.push(text.length);
+    slab.pieces!.push(text);
+    slab.flat = null;
+    slab.length += text.length;
+  }
+
+  /** Removes the newest record (rollback of a failed write). */
+  removeLast(): void {
+    const r = this.count - 1;
+    if (r < 0) throw new Error('no record to remove');
+    const slab = this.slabs[this.slabs.length - 1];
+    this.unseal(slab);
+    slab.pieces!.pop();
+    slab.flat = null;
+    slab.length -= this.len.get(r);
+    this.start.pop();
+    this.len.pop();
+    if (slab.pieces!.length === 0) this.slabs.pop();
+  }
+
+  text(r: number): string {
+    const slab = this.slabs[this.slabOf(r)];
+    if (slab.pieces) return slab.pieces[r - slab.first];
+    const from = this.start.get(r);
+    return slab.flat!.slice(from, from + this.len.get(r));
+  }
+
+  /**
+   * Calls `hit(r)` once for every record in which `re` (global, non-empty matches) matches.
+   * After a hit the scan jumps to the next record, so dense matches cost one step per record.
+   */
+  scan(re: RegExp, hit: (r: number) => void): void {
+    const starts = this.start.view();
+    const lens = this.len.view();
+    for (let s = 0; s < this.slabs.length; s++) {
+      const slab = this.slabs[s];
+      const text = this.flatten(slab);
+      const end = s + 1 < this.slabs.length ? this.slabs[s + 1].first : this.count;
+      let r = slab.first;
+      re.lastIndex = 0;
+      while (re.test(text)) {
+        const p = re.lastIndex - 1;
+        while (starts[r] + lens[r] <= p) r++;
+        hit(r);
+        re.lastIndex = starts[r] + lens[r];
+        if (++r >= end) break;
+      }
+    }
+  }
+
+  /** Whether the (non-global) `re` matches inside record `r`. */
+  test(r: number, re: RegExp): boolean {
+    return re.test(this.text(r));
+  }
+
+  private slabOf(r: number): number {
+    let lo = 0;
+    let hi = this.slabs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.slabs[mid].first <= r) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  private flatten(slab: Slab): string {
+    slab.flat ??= slab.pieces!.join('');
+    return slab.flat;
+  }
+
+  private seal(slab: Slab): void {
+    this.flatten(slab);
+    slab.pieces = null;
+  }
+
+  /** Rebuilds the per-record pieces of a sealed slab, so its newest record can be removed. */
+  private unseal(slab: Slab): void {
+    if (slab.pieces) return;
+    const flat = slab.flat!;
+    const end = this.count;
+    slab.pieces = [];
+    for (let r = slab.first; r < end; r++) {
+      const from = this.start.get(r);
+      slab.pieces.push(flat.slice(from, from + this.len.get(r)));
+    }
+  }
+}

@@ -1,0 +1,165 @@
+// The compact event log against a brute-force reference: every filter, their combinations,
+// limits, offsets and pagination, over a random log spread across many small slabs.
+import t from 'tap';
+import { EventLog } from '../../src/events/event-log.js';
+import type { EventRecord } from '../../src/state/types.js';
+
+/** Deterministic PRNG so a failure can be replayed. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const TYPES = ['feature-created', 'feature-strategy-add', 'feature-strategy-update', 'feature-environment-enabled', 'segment-created', 'tag-import'];
+const PROJECTS = ['default', 'Payments', 'payments', null];
+const FEATURES = [...Array.from({ length: 25 }, (_, i) => `flag-${i}`), 'Checkout', null];
+const USERS = ['admin', 'Alice Ödegaard', 'bob@example.com'];
+const WORDS = ['Rollout', 'ROLLOUT', 'stickiness', 'Ünïcode', 'percent%', 'under_score', 'a"quote', 'back\\slash', 'Größe', 'x'];
+
+function randomEvents(n: number, seed: number): EventRecord[] {
+  const r = rng(seed);
+  const pick = <T>(list: T[]) => list[Math.floor(r() * list.length)];
+  const blob = () => {
+    const o: Record<string, unknown> = {};
+    const k = 1 + Math.floor(r() * 3);
+    for (let i = 0; i < k; i++) o[pick(['name', 'Value', 'parameters', 'list'])] = r() < 0.3 ? [pick(WORDS), Math.floor(r() * 100)] : `${pick(WORDS)}-${Math.floor(r() * 1000)}`;
+    return o;
+  };
+  const start = Date.parse('2026-01-01T00:00:00.000Z');
+  return Array.from({ length: n }, (_, i): EventRecord => ({
+    id: i + 1,
+    type: pick(TYPES),
+    createdAt: i % 97 === 5 ? '2026-01-01T00:00:00Z' : new Date(start + i * 1000 + Math.floor(r() * 999)).toISOString(),
+    createdBy: pick(USERS),
+    createdByUserId: r() < 0.5 ? null : Math.floor(r() * 10),
+    environment: pick(['development', 'production', null]),
+    project: pick(PROJECTS),
+    featureName: pick(FEATURES),
+    data: r() < 0.2 ? null : blob(),
+    preData: r() < 0.5 ? null : blob(),
+    tags: r() < 0.7 ? null : [{ type: 'simple', value: pick(WORDS) }],
+  }));
+}
+
+interface Filter {
+  type?: string;
+  project?: string;
+  feature?: string;
+  query?: string;
+}
+
+const text = (v: unknown) => (v === null || v === undefined ? '' : JSON.stringify(v));
+
+/** The definition from decisions.md § Events, written the slow obvious way. */
+function reference(events: EventRecord[], f: Filter, limit: number, offset: number) {
+  const q = f.query ? f.query.toLowerCase() : null;
+  const matching = events
+    .filter((e) => (f.type === undefined || e.type === f.type)
+      && (f.project === undefined || e.project === f.project)
+      && (f.feature === undefined || e.featureName === f.feature)
+      && (q === null || [e.type, e.createdBy, text(e.data), text(e.preData), text(e.tags)].some((s) => s.toLowerCase().includes(q))))
+    .sort((a, b) => b.id - a.id);
+  const page = matching.filter((e) => offset <= 0 || e.id <= offset).slice(0, limit);
+  return { ids: page.map((e) => e.id), total: matching.length };
+}
+
+const N = 3000;
+const events = randomEvents(N, 42);
+// Tiny slabs so a few thousand events span dozens of them (boundaries are where bugs hide).
+const log = new EventLog({ slabChars: 4096 });
+for (const e of events) log.append(e);
+
+t.test('get, oldestFirst and newestFirst give back exactly what was appended', async (t) => {
+  t.equal(log.size, N);
+  t.equal(log.lastId, N);
+  t.same(log.get(1), events[0]);
+  t.same(log.get(N), events[N - 1]);
+  t.equal(log.get(0), undefined);
+  t.equal(log.get(N + 1), undefined);
+  t.same([...log.oldestFirst()], events);
+  t.same([...log.newestFirst()].map((e) => e.id), events.map((e) => e.id).reverse());
+  t.equal(log.get(6)!.createdAt, '2026-01-01T00:00:00Z', 'a timestamp in another ISO spelling is kept verbatim');
+});
+
+t.test('append refuses a gap in ids', async (t) => {
+  const l = new EventLog();
+  t.throws(() => l.append({ ...events[0], id: 2 }), /gap/);
+});
+
+const QUERIES = ['rollout', 'ROLLOUT', 'alice', 'ödegaard', 'GRÖSSE', 'größe', 'ünïcode', 'percent%', '%', '_', '"', 'a"quote', '\\', 'flag-1', 'strategy', 'simple', 'name":"', 'nothing-like-this', 'x-9', 'null', 'line\nbreak'];
+
+t.test('every filter and combination matches the brute-force reference', async (t) => {
+  const r = rng(7);
+  const pick = <T>(list: T[]) => list[Math.floor(r() * list.length)];
+  let checked = 0;
+  for (let mask = 0; mask < 16; mask++) {
+    for (let round = 0; round < 25; round++) {
+      const f: Filter = {};
+      if (mask & 1) f.type = pick([...TYPES, 'feature-deleted']);
+      if (mask & 2) f.project = pick(['default', 'Payments', 'payments', 'PAYMENTS', 'nope']);
+      if (mask & 4) f.feature = pick(['flag-1', 'flag-10', 'Checkout', 'checkout', 'nope']);
+      if (mask & 8) f.query = pick(QUERIES);
+      const limit = pick([1, 7, 100]);
+      const offset = pick([0, 0, 1, Math.floor(r() * N), N, N + 50]);
+      const got = log.search(f, limit, offset);
+      const want = reference(events, f, limit, offset);
+      t.same({ ids: got.events.map((e) => e.id), total: got.total }, want, JSON.stringify({ f, limit, offset }));
+      checked++;
+    }
+  }
+  t.equal(checked, 400);
+});
+
+t.test('each query word, alone and with a selective filter (row-by-row path), matches the reference', async (t) => {
+  for (const query of QUERIES) {
+    for (const extra of [{}, { feature: 'flag-3' }, { type: 'tag-import', feature: 'Checkout' }]) {
+      const f = { ...extra, query };
+      const got = log.search(f, 100, 0);
+      const want = reference(events, f, 100, 0);
+      t.same({ ids: got.events.map((e) => e.id), total: got.total }, want, JSON.stringify(f));
+    }
+  }
+});
+
+t.test('returned events carry every field of the original', async (t) => {
+  const page = log.search({ query: 'rollout' }, 100, 0);
+  for (const e of page.events) t.same(e, events[e.id - 1]);
+});
+
+t.test('paging with offset = last id - 1 visits every matching event exactly once, newest first', async (t) => {
+  for (const f of [{}, { type: 'feature-created' }, { project: 'default', query: 'rollout' }, { query: 'a' }]) {
+    const want = reference(events, f, N, 0).ids;
+    const seen: number[] = [];
+    let offset = 0;
+    for (;;) {
+      const page = log.search(f, 37, offset);
+      t.equal(page.total, want.length);
+      if (page.events.length === 0) break;
+      seen.push(...page.events.map((e) => e.id));
+      offset = page.events[page.events.length - 1].id - 1;
+      if (offset === 0) break;
+    }
+    t.same(seen, want, JSON.stringify(f));
+  }
+});
+
+t.test('removeLast undoes appends across slab boundaries, indexes included', async (t) => {
+  const l = new EventLog({ slabChars: 512 });
+  for (const e of events.slice(0, 400)) l.append(e);
+  t.throws(() => l.removeLast(399), /cannot undo/);
+  for (let id = 400; id > 250; id--) l.removeLast(id);
+  t.equal(l.lastId, 250);
+  const kept = events.slice(0, 250);
+  t.same([...l.oldestFirst()], kept);
+  for (const f of [{ type: 'feature-created' }, { feature: 'flag-2' }, { project: 'default', query: 'rollout' }, { query: 'alice' }]) {
+    const got = l.search(f, 100, 0);
+    t.same({ ids: got.events.map((e) => e.id), total: got.total }, reference(kept, f, 100, 0), JSON.stringify(f));
+  }
+  // And the log grows again normally after the undo.
+  for (const e of events.slice(250, 300)) l.append(e);
+  t.same([...l.oldestFirst()], events.slice(0, 300));
+  t.same(l.search({ feature: 'flag-2' }, 100, 0).total, reference(events.slice(0, 300), { feature: 'flag-2' }, 100, 0).total);
+});
