@@ -19,6 +19,7 @@ import type { Logger } from './log.js';
 import { projectRoutes } from './projects/routes.js';
 import { segmentRoutes } from './segments/routes.js';
 import { openStorage } from './storage.js';
+import { Checkpointer } from './wal/checkpointer.js';
 import { strategyRoutes } from './strategies/routes.js';
 import { tagRoutes } from './tags/routes.js';
 import { variantRoutes } from './variants/routes.js';
@@ -40,6 +41,7 @@ export interface ServerOptions {
 export interface RunningServer {
   port: number;
   engine: Engine;
+  checkpointer: Checkpointer;
   server: http.Server;
   close(): Promise<void>;
 }
@@ -54,8 +56,15 @@ const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { config, log } = opts;
   const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: opts.files, clock: opts.clock });
-  log.info({ records: storage.replayed.records, ms: Math.round(storage.replayed.ms), dataDir: config.dataDir }, 'replayed the write-ahead log');
+  log.info(
+    { records: storage.replayed.records, ms: Math.round(storage.replayed.ms), checkpoint: storage.replayed.checkpoint, dataDir: config.dataDir },
+    'replayed the write-ahead log',
+  );
   const engine = new Engine({ state: storage.state, wal: storage.wal, log, clock: opts.clock, newId: opts.newId });
+  const checkpointer = new Checkpointer({
+    engine, dir: config.dataDir, files: storage.files, log, everyRecords: config.checkpointRecords, everyBytes: config.checkpointBytes,
+  });
+  engine.afterDurable = () => checkpointer.maybeCheckpoint();
   // The key is loaded in both modes so tokens made while AUTH_TYPE=none still work after switching.
   const hasher = new TokenHasher(loadHashKey(config.dataDir, config.tokenHashKey, log));
   await seedTokens({ engine, config, hasher, log });
@@ -97,10 +106,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         setTimeout(() => server.closeAllConnections(), 5_000).unref();
       });
       for (const fn of closeHooks) await fn();
+      await checkpointer.close();
       await storage.wal.close();
       storage.release();
     })();
     return closing;
   };
-  return { port, engine, server, close };
+  return { port, engine, checkpointer, server, close };
 }

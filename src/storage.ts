@@ -1,19 +1,31 @@
-// Opening a data folder: take the lock, replay the log into a fresh state, and open the WAL
-// for appending. On a brand-new folder the defaults become the first record.
+// Opening a data folder: take the lock, rebuild the state (newest readable checkpoint + the
+// WAL after it, see wal/recovery.ts) and open the WAL for appending. On a brand-new folder
+// the defaults become the first record.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from './log.js';
 import { applyRecord } from './state/apply.js';
 import { defaultOps } from './state/defaults.js';
-import { emptyState, type State } from './state/state.js';
+import type { State } from './state/state.js';
 import { acquireLock } from './wal/lock.js';
 import { realFiles, type FileLayer } from './wal/file-layer.js';
-import { listSegments, scanSegments, Wal } from './wal/wal.js';
+import { recover } from './wal/recovery.js';
+import { Wal } from './wal/wal.js';
 
 export interface Storage {
   state: State;
   wal: Wal;
+  files: FileLayer;
+  dataDir: string;
   release: () => void;
-  replayed: { records: number; ms: number };
+  replayed: {
+    /** WAL records replayed after the checkpoint. */
+    records: number;
+    /** Whole rebuild: checkpoint load plus replay. */
+    ms: number;
+    replayMs: number;
+    checkpoint: { lsn: number; events: number; ms: number } | null;
+  };
 }
 
 export interface StorageOptions {
@@ -24,25 +36,42 @@ export interface StorageOptions {
   clock?: () => Date;
 }
 
+/** A checkpoint left half-written by a crash: never loaded, so it is removed. */
+const TEMP_RE = /^checkpoint-\d{16}\.ckpt\.tmp$/;
+
 export async function openStorage(opts: StorageOptions): Promise<Storage> {
   fs.mkdirSync(opts.dataDir, { recursive: true });
+  const files = opts.files ?? realFiles;
   const release = acquireLock(opts.dataDir);
   try {
     const started = performance.now();
-    const state = emptyState();
-    const segments = listSegments(opts.dataDir);
-    const scan = scanSegments(segments, (rec) => applyRecord(state, rec, false));
+    for (const name of fs.readdirSync(opts.dataDir)) {
+      if (TEMP_RE.test(name)) {
+        opts.log.warn({ file: name }, 'removing a checkpoint that a crash left unfinished');
+        fs.unlinkSync(path.join(opts.dataDir, name));
+      }
+    }
+    const rec0 = recover(opts.dataDir);
+    for (const s of rec0.skipped) {
+      // Set aside rather than deleted: it may help a post-mortem, and it must not count as the
+      // "previous checkpoint" the next checkpoint keeps.
+      const aside = `${s.file}.corrupt`;
+      fs.renameSync(s.file, aside);
+      opts.log.error({ file: s.file, setAsideAs: aside, err: s.error }, 'checkpoint is damaged; started from the previous one and its write-ahead log');
+    }
+    const { state, scan } = rec0;
     if (scan.truncated) {
       opts.log.warn(scan.truncated, 'cut off a torn or damaged last record in the write-ahead log (it was never acknowledged)');
     }
-    const wal = await Wal.open({ dir: opts.dataDir, sync: opts.sync, files: opts.files ?? realFiles, log: opts.log }, segments, scan);
+    const wal = await Wal.open({ dir: opts.dataDir, sync: opts.sync, files, log: opts.log }, rec0.segments, scan);
     if (scan.lastLsn === 0) {
       const rec = { lsn: wal.takeLsn(), ops: defaultOps((opts.clock?.() ?? new Date()).toISOString()), events: [] };
       await wal.appendRecord(rec);
       applyRecord(state, rec, false);
     }
     const ms = performance.now() - started;
-    return { state, wal, release, replayed: { records: scan.records, ms } };
+    const checkpoint = rec0.checkpoint ? { lsn: rec0.checkpoint.lsn, events: rec0.checkpoint.events, ms: rec0.checkpoint.ms } : null;
+    return { state, wal, files, dataDir: opts.dataDir, release, replayed: { records: scan.records, ms, replayMs: rec0.replayMs, checkpoint } };
   } catch (err) {
     release();
     throw err;

@@ -40,6 +40,9 @@ export class Engine {
   private listeners: ChangeListener[] = [];
   /** Called after each durable record; the checkpointer hooks in here. */
   afterDurable: (() => void) | null = null;
+  /** While set, new commands wait: a checkpoint needs an instant with nothing in flight. */
+  private barrier: Promise<void> | null = null;
+  private drainWaiters: (() => void)[] = [];
 
   constructor(deps: EngineDeps) {
     this.state = deps.state;
@@ -55,6 +58,7 @@ export class Engine {
 
   /** Runs a command and resolves once its change is durable. */
   async run<R>(actor: Actor, command: Command<R>, opts: { durable?: boolean } = {}): Promise<R> {
+    while (this.barrier) await this.barrier;
     const env: CommandEnv = { now: this.clock().toISOString(), newId: this.newId, actor };
     const change = command(this.state, env);
     if (change.ops.length === 0 && change.events.length === 0) return change.result;
@@ -93,7 +97,36 @@ export class Engine {
   private settle(entry: InFlight): void {
     const at = this.inFlight.indexOf(entry);
     if (at >= 0) this.inFlight.splice(at, 1);
+    this.drained();
     this.afterDurable?.();
+  }
+
+  private drained(): void {
+    if (this.inFlight.length > 0 || this.drainWaiters.length === 0) return;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /**
+   * Runs `fn` at an instant when every applied record is durable and nothing is in flight
+   * (new commands wait until it is done), so `fn` sees the state at exactly one LSN. Used to
+   * take checkpoints; the pause lasts one fsync plus `fn`.
+   */
+  async atQuietPoint<T>(fn: () => Promise<T> | T): Promise<T> {
+    while (this.barrier) await this.barrier;
+    let open!: () => void;
+    this.barrier = new Promise<void>((resolve) => (open = resolve));
+    try {
+      while (this.inFlight.length > 0 || this.wal.busy) {
+        if (this.inFlight.length > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+        else await Promise.all([this.wal.idle(), new Promise<void>((resolve) => setImmediate(resolve))]);
+      }
+      return await fn();
+    } finally {
+      this.barrier = null;
+      open();
+    }
   }
 
   /** Undoes `entry` and everything applied after it, newest first. */
@@ -106,6 +139,7 @@ export class Engine {
       undone[i].rolledBack = true;
     }
     this.wal.resetLsn(entry.lsn);
+    this.drained();
     this.log.warn({ lsn: entry.lsn, rolledBack: undone.length, err: (err as Error).message }, 'rolled back changes that could not be made durable');
     this.emit(rec, 'rolled-back');
   }

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log.js';
-import { allZero, frame, readFrame } from './frame.js';
+import { crashArmed, crashPoint } from './crash-points.js';
+import { allZero, frame, FRAME_HEADER, readFrame } from './frame.js';
 import { realFiles, type FileLayer } from './file-layer.js';
 import { decodeRecord, encodeRecord, type WalRecord } from './record.js';
 
@@ -32,69 +33,137 @@ export function listSegments(dir: string): Segment[] {
 }
 
 export interface ScanResult {
+  /** The newest LSN the state reaches: the last record applied, or `afterLsn` if none was. */
   lastLsn: number;
+  /** Records handed to `onRecord` (those after `afterLsn`). */
   records: number;
   /** Where the last segment's valid data ends (after cutting a torn tail). */
   validEnd: number;
+  /** LSN of the last record in the last segment (its firstLsn - 1 when it holds none). */
+  tailLsn: number;
   truncated: { file: string; offset: number; reason: string } | null;
 }
 
+/** Where damage was found and whether it may be cut off (nothing valid follows it in the last segment). */
+export interface Damage {
+  file: string;
+  offset: number;
+  reason: string;
+  tail: boolean;
+}
+
+/** The smallest payload a real record can have: a msgpack map with lsn, ops and events. */
+const MIN_RECORD = 16;
+
 /**
- * Reads every record of the given segments in order. A torn or damaged *last* record is
- * reported as `truncated` (the caller cuts it off); damage anywhere before the end throws
- * WalCorruptError naming the file and offset, because skipping it would silently lose data.
+ * Looks for a valid record (checksum and shape) starting anywhere after `from`. Finding one
+ * means the damage before it is in the middle of the log, not a torn end: data follows it.
+ */
+export function findRecordAfter(buf: Buffer, from: number, minLsn: number): number | null {
+  for (let pos = from + 1; pos + FRAME_HEADER + MIN_RECORD <= buf.length; pos++) {
+    const len = buf.readUInt32LE(pos);
+    if (len < MIN_RECORD || pos + FRAME_HEADER + len > buf.length) continue;
+    const r = readFrame(buf, pos);
+    if (r.kind !== 'ok') continue;
+    try {
+      if (decodeRecord(r.payload).lsn >= minLsn) return pos;
+    } catch {
+      /* a checksum match on garbage that is not a record: keep looking */
+    }
+  }
+  return null;
+}
+
+/**
+ * Reads every record of the given segments in order. Records up to `afterLsn` (covered by a
+ * checkpoint) are checked but not decoded; later ones go to `onRecord`. LSNs must run without
+ * gaps from `afterLsn + 1`. A torn or damaged end of the *last* segment, with no valid record
+ * after it, is reported as `truncated` (the caller cuts it off: it was never acknowledged);
+ * damage anywhere else throws WalCorruptError naming the file and offset, because skipping it
+ * would silently lose acknowledged changes.
  */
 export function scanSegments(
   segments: Segment[],
   onRecord: (rec: WalRecord) => void,
-  opts: { afterLsn?: number; expectNextLsn?: number } = {},
+  opts: { afterLsn?: number } = {},
 ): ScanResult {
-  let lastLsn = opts.afterLsn ?? 0;
-  let expect = opts.expectNextLsn ?? null;
+  const afterLsn = opts.afterLsn ?? 0;
+  let expect = afterLsn + 1;
   let records = 0;
   let validEnd = 0;
+  let tailLsn = afterLsn;
   let truncated: ScanResult['truncated'] = null;
   segments.forEach((seg, i) => {
     const isLast = i === segments.length - 1;
+    if (seg.firstLsn !== expect) {
+      // A gap or overlap is harmless only where the checkpoint already covers it.
+      if (seg.firstLsn > afterLsn + 1) {
+        throw new WalCorruptError(
+          `${seg.file}: starts at record ${seg.firstLsn} but the log before it ends at ${expect - 1}; ` +
+            `records ${expect}..${seg.firstLsn - 1} are missing. Run "fanion verify" and restore from a backup.`,
+        );
+      }
+      expect = seg.firstLsn;
+    }
     const buf = fs.readFileSync(seg.file);
     let offset = 0;
     for (;;) {
       const r = readFrame(buf, offset);
       if (r.kind === 'end') break;
       if (r.kind === 'ok' && r.payload.length > 0) {
-        let rec: WalRecord;
-        try {
-          rec = decodeRecord(r.payload);
-        } catch (err) {
-          throw new WalCorruptError(`${seg.file}: record at offset ${offset} has a valid checksum but cannot be decoded: ${(err as Error).message}`);
-        }
-        if (expect !== null && rec.lsn !== expect && rec.lsn > (opts.afterLsn ?? 0)) {
-          throw new WalCorruptError(`${seg.file}: record at offset ${offset} has lsn ${rec.lsn}, expected ${expect}`);
-        }
-        expect = rec.lsn + 1;
-        if (rec.lsn > (opts.afterLsn ?? 0)) {
+        const lsn = expect;
+        if (lsn > afterLsn) {
+          let rec: WalRecord;
+          try {
+            rec = decodeRecord(r.payload);
+          } catch (err) {
+            throw new WalCorruptError(`${seg.file}: record at offset ${offset} has a valid checksum but cannot be decoded: ${(err as Error).message}`);
+          }
+          if (rec.lsn !== lsn) {
+            throw new WalCorruptError(`${seg.file}: record at offset ${offset} has lsn ${rec.lsn}, expected ${lsn}`);
+          }
           onRecord(rec);
           records++;
-          lastLsn = rec.lsn;
         }
+        expect++;
         offset = r.next;
         continue;
       }
-      const reason = r.kind === 'ok' ? 'empty record' : r.reason;
-      const next = r.kind === 'bad' ? r.next : r.kind === 'ok' ? r.next : null;
-      const isTail = r.kind === 'torn' || next === buf.length || allZero(buf, offset) || (next !== null && allZero(buf, next));
-      if (isLast && isTail) {
-        truncated = { file: seg.file, offset, reason };
+      const damage = classifyDamage(seg.file, buf, offset, r, isLast, expect);
+      if (damage.tail) {
+        truncated = { file: seg.file, offset, reason: damage.reason };
         break;
       }
       throw new WalCorruptError(
-        `${seg.file}: damaged record at offset ${offset} (${reason}) with data after it; refusing to start rather than lose ` +
+        `${seg.file}: damaged record at offset ${offset} (${damage.reason}) with data after it; refusing to start rather than lose ` +
           `acknowledged changes. Run "fanion verify" on the data folder and restore from a backup.`,
       );
     }
-    if (isLast) validEnd = offset;
+    if (isLast) {
+      validEnd = offset;
+      tailLsn = expect - 1;
+    }
   });
-  return { lastLsn, records, validEnd, truncated };
+  return { lastLsn: Math.max(afterLsn, expect - 1), records, validEnd, tailLsn, truncated };
+}
+
+/** Decides whether damage at `offset` is a torn end (cut it) or damage with data after it. */
+export function classifyDamage(
+  file: string,
+  buf: Buffer,
+  offset: number,
+  r: Exclude<ReturnType<typeof readFrame>, { kind: 'end' }>,
+  isLastSegment: boolean,
+  nextLsn: number,
+): Damage {
+  const reason = r.kind === 'ok' ? 'empty record' : r.reason;
+  if (!isLastSegment) return { file, offset, reason: `${reason} in a segment that is not the newest`, tail: false };
+  // A torn frame is checked for data after it too: a damaged length field in the middle of
+  // the log also looks like a frame that runs past the end.
+  if (allZero(buf, offset)) return { file, offset, reason, tail: true };
+  const after = findRecordAfter(buf, offset, nextLsn);
+  if (after === null) return { file, offset, reason, tail: true };
+  return { file, offset, reason: `${reason}; a valid record follows at offset ${after}`, tail: false };
 }
 
 interface Pending {
@@ -118,8 +187,16 @@ export class Wal {
   private durableSize: number;
   /** Set after a failed write: the file may hold a partial batch that must be cut first. */
   private dirty = false;
+  /**
+   * Set when a batch failed, until the engine has rolled back and given the LSNs back
+   * (`resetLsn`). Records built meanwhile were computed on top of the failed ones, so they
+   * must not reach the file either.
+   */
+  private failed = false;
   private idleWaiters: (() => void)[] = [];
   recordsInSegment = 0;
+  /** Batches written and fdatasyncs issued: lets tests and the benchmark see group commit. */
+  readonly stats = { batches: 0, records: 0, syncs: 0 };
 
   private constructor(
     private readonly opts: WalOptions & { files: FileLayer },
@@ -131,31 +208,47 @@ export class Wal {
     this.durableSize = size;
   }
 
-  /** Opens the newest segment for appending at `validEnd`, creating the first one if needed. */
+  /**
+   * Opens the newest segment for appending at `validEnd`, cutting a torn tail. A new segment
+   * is started when there is none, or when the newest one does not end right before
+   * `scan.lastLsn + 1` (a checkpoint reaches past it), so every file's records stay contiguous.
+   */
   static async open(opts: WalOptions, segments: Segment[], scan: ScanResult): Promise<Wal> {
     const files = opts.files ?? realFiles;
     const nextLsn = scan.lastLsn + 1;
-    let seg = segments[segments.length - 1];
+    let seg: Segment | undefined = segments[segments.length - 1];
     let size = scan.validEnd;
-    if (!seg) {
+    let records = seg ? scan.tailLsn - seg.firstLsn + 1 : 0;
+    if (seg && scan.truncated) {
+      const fd = await files.open(seg.file, 'r+');
+      try {
+        await files.ftruncate(fd, size);
+        await files.fdatasync(fd);
+      } finally {
+        await files.close(fd);
+      }
+    }
+    if (!seg || scan.tailLsn !== nextLsn - 1) {
       seg = { file: path.join(opts.dir, segmentName(nextLsn)), firstLsn: nextLsn };
-      const fd0 = await files.open(seg.file, 'wx');
+      const fd0 = await files.open(seg.file, 'w');
       await files.close(fd0);
       await files.syncDir(opts.dir);
       size = 0;
+      records = 0;
     }
     const fd = await files.open(seg.file, 'r+');
-    if (scan.truncated) {
-      await files.ftruncate(fd, size);
-      await files.fdatasync(fd);
-    }
     const wal = new Wal({ ...opts, files }, fd, seg, size, nextLsn);
-    wal.recordsInSegment = scan.records;
+    wal.recordsInSegment = records;
     return wal;
   }
 
   get size(): number {
     return this.durableSize;
+  }
+
+  /** True while a failed batch has not been rolled back yet, or appends are queued or being written. */
+  get busy(): boolean {
+    return this.flushing || this.queue.length > 0 || this.failed;
   }
 
   /** Assigns the next LSN. Callers encode the record with it and then call `append`. */
@@ -166,14 +259,21 @@ export class Wal {
   /** Gives back an LSN whose record will not be written (its append failed, or it was never sent). */
   resetLsn(lsn: number): void {
     this.nextLsn = lsn;
+    this.failed = false;
   }
 
   appendRecord(rec: WalRecord): Promise<void> {
     return this.append(frame(encodeRecord(rec)));
   }
 
+  /** Resolves once `bytes` are written (and fdatasync'ed); appends resolve in the order they were made. */
   append(bytes: Buffer): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the write-ahead log is closed'));
+    if (this.failed) {
+      const err = new Error('an earlier write to the write-ahead log failed and is being rolled back') as NodeJS.ErrnoException;
+      err.code = 'EAGAIN';
+      return Promise.reject(err);
+    }
     return new Promise((resolve, reject) => {
       this.queue.push({ bytes, resolve, reject });
       if (!this.flushing) void this.flush();
@@ -192,21 +292,42 @@ export class Wal {
           this.dirty = false;
         }
         let written = 0;
+        if (crashArmed('wal-torn-write') && buf.length > 1) {
+          await this.opts.files.write(this.fd, buf.subarray(0, buf.length >> 1), this.durableSize);
+          if (this.opts.sync) await this.opts.files.fdatasync(this.fd);
+          crashPoint('wal-torn-write');
+        }
         while (written < buf.length) {
           this.dirty = true;
           written += await this.opts.files.write(this.fd, buf.subarray(written), this.durableSize + written);
         }
-        if (this.opts.sync) await this.opts.files.fdatasync(this.fd);
+        if (this.opts.sync) {
+          this.stats.syncs++;
+          await this.opts.files.fdatasync(this.fd);
+        }
         this.dirty = false;
         this.durableSize += buf.length;
         this.recordsInSegment += batch.length;
+        this.stats.batches++;
+        this.stats.records += batch.length;
         for (const p of batch) p.resolve();
       } catch (err) {
         // Everything queued behind the failed batch was computed on top of it, so it fails too.
         const failed = [...batch, ...this.queue];
         this.queue = [];
+        this.failed = true;
         const e = err as NodeJS.ErrnoException;
         this.opts.log.error({ code: e.code, err: e.message, records: failed.length }, 'write-ahead log append failed');
+        // Cut the partial batch now rather than at the next write, so a crash before the disk
+        // recovers cannot bring back a change that was answered with 503.
+        if (this.dirty) {
+          try {
+            await this.opts.files.ftruncate(this.fd, this.durableSize);
+            this.dirty = false;
+          } catch {
+            /* retried before the next write */
+          }
+        }
         for (const p of failed) p.reject(e);
       }
     }
@@ -223,14 +344,23 @@ export class Wal {
   }
 
   /**
-   * Starts a new segment whose first record is `nextLsn`; used after a checkpoint. Waits for
-   * in-flight writes so no record straddles two files.
+   * Starts a new segment whose first record is `nextLsn`; used by checkpoints. The caller
+   * makes sure nothing is in flight, so no record straddles two files.
    */
   async roll(): Promise<Segment> {
     await this.idle();
+    if (this.closed) throw new Error('the write-ahead log is closed');
+    if (this.segment.firstLsn === this.nextLsn && this.durableSize === 0) return this.segment;
     const seg = { file: path.join(this.opts.dir, segmentName(this.nextLsn)), firstLsn: this.nextLsn };
-    const fd = await this.opts.files.open(seg.file, 'wx');
-    await this.opts.files.syncDir(this.opts.dir);
+    // 'w', not 'wx': a crash right after creating it leaves an empty file by that name, which
+    // start-up reopens as the newest segment; a retry after a failed roll may meet it too.
+    const fd = await this.opts.files.open(seg.file, 'w');
+    try {
+      await this.opts.files.syncDir(this.opts.dir);
+    } catch (err) {
+      await this.opts.files.close(fd).catch(() => {});
+      throw err;
+    }
     const old = this.fd;
     this.fd = fd;
     this.segment = seg;

@@ -1,0 +1,225 @@
+// Checkpoint files: the whole state at one LSN, so start-up loads it and replays only the WAL
+// after it. A checkpoint is a sequence of WAL-style frames (length, CRC32, msgpack), so every
+// part is checksummed and the file is written in pieces instead of one giant buffer:
+//   header {k:'header', format, version, lsn, createdAt, firstEventId, lastEventId}
+//   state  {k:'state', dump}                  dumpState without events
+//   events {k:'events', list} …               in id order, CHUNK per frame
+//   end    {k:'end', frames, events}          proves the file is complete
+// It is written as `<name>.tmp`, fsynced, renamed into place, and the directory fsynced.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Decoder, Encoder } from '@msgpack/msgpack';
+import type { EventLog } from '../events/event-log.js';
+import { dumpState, loadDump, type StateDump } from '../state/dump.js';
+import type { State } from '../state/state.js';
+import type { EventRecord } from '../state/types.js';
+import { crashPoint } from './crash-points.js';
+import { frame, readFrame } from './frame.js';
+import type { FileLayer } from './file-layer.js';
+
+export const CHECKPOINT_FORMAT = 'fanion-checkpoint';
+export const CHECKPOINT_VERSION = 1;
+const CHECKPOINT_RE = /^checkpoint-(\d{16})\.ckpt$/;
+/** Events per frame: small enough to encode between two writes without stalling requests. */
+const CHUNK = 5_000;
+/** Frames are gathered into writes of about this size. */
+const WRITE_SIZE = 4 * 1024 * 1024;
+
+const encoder = new Encoder({ ignoreUndefined: true });
+const decoder = new Decoder();
+
+export class CheckpointCorruptError extends Error {
+  constructor(
+    readonly file: string,
+    readonly offset: number,
+    reason: string,
+  ) {
+    super(`${file}: damaged checkpoint at offset ${offset}: ${reason}`);
+  }
+}
+
+export interface CheckpointFile {
+  file: string;
+  lsn: number;
+}
+
+export function checkpointName(lsn: number): string {
+  return `checkpoint-${String(lsn).padStart(16, '0')}.ckpt`;
+}
+
+/** Checkpoints in the folder, oldest first. Temporary and set-aside files are not listed. */
+export function listCheckpoints(dir: string): CheckpointFile[] {
+  return fs
+    .readdirSync(dir)
+    .map((name) => ({ name, m: CHECKPOINT_RE.exec(name) }))
+    .filter((x) => x.m)
+    .map((x) => ({ file: path.join(dir, x.name), lsn: Number(x.m![1]) }))
+    .sort((a, b) => a.lsn - b.lsn);
+}
+
+/**
+ * The state at one LSN, taken synchronously while nothing is in flight. Everything except the
+ * events is encoded right away, because those objects may be replaced or touched (lastSeenAt)
+ * later; events are immutable once durable, so they are read from the log while writing.
+ */
+export interface Snapshot {
+  lsn: number;
+  createdAt: string;
+  stateBytes: Uint8Array;
+  firstEventId: number;
+  lastEventId: number;
+  events: EventLog;
+}
+
+export function takeSnapshot(state: State, lsn: number, now: Date): Snapshot {
+  const lastEventId = state.events.lastId;
+  return {
+    lsn,
+    createdAt: now.toISOString(),
+    stateBytes: encoder.encode({ k: 'state', dump: dumpState(state, { events: false }) }),
+    firstEventId: lastEventId - state.events.size + 1,
+    lastEventId,
+    events: state.events,
+  };
+}
+
+function eventsBetween(log: EventLog, from: number, to: number): EventRecord[] {
+  const out: EventRecord[] = [];
+  for (let id = from; id <= to; id++) {
+    const e = log.get(id);
+    if (!e) throw new Error(`event ${id} is missing from the event log while writing a checkpoint`);
+    out.push(e);
+  }
+  return out;
+}
+
+/** Writes `snap` as a checkpoint in `dir` (temp file, fsync, rename, directory fsync). */
+export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snapshot): Promise<CheckpointFile> {
+  const final = path.join(dir, checkpointName(snap.lsn));
+  const tmp = `${final}.tmp`;
+  const fd = await files.open(tmp, 'w');
+  let open = true;
+  try {
+    let pos = 0;
+    let frames = 0;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      if (pendingBytes === 0) return;
+      const buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      let written = 0;
+      while (written < buf.length) written += await files.write(fd, buf.subarray(written), pos + written);
+      pos += buf.length;
+    };
+    const add = async (payload: Uint8Array) => {
+      const f = frame(payload);
+      pending.push(f);
+      pendingBytes += f.length;
+      frames++;
+      if (pendingBytes >= WRITE_SIZE) await flush();
+    };
+    await add(
+      encoder.encode({
+        k: 'header', format: CHECKPOINT_FORMAT, version: CHECKPOINT_VERSION, lsn: snap.lsn, createdAt: snap.createdAt,
+        firstEventId: snap.firstEventId, lastEventId: snap.lastEventId,
+      }),
+    );
+    await add(snap.stateBytes);
+    await flush();
+    crashPoint('checkpoint-mid-write');
+    for (let from = snap.firstEventId; from <= snap.lastEventId; from += CHUNK) {
+      const to = Math.min(snap.lastEventId, from + CHUNK - 1);
+      await add(encoder.encode({ k: 'events', list: eventsBetween(snap.events, from, to) }));
+    }
+    await add(encoder.encode({ k: 'end', frames, events: snap.lastEventId - snap.firstEventId + 1 }));
+    await flush();
+    // fsync, not fdatasync: the file is new, so its size and metadata must be durable too.
+    await files.fsync(fd);
+    open = false;
+    await files.close(fd);
+    crashPoint('checkpoint-before-rename');
+    await files.rename(tmp, final);
+    crashPoint('checkpoint-after-rename');
+    await files.syncDir(dir);
+    return { file: final, lsn: snap.lsn };
+  } catch (err) {
+    if (open) await files.close(fd).catch(() => {});
+    await files.unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+export interface LoadedCheckpoint {
+  lsn: number;
+  createdAt: string;
+  state: State;
+  events: number;
+  bytes: number;
+}
+
+/**
+ * Reads and checks a whole checkpoint. Any torn, damaged or missing part throws
+ * CheckpointCorruptError; the caller then falls back to an older checkpoint.
+ */
+export function readCheckpoint(file: string): LoadedCheckpoint {
+  const buf = fs.readFileSync(file);
+  let offset = 0;
+  const next = (what: string): { k: string; [key: string]: any } => {
+    const r = readFrame(buf, offset);
+    if (r.kind === 'end') throw new CheckpointCorruptError(file, offset, `the file ends where the ${what} should be`);
+    if (r.kind !== 'ok') throw new CheckpointCorruptError(file, offset, r.reason);
+    let v: any;
+    try {
+      v = decoder.decode(r.payload);
+    } catch (err) {
+      throw new CheckpointCorruptError(file, offset, `cannot decode: ${(err as Error).message}`);
+    }
+    if (!v || typeof v !== 'object' || typeof v.k !== 'string') throw new CheckpointCorruptError(file, offset, `expected the ${what}`);
+    offset = r.next;
+    return v;
+  };
+  const header = next('header');
+  if (header.k !== 'header' || header.format !== CHECKPOINT_FORMAT || typeof header.lsn !== 'number') {
+    throw new CheckpointCorruptError(file, 0, 'not a Fanion checkpoint');
+  }
+  if (header.version !== CHECKPOINT_VERSION) {
+    throw new CheckpointCorruptError(file, 0, `checkpoint format version ${header.version} is not supported (expected ${CHECKPOINT_VERSION})`);
+  }
+  const stateAt = offset;
+  const stateFrame = next('state');
+  if (stateFrame.k !== 'state') throw new CheckpointCorruptError(file, stateAt, 'expected the state');
+  let state: State;
+  try {
+    state = loadDump({ ...(stateFrame.dump as StateDump), events: [] });
+  } catch (err) {
+    throw new CheckpointCorruptError(file, stateAt, `the state cannot be loaded: ${(err as Error).message}`);
+  }
+  let frames = 2;
+  let events = 0;
+  for (;;) {
+    const at = offset;
+    const f = next('end marker');
+    if (f.k === 'end') {
+      if (f.frames !== frames || f.events !== events) {
+        throw new CheckpointCorruptError(file, at, `end marker counts ${f.frames} frames/${f.events} events, found ${frames}/${events}`);
+      }
+      break;
+    }
+    if (f.k !== 'events' || !Array.isArray(f.list)) throw new CheckpointCorruptError(file, at, `unexpected part "${f.k}"`);
+    try {
+      for (const e of f.list as EventRecord[]) state.events.append(e);
+    } catch (err) {
+      throw new CheckpointCorruptError(file, at, (err as Error).message);
+    }
+    events += f.list.length;
+    frames++;
+  }
+  if (offset !== buf.length) throw new CheckpointCorruptError(file, offset, 'data after the end marker');
+  const expected = header.lastEventId - header.firstEventId + 1;
+  if (events !== expected || (events > 0 && state.events.lastId !== header.lastEventId)) {
+    throw new CheckpointCorruptError(file, 0, `holds ${events} events, the header announces ${expected}`);
+  }
+  return { lsn: header.lsn, createdAt: header.createdAt, state, events, bytes: buf.length };
+}

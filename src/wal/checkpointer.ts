@@ -1,0 +1,139 @@
+// Decides when to checkpoint and does it, so start-up replays a bounded tail of the WAL:
+//   1. at a quiet point (nothing in flight, new commands wait): roll the WAL to a new segment
+//      starting at LSN L + 1 and snapshot the state at L — the pause is one segment creation;
+//   2. write the checkpoint for L (temp file, fsync, rename, directory fsync), off the pause;
+//   3. delete what only older checkpoints need: checkpoints before the previous one, and the
+//      segments the previous one covers. The previous checkpoint and its WAL stay, so a
+//      damaged newest checkpoint can fall back to them.
+// A crash between any two steps leaves a folder that starts (tests/durability/crash-steps).
+import type { Engine } from '../engine/engine.js';
+import type { Logger } from '../log.js';
+import { checkpointName, listCheckpoints, takeSnapshot, writeCheckpoint, type CheckpointFile } from './checkpoint.js';
+import { crashPoint } from './crash-points.js';
+import type { FileLayer } from './file-layer.js';
+import { listSegments } from './wal.js';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface CheckpointerOptions {
+  engine: Engine;
+  dir: string;
+  files: FileLayer;
+  log: Logger;
+  /** Checkpoint when the live segment holds this many records (0: never by count). */
+  everyRecords: number;
+  /** … or this many bytes (0: never by size). */
+  everyBytes: number;
+  /** After a failed checkpoint, wait this long before trying again. */
+  retryMs?: number;
+}
+
+export interface CheckpointReport extends CheckpointFile {
+  /** How long new commands waited. */
+  pauseMs: number;
+  totalMs: number;
+  deleted: string[];
+}
+
+export class Checkpointer {
+  private running: Promise<CheckpointReport> | null = null;
+  private retryAt = 0;
+  private closed = false;
+  /** Checkpoints written by this process (tests and logs). */
+  written = 0;
+
+  constructor(private readonly opts: CheckpointerOptions) {}
+
+  private due(): boolean {
+    const { wal } = this.opts.engine;
+    return (this.opts.everyRecords > 0 && wal.recordsInSegment >= this.opts.everyRecords) ||
+      (this.opts.everyBytes > 0 && wal.size >= this.opts.everyBytes);
+  }
+
+  /** The engine's afterDurable hook: cheap when nothing is due. */
+  maybeCheckpoint(): void {
+    if (this.running || this.closed || !this.due() || Date.now() < this.retryAt) return;
+    this.checkpoint().catch(() => {
+      /* logged in run(); the next due record retries after retryMs */
+    });
+  }
+
+  /** Takes a checkpoint now (or joins the one being taken). */
+  checkpoint(): Promise<CheckpointReport> {
+    if (this.closed) return Promise.reject(new Error('the checkpointer is closed'));
+    this.running ??= this.run().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async run(): Promise<CheckpointReport> {
+    const { engine, dir, files, log } = this.opts;
+    const t0 = performance.now();
+    let pauseMs = 0;
+    try {
+      const snap = await engine.atQuietPoint(async () => {
+        const p0 = performance.now();
+        const lsn = engine.wal.nextLsn - 1;
+        await engine.wal.roll();
+        crashPoint('checkpoint-after-roll');
+        const s = takeSnapshot(engine.state, lsn, engine.now());
+        pauseMs = performance.now() - p0;
+        return s;
+      });
+      let written: CheckpointFile;
+      const existing = path.join(dir, checkpointName(snap.lsn));
+      if (fs.existsSync(existing)) {
+        written = { file: existing, lsn: snap.lsn }; // nothing changed since it was written
+      } else {
+        written = await writeCheckpoint(files, dir, snap);
+      }
+      crashPoint('checkpoint-before-delete');
+      const deleted = await this.prune(written);
+      this.written++;
+      const report = { ...written, pauseMs, totalMs: performance.now() - t0, deleted };
+      log.info(
+        { lsn: written.lsn, events: snap.lastEventId - snap.firstEventId + 1, pauseMs: Math.round(pauseMs), ms: Math.round(report.totalMs), deleted: deleted.length },
+        'checkpoint written',
+      );
+      return report;
+    } catch (err) {
+      this.retryAt = Date.now() + (this.opts.retryMs ?? 5_000);
+      const e = err as NodeJS.ErrnoException;
+      log.error({ code: e.code, err: e.message }, 'checkpoint failed; the write-ahead log keeps everything, will retry');
+      throw err;
+    }
+  }
+
+  /** Deletes what only checkpoints older than the previous one need. */
+  private async prune(newest: CheckpointFile): Promise<string[]> {
+    const { dir, files, log } = this.opts;
+    const previous = listCheckpoints(dir).filter((c) => c.lsn < newest.lsn).pop();
+    // Without a previous checkpoint the fallback is a full replay, which needs every segment.
+    if (!previous) return [];
+    const doomed: string[] = listCheckpoints(dir).filter((c) => c.lsn < previous.lsn).map((c) => c.file);
+    // Checkpoints go first: a segment without a checkpoint needing it is harmless, the reverse is not.
+    const segments = listSegments(dir);
+    for (let i = 0; i + 1 < segments.length; i++) {
+      if (segments[i + 1].firstLsn <= previous.lsn + 1) doomed.push(segments[i].file);
+    }
+    const deleted: string[] = [];
+    try {
+      for (const file of doomed) {
+        await files.unlink(file);
+        deleted.push(file);
+        crashPoint('checkpoint-mid-delete');
+      }
+      if (deleted.length > 0) await files.syncDir(dir);
+    } catch (err) {
+      log.warn({ err: (err as Error).message, file: doomed[deleted.length] }, 'could not delete a file the checkpoints no longer need; will retry at the next checkpoint');
+    }
+    return deleted;
+  }
+
+  /** Waits for a checkpoint in progress, then refuses new ones. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.running?.catch(() => {});
+  }
+}
