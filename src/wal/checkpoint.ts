@@ -29,6 +29,7 @@ const encoder = new Encoder({ ignoreUndefined: true });
 const decoder = new Decoder();
 
 export class CheckpointCorruptError extends Error {
+  override readonly name = 'CheckpointCorruptError';
   constructor(
     readonly file: string,
     readonly offset: number,

@@ -131,6 +131,11 @@ export class Checkpointer {
     return deleted;
   }
 
+  /** Resolves when no checkpoint is being taken. */
+  async idle(): Promise<void> {
+    await this.running?.catch(() => {});
+  }
+
   /** Waits for a checkpoint in progress, then refuses new ones. */
   async close(): Promise<void> {
     this.closed = true;
