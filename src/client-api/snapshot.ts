@@ -98,6 +98,8 @@ export class ClientSnapshot {
   private owners = new Map<string, string>();
   private clock = 0;
   private cachedBytes = 0;
+  /** Fragments serialized so far: shows that one change re-serializes one flag, not all. */
+  private serialized = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
 
@@ -150,8 +152,8 @@ export class ClientSnapshot {
   }
 
   /** For tests and the benchmark. */
-  stats(): { entries: number; cachedBytes: number; environments: number } {
-    return { entries: this.responses.size, cachedBytes: this.cachedBytes, environments: this.views.size };
+  stats(): { entries: number; cachedBytes: number; environments: number; serialized: number } {
+    return { entries: this.responses.size, cachedBytes: this.cachedBytes, environments: this.views.size, serialized: this.serialized };
   }
 
   private markOp(op: Op): void {
@@ -244,6 +246,7 @@ export class ClientSnapshot {
 
   private fragment(f: Feature, environment: string): Fragment {
     const bytes = Buffer.from(JSON.stringify(clientFeature(this.state, f, environment)));
+    this.serialized++;
     return { bytes, hash: hashOf(bytes), project: f.project };
   }
 
