@@ -11,6 +11,7 @@ import { Engine } from './engine/engine.js';
 import { NotFoundError } from './errors.js';
 import { environmentRoutes } from './environments/routes.js';
 import { eventRoutes } from './events/routes.js';
+import { stateRoutes } from './state-io/routes.js';
 import { featureRoutes } from './features/routes.js';
 import { mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
 import { sendError, sendJson } from './http/respond.js';
@@ -49,7 +50,7 @@ export interface RunningServer {
 /** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
 const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
   featureRoutes, strategyRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
-  eventRoutes,
+  eventRoutes, stateRoutes,
   clientApiRoutes, clientMetricsRoutes,
 ];
 

@@ -1,0 +1,99 @@
+// The state export: every kind the import takes, in the same shape, in a deterministic order,
+// so export → import into an empty server → export gives the same document.
+import { strategiesOf, type State } from '../state/state.js';
+import type { Feature, Project, Segment, Strategy } from '../state/types.js';
+
+export const STATE_VERSION = 4;
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const sortedKeys = <V>(m: Map<string, V>) => [...m.keys()].sort(byString);
+
+export function exportedFeature(f: Feature) {
+  return {
+    name: f.name,
+    description: f.description,
+    type: f.type,
+    project: f.project,
+    stale: f.stale,
+    impressionData: f.impressionData,
+    archived: f.archived,
+    archivedAt: f.archivedAt,
+    createdAt: f.createdAt,
+    lastSeenAt: f.lastSeenAt,
+    dependencies: f.dependencies.map((d) => ({ feature: d.feature, enabled: d.enabled, variants: [...d.variants] })),
+  };
+}
+
+export function exportedProject(p: Project) {
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    mode: p.mode,
+    defaultStickiness: p.defaultStickiness,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  };
+}
+
+export function exportedSegment(s: Segment) {
+  return { id: s.id, name: s.name, description: s.description, project: s.project, constraints: s.constraints, createdAt: s.createdAt, createdBy: s.createdBy };
+}
+
+/** Unleash's featureStrategies row: the type is `strategyName`; segments are listed apart. */
+function exportedStrategy(s: Strategy) {
+  return {
+    id: s.id,
+    featureName: s.featureName,
+    projectId: s.projectId,
+    environment: s.environment,
+    strategyName: s.name,
+    title: s.title,
+    disabled: s.disabled,
+    sortOrder: s.sortOrder,
+    parameters: s.parameters,
+    constraints: s.constraints,
+    variants: s.variants,
+    createdAt: s.createdAt,
+  };
+}
+
+export function exportState(state: State) {
+  const flags = sortedKeys(state.features);
+  const environments = [...state.environments.values()].sort((a, b) => a.sortOrder - b.sortOrder || byString(a.name, b.name));
+  const featureEnvironments = [];
+  const featureStrategies = [];
+  const featureStrategySegments = [];
+  for (const name of flags) {
+    const envs = state.featureEnvs.get(name);
+    if (!envs) continue;
+    for (const envName of [...envs.keys()].sort(byString)) {
+      const fe = envs.get(envName)!;
+      featureEnvironments.push({ featureName: name, environment: envName, enabled: fe.enabled, variants: fe.variants, lastSeenAt: fe.lastSeenAt });
+      for (const s of strategiesOf(state, name, envName)) {
+        featureStrategies.push(exportedStrategy(s));
+        for (const segmentId of s.segments) featureStrategySegments.push({ featureStrategyId: s.id, segmentId });
+      }
+    }
+  }
+  const featureTags = [];
+  for (const name of sortedKeys(state.featureTags)) {
+    const tags = [...state.featureTags.get(name)!].sort((a, b) => byString(a.type, b.type) || byString(a.value, b.value));
+    for (const t of tags) featureTags.push({ featureName: name, tagType: t.type, tagValue: t.value });
+  }
+  return {
+    version: STATE_VERSION,
+    features: flags.map((n) => exportedFeature(state.features.get(n)!)),
+    // Only the strategy types a user defined: the built-in ones exist everywhere.
+    strategies: sortedKeys(state.strategyTypes).map((n) => state.strategyTypes.get(n)!).filter((t) => t.editable),
+    projects: sortedKeys(state.projects).map((id) => exportedProject(state.projects.get(id)!)),
+    tagTypes: sortedKeys(state.tagTypes).map((n) => state.tagTypes.get(n)!),
+    tags: sortedKeys(state.tags).map((k) => state.tags.get(k)!),
+    featureTags,
+    featureStrategies,
+    environments,
+    featureEnvironments,
+    segments: [...state.segments.values()].sort((a, b) => a.id - b.id).map(exportedSegment),
+    featureStrategySegments,
+  };
+}

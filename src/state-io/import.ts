@@ -1,0 +1,396 @@
+// The state import as one pure command: the whole document is applied to a Draft, every
+// reference is checked against the result, and only then are ops produced, as a diff of the
+// draft against the state. One bad item anywhere → a ValidationError naming it, no ops at
+// all; otherwise one change, hence one WAL record, with Unleash 5.12's import events.
+import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
+import { normalizeConstraints } from '../constraints/constraints.js';
+import { ValidationError } from '../errors.js';
+import type { Op } from '../state/ops.js';
+import { featureEnvKey, tagKey, type State } from '../state/state.js';
+import type {
+  Environment, Feature, FeatureEnv, Project, Segment, Strategy, StrategyType, Tag, TagType, Variant,
+} from '../state/types.js';
+import { Draft, featureOfEnvKey, flagTagKey, type Tracked } from './draft.js';
+import { exportedFeature, exportedProject, exportedSegment } from './export.js';
+import type { StateDocument } from './schema.js';
+
+export interface ImportOptions {
+  /** Remove the existing items of every kind present in the document first. */
+  drop: boolean;
+  /** Leave existing items as they are (true), or overwrite them with the document's (false). */
+  keep: boolean;
+}
+
+export interface ImportSummary {
+  ops: number;
+  events: number;
+}
+
+const refError = (path: string, message: string) => new ValidationError(`Import refused: ${path}: ${message}.`, [{ path, message }]);
+
+/** Runs a shared normalizer, restating its error with the item's full path in the message. */
+function within<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    const path = err instanceof ValidationError ? err.details?.[0]?.path : undefined;
+    if (!path) throw err;
+    throw refError(path, (err as ValidationError).details![0].message);
+  }
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Variants are stored as given: recomputing weights could move a remainder and change them. */
+function copyVariants(list: unknown[] | undefined): Variant[] {
+  return ((list ?? []) as Variant[]).map((v) => {
+    const out: Variant = { name: v.name, weight: v.weight ?? 0, weightType: v.weightType === 'fix' ? 'fix' : 'variable', stickiness: v.stickiness || 'default' };
+    if (v.payload) out.payload = { type: v.payload.type, value: v.payload.value };
+    if (v.overrides) out.overrides = v.overrides.map((o) => ({ contextName: o.contextName, values: [...o.values] }));
+    return out;
+  });
+}
+
+/** Fails on the second item of a kind with the same key: which one should win is anyone's guess. */
+function uniqueKeys() {
+  const seen = new Map<string, string>();
+  return (key: string, path: string) => {
+    const first = seen.get(key);
+    if (first) throw refError(path, `duplicates ${first}`);
+    seen.set(key, path);
+  };
+}
+
+export function importState(doc: StateDocument, opts: ImportOptions) {
+  return (state: State, env: CommandEnv): Change<ImportSummary> => {
+    const d = new Draft(state);
+    const events: EventDraft[] = [];
+    /** Reference checks run once the draft is complete: documents may refer forwards. */
+    const checks: (() => void)[] = [];
+    /** Whether `next` should replace what the draft holds under `key` (Unleash's keep / equality rules). */
+    const admit = <K, V>(t: Tracked<K, V>, key: K, next: V): boolean => {
+      const prev = t.get(key);
+      if (prev === undefined) return true;
+      return !opts.keep && !same(prev, next);
+    };
+
+    // 1. Environments.
+    if (doc.environments) {
+      if (opts.drop) {
+        d.environments.clear();
+        events.push({ type: 'drop-environments', data: { name: 'all-environments' } });
+      }
+      let last = 0;
+      for (const e of d.environments.values()) last = Math.max(last, e.sortOrder);
+      const unique = uniqueKeys();
+      doc.environments.forEach((e, i) => {
+        unique(e.name, `environments[${i}]`);
+        const next: Environment = { name: e.name, type: e.type ?? 'development', enabled: e.enabled ?? true, protected: e.protected ?? false, sortOrder: e.sortOrder ?? ++last };
+        if (!admit(d.environments, e.name, next)) return;
+        d.environments.set(e.name, next);
+        events.push({ type: 'environment-import', environment: e.name, data: next });
+      });
+    }
+
+    // 2. Projects.
+    if (doc.projects) {
+      if (opts.drop) {
+        d.projects.clear();
+        events.push({ type: 'drop-projects', data: { name: 'all-projects' } });
+      }
+      const unique = uniqueKeys();
+      doc.projects.forEach((p, i) => {
+        unique(p.id, `projects[${i}]`);
+        const next: Project = {
+          id: p.id, name: p.name ?? p.id, description: p.description ?? null, mode: p.mode ?? 'open', defaultStickiness: p.defaultStickiness ?? 'default',
+          createdAt: p.createdAt ?? env.now, updatedAt: p.updatedAt ?? null,
+        };
+        if (!admit(d.projects, p.id, next)) return;
+        d.projects.set(p.id, next);
+        events.push({ type: 'project-import', project: p.id, data: exportedProject(next) });
+      });
+    }
+
+    // 3. Flags, then their environments and strategies (no events for those two, as in Unleash).
+    const newFlags = new Set<string>();
+    if (doc.features) {
+      if (opts.drop) {
+        d.features.clear();
+        d.featureEnvs.clear();
+        d.strategies.clear();
+        d.featureTags.clear();
+        events.push({ type: 'drop-features', data: { name: 'all-features' } });
+      }
+      const unique = uniqueKeys();
+      doc.features.forEach((f, i) => {
+        unique(f.name, `features[${i}]`);
+        const project = f.project ?? 'default';
+        const archived = f.archived ?? false;
+        const next: Feature = {
+          name: f.name, project, type: f.type ?? 'release', description: f.description ?? null, impressionData: f.impressionData ?? false,
+          stale: f.stale ?? false, archived, archivedAt: archived ? (f.archivedAt ?? env.now) : null, createdAt: f.createdAt ?? env.now,
+          lastSeenAt: f.lastSeenAt ?? null,
+          dependencies: (f.dependencies ?? []).map((dep) => ({ feature: dep.feature, enabled: dep.enabled ?? true, variants: dep.enabled === false ? [] : [...(dep.variants ?? [])] })),
+        };
+        checks.push(() => {
+          if (!d.projects.has(project)) throw refError(`features[${i}].project`, `project "${project}" does not exist`);
+          next.dependencies.forEach((dep, j) => {
+            if (!d.features.has(dep.feature)) throw refError(`features[${i}].dependencies[${j}].feature`, `flag "${dep.feature}" does not exist`);
+            if (dep.feature === f.name) throw refError(`features[${i}].dependencies[${j}].feature`, 'a flag cannot depend on itself');
+          });
+        });
+        if (!admit(d.features, f.name, next)) return;
+        if (!d.features.has(f.name)) newFlags.add(f.name);
+        d.features.set(f.name, next);
+        events.push({ type: 'feature-import', project, featureName: f.name, data: exportedFeature(next) });
+      });
+    }
+
+    const configured = new Set<string>();
+    if (doc.featureEnvironments) {
+      const unique = uniqueKeys();
+      doc.featureEnvironments.forEach((fe, i) => {
+        const key = featureEnvKey(fe.featureName, fe.environment);
+        unique(key, `featureEnvironments[${i}]`);
+        configured.add(fe.featureName);
+        checks.push(() => {
+          if (!d.features.has(fe.featureName)) throw refError(`featureEnvironments[${i}].featureName`, `flag "${fe.featureName}" does not exist`);
+          if (!d.environments.has(fe.environment)) throw refError(`featureEnvironments[${i}].environment`, `environment "${fe.environment}" does not exist`);
+        });
+        const next: FeatureEnv = { environment: fe.environment, enabled: fe.enabled ?? false, variants: copyVariants(fe.variants), lastSeenAt: fe.lastSeenAt ?? null };
+        if (admit(d.featureEnvs, key, next)) d.featureEnvs.set(key, next);
+      });
+    }
+    // A new flag the document says nothing about is connected everywhere, disabled, as on create.
+    for (const name of newFlags) {
+      if (configured.has(name)) continue;
+      for (const e of d.environments.values()) {
+        const key = featureEnvKey(name, e.name);
+        if (!d.featureEnvs.has(key)) d.featureEnvs.set(key, { environment: e.name, enabled: false, variants: [], lastSeenAt: null });
+      }
+    }
+
+    if (doc.featureStrategies) {
+      if (opts.drop) d.strategies.clear();
+      let seq = state.nextStrategySeq;
+      const unique = uniqueKeys();
+      doc.featureStrategies.forEach((fs, i) => {
+        const id = fs.id ?? env.newId();
+        unique(id, `featureStrategies[${i}]`);
+        const prev = d.strategies.get(id);
+        const type = (fs.strategyName ?? fs.name)!;
+        const parameters: Record<string, string> = {};
+        for (const [k, v] of Object.entries(fs.parameters ?? {})) parameters[k] = String(v);
+        const next: Strategy = {
+          id, featureName: fs.featureName, projectId: d.features.get(fs.featureName)?.project ?? 'default', environment: fs.environment, name: type,
+          title: fs.title ?? null, disabled: fs.disabled ?? false, sortOrder: fs.sortOrder ?? 0,
+          constraints: within(() => normalizeConstraints(fs.constraints as never, `featureStrategies[${i}].constraints`)),
+          parameters, variants: copyVariants(fs.variants), segments: [...new Set(fs.segments ?? [])].sort((a, b) => a - b),
+          createdAt: fs.createdAt ?? env.now, seq: prev ? prev.seq : seq++,
+        };
+        if (next.variants.some((v) => v.overrides && v.overrides.length > 0)) {
+          throw refError(`featureStrategies[${i}].variants`, 'strategy variants cannot have overrides');
+        }
+        checks.push(() => {
+          const at = (field: string) => `featureStrategies[${i}].${field}`;
+          if (!d.features.has(fs.featureName)) throw refError(at('featureName'), `flag "${fs.featureName}" does not exist`);
+          if (!d.environments.has(fs.environment)) throw refError(at('environment'), `environment "${fs.environment}" does not exist`);
+          if (!d.strategyTypes.has(type)) throw refError(at(fs.strategyName !== undefined ? 'strategyName' : 'name'), `strategy type "${type}" does not exist`);
+          for (const s of next.segments) if (!d.segments.has(s)) throw refError(at('segments'), `segment ${s} does not exist`);
+        });
+        if (admit(d.strategies, id, next)) d.strategies.set(id, next);
+      });
+    }
+
+    // 4. Strategy definitions. Built-in types are never replaced.
+    if (doc.strategies) {
+      if (opts.drop) {
+        for (const t of [...d.strategyTypes.values()]) if (t.editable) d.strategyTypes.delete(t.name);
+        events.push({ type: 'drop-strategies', data: { name: 'all-strategies' } });
+      }
+      const unique = uniqueKeys();
+      doc.strategies.forEach((s, i) => {
+        unique(s.name, `strategies[${i}]`);
+        const prev = d.strategyTypes.get(s.name);
+        if (prev && !prev.editable) return;
+        const next: StrategyType = {
+          name: s.name, title: s.title ?? null, displayName: s.displayName ?? null, description: s.description ?? '', editable: true, deprecated: s.deprecated ?? false,
+          parameters: (s.parameters ?? []).map((p) => ({ name: p.name, type: p.type ?? 'string', description: p.description ?? '', required: p.required ?? false })),
+        };
+        if (!admit(d.strategyTypes, s.name, next)) return;
+        d.strategyTypes.set(s.name, next);
+        events.push({ type: 'strategy-import', data: next });
+      });
+    }
+
+    // 5. Tag types, tags, tags on flags.
+    if (opts.drop) {
+      if (doc.featureTags) {
+        d.featureTags.clear();
+        events.push({ type: 'drop-feature-tags', data: { name: 'all-feature-tags' } });
+      }
+      if (doc.tags) {
+        d.tags.clear();
+        events.push({ type: 'drop-tags', data: { name: 'all-tags' } });
+      }
+      if (doc.tagTypes) {
+        d.tagTypes.clear();
+        events.push({ type: 'drop-tag-types', data: { name: 'all-tag-types' } });
+      }
+    }
+    if (doc.tagTypes) {
+      const unique = uniqueKeys();
+      doc.tagTypes.forEach((t, i) => {
+        unique(t.name, `tagTypes[${i}]`);
+        const next: TagType = { name: t.name, description: t.description ?? '', icon: t.icon ?? null };
+        if (!admit(d.tagTypes, t.name, next)) return;
+        d.tagTypes.set(t.name, next);
+        events.push({ type: 'tag-type-import', data: next });
+      });
+    }
+    if (doc.tags) {
+      const unique = uniqueKeys();
+      doc.tags.forEach((t, i) => {
+        const tag: Tag = { type: t.type, value: t.value };
+        unique(tagKey(tag), `tags[${i}]`);
+        checks.push(() => {
+          if (!d.tagTypes.has(tag.type)) throw refError(`tags[${i}].type`, `tag type "${tag.type}" does not exist`);
+        });
+        if (d.tags.has(tagKey(tag))) return;
+        d.tags.set(tagKey(tag), tag);
+        events.push({ type: 'tag-import', data: tag });
+      });
+    }
+    if (doc.featureTags) {
+      const unique = uniqueKeys();
+      doc.featureTags.forEach((ft, i) => {
+        const tag: Tag = { type: (ft.tagType ?? ft.type)!, value: (ft.tagValue ?? ft.value)! };
+        const key = flagTagKey(ft.featureName, tag);
+        unique(key, `featureTags[${i}]`);
+        checks.push(() => {
+          if (!d.features.has(ft.featureName)) throw refError(`featureTags[${i}].featureName`, `flag "${ft.featureName}" does not exist`);
+          if (!d.tagTypes.has(tag.type)) throw refError(`featureTags[${i}].tagType`, `tag type "${tag.type}" does not exist`);
+        });
+        // The tag itself is implied by its use, as when a flag is created with tags.
+        if (!d.tags.has(tagKey(tag))) d.tags.set(tagKey(tag), tag);
+        if (d.featureTags.has(key)) return;
+        d.featureTags.set(key, { feature: ft.featureName, tag });
+        events.push({ type: 'feature-tag-import', featureName: ft.featureName, data: { featureName: ft.featureName, tagType: tag.type, tagValue: tag.value } });
+      });
+    }
+
+    // 6. Segments, then which strategies use them.
+    if (doc.segments) {
+      if (opts.drop) d.segments.clear();
+      const unique = uniqueKeys();
+      doc.segments.forEach((s, i) => {
+        unique(String(s.id), `segments[${i}]`);
+        const project = s.project ?? null;
+        const next: Segment = {
+          id: s.id, name: s.name, description: s.description ?? null, project,
+          constraints: within(() => normalizeConstraints(s.constraints as never, `segments[${i}].constraints`)),
+          createdAt: s.createdAt ?? env.now, createdBy: s.createdBy ?? env.actor.name,
+        };
+        checks.push(() => {
+          if (project !== null && !d.projects.has(project)) throw refError(`segments[${i}].project`, `project "${project}" does not exist`);
+          for (const other of d.segments.values()) {
+            if (other.name === s.name && other.id !== s.id) throw refError(`segments[${i}].name`, `segment ${other.id} already has the name "${s.name}"`);
+          }
+        });
+        if (!admit(d.segments, s.id, next)) return;
+        d.segments.set(s.id, next);
+        events.push({ type: 'segment-import', project, data: exportedSegment(next) });
+      });
+    }
+
+    for (const check of checks) check();
+
+    (doc.featureStrategySegments ?? []).forEach((link, i) => {
+      const strategy = d.strategies.get(link.featureStrategyId);
+      if (!strategy) throw refError(`featureStrategySegments[${i}].featureStrategyId`, `strategy "${link.featureStrategyId}" does not exist`);
+      if (!d.segments.has(link.segmentId)) throw refError(`featureStrategySegments[${i}].segmentId`, `segment ${link.segmentId} does not exist`);
+      if (strategy.segments.includes(link.segmentId)) return;
+      d.strategies.set(strategy.id, { ...strategy, segments: [...strategy.segments, link.segmentId].sort((a, b) => a - b) });
+    });
+
+    settleExisting(d);
+
+    const ops = diffOps(d, state);
+    return { ops, events, result: { ops: ops.length, events: events.length } };
+  };
+}
+
+/**
+ * What a drop leaves behind in items the document did not mention: configurations and
+ * strategies of dropped environments and tag uses of dropped tags go with them (as Unleash's
+ * foreign keys cascade); a flag or segment left without its project, or a strategy without its
+ * type, cannot be repaired, so the import is refused. Strategies get the flag configuration
+ * they need.
+ */
+function settleExisting(d: Draft): void {
+  for (const [key, fe] of d.featureEnvs.map) {
+    if (!d.environments.has(fe.environment) || !d.features.has(featureOfEnvKey(key))) d.featureEnvs.delete(key);
+  }
+  for (const s of [...d.strategies.values()]) {
+    if (!d.features.has(s.featureName) || !d.environments.has(s.environment)) {
+      d.strategies.delete(s.id);
+      continue;
+    }
+    if (!d.strategyTypes.has(s.name)) {
+      throw refError('strategies', `strategy ${s.id} of flag "${s.featureName}" uses strategy type "${s.name}", which would no longer exist`);
+    }
+    // A flag moved to another project by the import takes its strategies along.
+    const projectId = d.features.get(s.featureName)!.project;
+    const segments = s.segments.filter((id) => d.segments.has(id));
+    if (segments.length !== s.segments.length || projectId !== s.projectId) d.strategies.set(s.id, { ...s, projectId, segments });
+    const key = featureEnvKey(s.featureName, s.environment);
+    if (!d.featureEnvs.has(key)) d.featureEnvs.set(key, { environment: s.environment, enabled: false, variants: [], lastSeenAt: null });
+  }
+  for (const [key, tag] of d.tags.map) if (!d.tagTypes.has(tag.type)) d.tags.delete(key);
+  for (const [key, ft] of d.featureTags.map) {
+    if (!d.tags.has(tagKey(ft.tag)) || !d.features.has(ft.feature)) d.featureTags.delete(key);
+  }
+  for (const f of d.features.values()) {
+    if (!d.projects.has(f.project)) throw refError('projects', `flag "${f.name}" belongs to project "${f.project}", which would no longer exist`);
+  }
+  for (const s of d.segments.values()) {
+    if (s.project !== null && !d.projects.has(s.project)) {
+      throw refError('projects', `segment ${s.id} belongs to project "${s.project}", which would no longer exist`);
+    }
+  }
+}
+
+/** Deletions first (only of keys gone from the draft), then puts in dependency order. */
+function diffOps(d: Draft, state: State): Op[] {
+  const ops: Op[] = [];
+  for (const key of d.featureTags.removed()) {
+    const { feature, tag } = d.featureTags.base.get(key)!;
+    ops.push({ o: 'featureTag.del', feature, tag });
+  }
+  const moved = (s: Strategy) => {
+    const before = state.strategies.get(s.id);
+    return before !== undefined && (before.featureName !== s.featureName || before.environment !== s.environment);
+  };
+  for (const id of d.strategies.removed()) ops.push({ o: 'strategy.del', id });
+  for (const [id, s] of d.strategies.changed()) if (moved(s)) ops.push({ o: 'strategy.del', id });
+  for (const key of d.featureEnvs.removed()) ops.push({ o: 'featureEnv.del', feature: featureOfEnvKey(key), environment: d.featureEnvs.base.get(key)!.environment });
+  for (const key of d.tags.removed()) ops.push({ o: 'tag.del', tag: d.tags.base.get(key)! });
+  for (const name of d.tagTypes.removed()) ops.push({ o: 'tagType.del', name });
+  for (const id of d.segments.removed()) ops.push({ o: 'segment.del', id });
+  for (const name of d.strategyTypes.removed()) ops.push({ o: 'strategyType.del', name });
+  for (const name of d.features.removed()) ops.push({ o: 'feature.del', name });
+  for (const id of d.projects.removed()) ops.push({ o: 'project.del', id });
+  for (const name of d.environments.removed()) ops.push({ o: 'env.del', name });
+
+  for (const [, environment] of d.environments.changed()) ops.push({ o: 'env.put', environment });
+  for (const [, project] of d.projects.changed()) ops.push({ o: 'project.put', project });
+  for (const [, strategyType] of d.strategyTypes.changed()) ops.push({ o: 'strategyType.put', strategyType });
+  for (const [, tagType] of d.tagTypes.changed()) ops.push({ o: 'tagType.put', tagType });
+  for (const [, tag] of d.tags.changed()) ops.push({ o: 'tag.put', tag });
+  for (const [, segment] of d.segments.changed()) ops.push({ o: 'segment.put', segment });
+  for (const [, feature] of d.features.changed()) ops.push({ o: 'feature.put', feature });
+  for (const [key, env] of d.featureEnvs.changed()) ops.push({ o: 'featureEnv.put', feature: featureOfEnvKey(key), env });
+  for (const [, strategy] of d.strategies.changed()) ops.push({ o: 'strategy.put', strategy });
+  for (const [, { feature, tag }] of d.featureTags.changed()) ops.push({ o: 'featureTag.add', feature, tag });
+  return ops;
+}
