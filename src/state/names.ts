@@ -5,8 +5,17 @@ export function checkName(field: string, value: unknown): string {
   if (typeof value !== 'string') throw invalid(field, `"${field}" must be a string`);
   if (value.length < 1 || value.length > 100) throw invalid(field, `"${field}" must be 1 to 100 characters long`);
   if (value === '.' || value === '..') throw invalid(field, `"${field}" cannot be "." or ".."`);
-  if (encodeURIComponent(value) !== value) throw invalid(field, `"${field}" must be URL friendly. You provided "${value}".`);
+  if (!isUrlFriendly(value)) throw invalid(field, `"${field}" must be URL friendly. You provided "${value}".`);
   return value;
+}
+
+/** encodeURIComponent throws on a lone surrogate; such a string is not URL friendly either. */
+function isUrlFriendly(value: string): boolean {
+  try {
+    return encodeURIComponent(value) === value;
+  } catch {
+    return false;
+  }
 }
 
 export function invalid(path: string, message: string): ValidationError {

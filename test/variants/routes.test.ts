@@ -57,6 +57,8 @@ t.test('environment variants admin API', async (t) => {
     const weight = await api('PUT', V('development'), [{ name: 'a', weight: 1001 }]);
     t.equal(weight.status, 400);
     t.equal((await api('PUT', V('development'), { name: 'a' })).status, 400, 'the body must be an array');
+    const surrogate = await api('PUT', V('development'), '[{"name":"\\ud800"}]');
+    t.equal(surrogate.status, 400, 'a lone surrogate in a name is not URL friendly (and no 500)');
     t.same((await api('GET', V('development'))).json.variants, before);
   });
 
