@@ -1,5 +1,5 @@
-// GET /api/client/features[/:name]: what SDKs poll. The handler is a cache lookup plus
-// res.end(bytes); all the work happens once per change in snapshot.ts.
+// GET /api/client/features[/:name]: what SDKs poll. The handler is a cache lookup plus writing
+// prebuilt bytes; all the work happens once per change in snapshot.ts.
 import type { ServerResponse } from 'node:http';
 import { NotFoundError } from '../errors.js';
 import type { AppContext, RouteDef } from '../http/router.js';
@@ -29,7 +29,17 @@ export function clientApiRoutes(ctx: AppContext): RouteDef[] {
           send(res, gzip, ['Content-Type', JSON_TYPE, 'Content-Encoding', 'gzip', 'Content-Length', String(gzip.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding']);
           return;
         }
-        send(res, entry.bytes, ['Content-Type', JSON_TYPE, 'Content-Length', String(entry.bytes.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding']);
+        res.writeHead(200, ['Content-Type', JSON_TYPE, 'Content-Length', String(entry.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding']);
+        const parts = entry.parts;
+        if (parts.length === 1) {
+          res.end(parts[0]);
+          return;
+        }
+        // Large responses are several blocks: corked, they leave in one writev.
+        res.cork();
+        for (const p of parts) res.write(p);
+        res.uncork();
+        res.end();
       },
     },
     {

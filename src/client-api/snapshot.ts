@@ -4,35 +4,28 @@
 // Two levels:
 //  - per environment, one serialized JSON fragment per live flag, with a hash of its bytes.
 //    The engine's change feed marks the (flag, environment) pairs a record touched; they are
-//    re-serialized lazily on the next request, and nothing else is.
-//  - per normalized filter (environment + token projects + query), the stitched response:
-//    bytes, a gzip copy (made asynchronously; identity is served until it is ready) and the
-//    ETag. The ETag is a hash over the fragments' hashes in order, so it is a function of the
-//    bytes (it changes exactly when they do) and costs a few hundred kB of hashing with 10,000
-//    flags instead of hashing megabytes. When an environment changes, a cached response first
-//    recomputes its ETag: if that is unchanged (the change was outside its filter) the old bytes
-//    and gzip copy stay.
+//    re-serialized lazily on the next request, and nothing else is. A fragment whose bytes did
+//    not change keeps its identity, which is what lets the level below reuse work.
+//  - per normalized filter (environment + token projects + query), the response: its bytes as
+//    blocks of fragments (blocks.ts; only blocks holding a changed flag are re-stitched), a
+//    gzip copy (made asynchronously; identity is served until it is ready) and the ETag, a hash
+//    of the blocks' hashes. When an environment changes, a cached response re-selects its flags;
+//    if no block changed (the change was outside its filter) bytes, gzip copy and ETag stay.
 // The response cache is an LRU bounded by entry count and by bytes.
-import { createHash } from 'node:crypto';
-import { gzip } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import type { ClientScope } from '../auth/authenticator.js';
 import type { Op } from '../state/ops.js';
 import { featureEnvKey, tagKey, type State } from '../state/state.js';
 import type { Feature } from '../state/types.js';
 import type { WalRecord } from '../wal/record.js';
+import { buildBlocks, cutAfter, etagOf, sha1, type Block, type Fragment } from './blocks.js';
 import { clientFilter, filterKey, inScope, type ClientFilter } from './query.js';
 import { clientFeature } from './record.js';
 
-interface Fragment {
-  bytes: Buffer;
-  hash: Buffer;
-  project: string;
-}
-
 interface EnvView {
   fragments: Map<string, Fragment>;
-  /** Live flag names, sorted: the order of the response. */
-  names: string[];
+  /** The same fragments sorted by name: the order of the response. */
+  ordered: Fragment[];
   dirty: Set<string>;
   allDirty: boolean;
   /** Set when which flags a filter selects may have changed without any fragment changing (tags). */
@@ -46,9 +39,13 @@ export interface CachedResponse {
   readonly key: string;
   generation: number;
   etag: string;
-  bytes: Buffer;
-  /** null until the asynchronous gzip of the current bytes is done. */
+  blocks: Block[];
+  /** The body, in order: write them all (one writev), or end with the only one. */
+  parts: Buffer[];
+  length: number;
+  /** null until the asynchronous gzip of the current parts is done. */
   gzip: Buffer | null;
+  gzipBusy: boolean;
   size: number;
 }
 
@@ -57,37 +54,22 @@ export interface SnapshotOptions {
   maxBytes?: number;
 }
 
-const PREFIX = Buffer.from('{"version":1,"features":[');
-const SUFFIX = Buffer.from(']}');
-const COMMA = 0x2c;
 /** Distinct raw query strings remembered before the memo is reset (it only saves re-parsing). */
 const MAX_RAW_KEYS = 10_000;
 
-function hashOf(bytes: Buffer): Buffer {
-  return createHash('sha1').update(bytes).digest();
-}
-
-function insertSorted(list: string[], name: string): void {
+/** Where `name` is, or would go, in a list sorted by name. */
+function position(list: Fragment[], name: string): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid] < name) lo = mid + 1;
+    if (list[mid].name < name) lo = mid + 1;
     else hi = mid;
   }
-  if (list[lo] !== name) list.splice(lo, 0, name);
+  return lo;
 }
 
-function removeSorted(list: string[], name: string): void {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid] < name) lo = mid + 1;
-    else hi = mid;
-  }
-  if (list[lo] === name) list.splice(lo, 1);
-}
+const byName = (a: Fragment, b: Fragment) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 export class ClientSnapshot {
   private readonly views = new Map<string, EnvView>();
@@ -98,8 +80,9 @@ export class ClientSnapshot {
   private owners = new Map<string, string>();
   private clock = 0;
   private cachedBytes = 0;
-  /** Fragments serialized so far: shows that one change re-serializes one flag, not all. */
+  /** Fragments serialized and blocks stitched so far: show that one change costs one of each. */
   private serialized = 0;
+  private blocksBuilt = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
 
@@ -152,8 +135,10 @@ export class ClientSnapshot {
   }
 
   /** For tests and the benchmark. */
-  stats(): { entries: number; cachedBytes: number; environments: number; serialized: number } {
-    return { entries: this.responses.size, cachedBytes: this.cachedBytes, environments: this.views.size, serialized: this.serialized };
+  stats(): { entries: number; cachedBytes: number; environments: number; serialized: number; blocksBuilt: number } {
+    return {
+      entries: this.responses.size, cachedBytes: this.cachedBytes, environments: this.views.size, serialized: this.serialized, blocksBuilt: this.blocksBuilt,
+    };
   }
 
   private markOp(op: Op): void {
@@ -247,25 +232,22 @@ export class ClientSnapshot {
   private fragment(f: Feature, environment: string): Fragment {
     const bytes = Buffer.from(JSON.stringify(clientFeature(this.state, f, environment)));
     this.serialized++;
-    return { bytes, hash: hashOf(bytes), project: f.project };
+    return { name: f.name, bytes, hash: sha1(bytes), project: f.project, cut: cutAfter(f.name) };
   }
 
   /** The environment's view with every pending change serialized. */
   private fresh(environment: string): EnvView {
     let view = this.views.get(environment);
     if (view === undefined) {
-      view = { fragments: new Map(), names: [], dirty: new Set(), allDirty: true, filtersChanged: false, generation: 0 };
+      view = { fragments: new Map(), ordered: [], dirty: new Set(), allDirty: true, filtersChanged: false, generation: 0 };
       this.views.set(environment, view);
     }
     if (view.allDirty) {
       view.fragments.clear();
-      view.names = [];
       for (const f of this.state.features.values()) {
-        if (f.archived) continue;
-        view.fragments.set(f.name, this.fragment(f, environment));
-        view.names.push(f.name);
+        if (!f.archived) view.fragments.set(f.name, this.fragment(f, environment));
       }
-      view.names.sort();
+      view.ordered = [...view.fragments.values()].sort(byName);
       view.dirty.clear();
       view.allDirty = false;
       view.filtersChanged = false;
@@ -280,19 +262,21 @@ export class ClientSnapshot {
       if (!f || f.archived) {
         if (old) {
           view.fragments.delete(name);
-          removeSorted(view.names, name);
+          view.ordered.splice(position(view.ordered, name), 1);
           changed = true;
         }
         continue;
       }
       const frag = this.fragment(f, environment);
       if (!old) {
-        insertSorted(view.names, name);
-        changed = true;
-      } else if (!old.hash.equals(frag.hash)) {
-        changed = true;
+        view.ordered.splice(position(view.ordered, name), 0, frag);
+      } else if (old.hash.equals(frag.hash) && old.project === frag.project) {
+        continue;
+      } else {
+        view.ordered[position(view.ordered, name)] = frag;
       }
       view.fragments.set(name, frag);
+      changed = true;
     }
     view.dirty.clear();
     view.filtersChanged = false;
@@ -302,13 +286,14 @@ export class ClientSnapshot {
 
   private select(filter: ClientFilter, view: EnvView): Fragment[] {
     const { projects, tags, namePrefix } = filter;
+    if (projects === null && tags === null && namePrefix === null) return view.ordered;
     const out: Fragment[] = [];
     if (projects !== null && projects.length === 0) return out;
     const projectSet = projects && projects.length > 4 ? new Set(projects) : null;
     const tagSet = tags ? new Set(tags) : null;
-    for (const name of view.names) {
+    for (const frag of view.ordered) {
+      const name = frag.name;
       if (namePrefix !== null && !name.startsWith(namePrefix)) continue;
-      const frag = view.fragments.get(name)!;
       if (projects !== null && !(projectSet ? projectSet.has(frag.project) : projects.includes(frag.project))) continue;
       if (tagSet !== null && !(this.state.featureTags.get(name) ?? []).some((t) => tagSet.has(tagKey(t)))) continue;
       out.push(frag);
@@ -316,58 +301,58 @@ export class ClientSnapshot {
     return out;
   }
 
-  private etagOf(frags: Fragment[]): string {
-    const all = Buffer.allocUnsafe(frags.length * 20);
-    for (let i = 0; i < frags.length; i++) frags[i].hash.copy(all, i * 20);
-    return `"${createHash('sha1').update(all).digest('base64url')}"`;
-  }
-
-  private stitch(frags: Fragment[]): Buffer {
-    let size = PREFIX.length + SUFFIX.length + Math.max(0, frags.length - 1);
-    for (const f of frags) size += f.bytes.length;
-    const out = Buffer.allocUnsafe(size);
-    let at = PREFIX.copy(out, 0);
-    for (let i = 0; i < frags.length; i++) {
-      if (i > 0) out[at++] = COMMA;
-      at += frags[i].bytes.copy(out, at);
-    }
-    SUFFIX.copy(out, at);
-    return out;
-  }
-
   private build(filter: ClientFilter & { key: string }, view: EnvView): CachedResponse {
-    const frags = this.select(filter, view);
-    const bytes = this.stitch(frags);
-    const entry: CachedResponse = { filter, key: filter.key, generation: view.generation, etag: this.etagOf(frags), bytes, gzip: null, size: bytes.length };
-    this.cachedBytes += entry.size;
-    this.compress(entry);
+    const entry: CachedResponse = {
+      filter, key: filter.key, generation: view.generation, etag: '', blocks: [], parts: [], length: 0, gzip: null, gzipBusy: false, size: 0,
+    };
+    this.restitch(entry, view);
     return entry;
   }
 
   private update(entry: CachedResponse, view: EnvView): void {
-    const frags = this.select(entry.filter, view);
-    const etag = this.etagOf(frags);
     entry.generation = view.generation;
-    if (etag === entry.etag) return;
+    this.restitch(entry, view);
+  }
+
+  private restitch(entry: CachedResponse, view: EnvView): void {
+    const { blocks, rebuilt } = buildBlocks(this.select(entry.filter, view), entry.blocks);
+    if (rebuilt === 0 && blocks.length === entry.blocks.length) return;
+    this.blocksBuilt += rebuilt;
     this.cachedBytes -= entry.size;
-    entry.etag = etag;
-    entry.bytes = this.stitch(frags);
+    entry.blocks = blocks;
+    entry.parts = blocks.map((b) => b.bytes);
+    entry.length = 0;
+    for (const p of entry.parts) entry.length += p.length;
+    entry.etag = etagOf(blocks);
     entry.gzip = null;
-    entry.size = entry.bytes.length;
+    entry.size = entry.length;
     this.cachedBytes += entry.size;
     this.compress(entry);
   }
 
+  /** One gzip per entry at a time; if the parts changed meanwhile, it starts over on the newest. */
   private compress(entry: CachedResponse): void {
-    const bytes = entry.bytes;
-    gzip(bytes, (err, zipped) => {
-      // Newer bytes may have replaced these meanwhile, or the entry may have been evicted.
-      if (err || entry.bytes !== bytes || this.responses.get(entry.key) !== entry) return;
+    if (entry.gzipBusy) return;
+    entry.gzipBusy = true;
+    const parts = entry.parts;
+    const z = createGzip();
+    const out: Buffer[] = [];
+    z.on('data', (chunk: Buffer) => out.push(chunk));
+    z.on('error', () => {
+      entry.gzipBusy = false;
+    });
+    z.on('end', () => {
+      entry.gzipBusy = false;
+      if (this.responses.get(entry.key) !== entry) return;
+      if (entry.parts !== parts) return this.compress(entry);
+      const zipped = Buffer.concat(out);
       entry.gzip = zipped;
       entry.size += zipped.length;
       this.cachedBytes += zipped.length;
       this.evict(entry);
     });
+    for (const p of parts) z.write(p);
+    z.end();
   }
 
   private evict(keep: CachedResponse): void {

@@ -54,7 +54,10 @@ function world() {
       { o: 'featureEnv.put', feature: name, env: { environment: 'production', enabled: false, variants: [], lastSeenAt: null } },
     ]);
   // Cached entries are updated in place: tests compare copies taken at the time.
-  const get = (search = '', sc = scope()) => ({ ...snap.response(sc, search) });
+  const get = (search = '', sc = scope()) => {
+    const e = snap.response(sc, search);
+    return { ...e, bytes: Buffer.concat(e.parts) };
+  };
   const names = (search = '', sc = scope()) => (JSON.parse(get(search, sc).bytes.toString()).features as { name: string }[]).map((f) => f.name);
   return { state, snap, apply, addFlag, get, names };
 }
@@ -98,7 +101,7 @@ t.test('the ETag changes exactly when the bytes change', async (t) => {
   w.apply([{ o: 'project.put', project: { id: 'p2', name: 'P2', description: null, mode: 'open', defaultStickiness: 'default', createdAt: NOW, updatedAt: null } }]);
   const same = check('invisible changes');
   t.equal(same.etag, first.etag);
-  t.equal(same.bytes, first.bytes, 'the very same buffer is served: nothing was re-stitched');
+  t.equal(same.parts, first.parts, 'the very same buffers are served: nothing was re-stitched');
   w.apply([{ o: 'strategy.put', strategy: strategy('a', 'development', { id: 'sa', name: 'userWithId' }) }]);
   const withStrategy = check('strategy added');
   t.not(withStrategy.etag, first.etag);
@@ -125,7 +128,7 @@ t.test('one changed flag re-serializes one fragment; other environments and filt
   t.equal(w.get('', scope('production')).etag, prod.etag, 'production unchanged');
   const odd2 = w.get('?project=odd');
   t.equal(odd2.etag, odd.etag, 'a change in project default leaves the project=odd response alone');
-  t.equal(odd2.bytes, odd.bytes);
+  t.equal(odd2.parts, odd.parts);
 });
 
 t.test('tags: adding or removing a flag tag changes what a tag filter selects', async (t) => {
@@ -195,7 +198,7 @@ t.test('the response cache is bounded by entries and by bytes', async (t) => {
   const byCount = new ClientSnapshot(state, { maxEntries: 3 });
   for (let i = 0; i < 10; i++) byCount.response(scope(), `?namePrefix=flag-${i}`);
   t.equal(byCount.stats().entries, 3);
-  const full = new ClientSnapshot(state).response(scope(), '').bytes.length;
+  const full = new ClientSnapshot(state).response(scope(), '').length;
   const byBytes = new ClientSnapshot(state, { maxBytes: full * 2 });
   for (let i = 0; i < 10; i++) byBytes.response(scope(), `?namePrefix=flag-${i}`);
   byBytes.response(scope(), '');
@@ -211,8 +214,56 @@ t.test('the gzip copy follows asynchronously and holds the same bytes', async (t
   t.equal(e.gzip, null, 'identity first');
   for (let i = 0; i < 100 && e.gzip === null; i++) await new Promise((r) => setTimeout(r, 5));
   t.ok(e.gzip);
-  t.equal(gunzipSync(e.gzip!).toString(), e.bytes.toString());
+  t.equal(gunzipSync(e.gzip!).toString(), Buffer.concat(e.parts).toString());
   w.apply([{ o: 'feature.put', feature: feature('a', { stale: true }) }]);
   const e2 = w.get();
   t.equal(e2.gzip, null, 'new bytes drop the old gzip copy until the new one is ready');
+});
+
+t.test('large responses are blocks: one change re-stitches one block, the bytes stay valid JSON', async (t) => {
+  const w = world();
+  const all: Op[] = [];
+  for (let i = 0; i < 3000; i++) {
+    const name = `bulk-${String(i).padStart(4, '0')}`;
+    all.push({ o: 'feature.put', feature: feature(name) });
+    all.push({ o: 'featureEnv.put', feature: name, env: { environment: 'development', enabled: i % 2 === 0, variants: [], lastSeenAt: null } });
+  }
+  w.apply(all);
+  const first = w.get();
+  t.ok(first.parts.length > 10, `${first.parts.length} blocks`);
+  const parsed = JSON.parse(first.bytes.toString());
+  t.equal(parsed.features.length, 3000);
+  t.equal(first.length, first.bytes.length);
+  t.same(parsed.features.map((f: { name: string }) => f.name), [...parsed.features.map((f: { name: string }) => f.name)].sort());
+
+  const built = () => w.snap.stats().blocksBuilt;
+  let before = built();
+  w.apply([{ o: 'featureEnv.put', feature: 'bulk-1501', env: { environment: 'development', enabled: true, variants: [], lastSeenAt: null } }]);
+  const changed = w.get();
+  t.equal(built() - before, 1, 'one flag changed → one block re-stitched');
+  t.not(changed.etag, first.etag);
+  t.equal(JSON.parse(changed.bytes.toString()).features[1501].enabled, true);
+  t.equal(changed.parts.filter((p, i) => p !== first.parts[i]).length, 1, 'every other block is the same buffer');
+
+  for (const name of ['bulk-0000a', 'bulk-2999z', 'bulk-1500x', 'aaa-first', 'zzz-last']) {
+    before = built();
+    w.addFlag(name);
+    const e = w.get();
+    t.ok(built() - before <= 2, `adding ${name} re-stitches ${built() - before} block(s)`);
+    t.doesNotThrow(() => JSON.parse(e.bytes.toString()));
+  }
+  before = built();
+  w.apply([{ o: 'feature.del', name: 'bulk-1500x' }]);
+  t.ok(built() - before <= 2, 'removing a flag re-stitches at most two blocks');
+  const final = JSON.parse(w.get().bytes.toString()).features.map((f: { name: string }) => f.name);
+  t.equal(final.length, 3004);
+  t.equal(final[0], 'aaa-first');
+  t.equal(final[final.length - 1], 'zzz-last');
+});
+
+t.test('an empty selection is one block holding the empty envelope', async (t) => {
+  const w = world();
+  const e = w.get();
+  t.equal(e.parts.length, 1);
+  t.equal(e.bytes.toString(), '{"version":1,"features":[]}');
 });
