@@ -1,6 +1,8 @@
 // GET /api/client/features[/:name] through HTTP against a real server process.
+import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
+import { cutAfter } from '../../src/client-api/blocks.js';
 import { client, spawnServer } from '../helpers/server.js';
 
 const P = '/api/admin/projects';
@@ -145,6 +147,30 @@ t.test('client features with AUTH_TYPE=none', async (t) => {
     const refused = await fetch(srv.url + F, { headers: { 'accept-encoding': 'gzip;q=0' } });
     t.equal(refused.headers.get('content-encoding'), null);
     await refused.arrayBuffer();
+  });
+
+  t.test('a response of several blocks arrives whole, identity and gzip', async (t) => {
+    // Names that end a block, so the body is written as several buffers.
+    const cutting: string[] = [];
+    for (let i = 0; cutting.length < 3; i++) if (cutAfter(`blk-${i}`)) cutting.push(`blk-${i}`);
+    for (const name of [...cutting, 'blk-z1', 'blk-z2']) t.equal((await api('POST', `${P}/default/features`, { name })).status, 201);
+    const res = await fetch(srv.url + F);
+    const text = await res.text();
+    t.equal(Number(res.headers.get('content-length')), Buffer.byteLength(text));
+    const got = JSON.parse(text).features.map((f: any) => f.name);
+    for (const name of [...cutting, 'blk-z1', 'blk-z2']) t.ok(got.includes(name), name);
+    let zipped: Buffer | null = null;
+    for (let i = 0; i < 50 && !zipped; i++) {
+      zipped = await new Promise<Buffer | null>((resolve, reject) => {
+        http.get(srv.url + F, { headers: { 'accept-encoding': 'gzip' } }, (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => resolve(r.headers['content-encoding'] === 'gzip' ? Buffer.concat(chunks) : null));
+        }).on('error', reject);
+      });
+      if (!zipped) await new Promise((r) => setTimeout(r, 20));
+    }
+    t.equal(gunzipSync(zipped!).toString(), text);
   });
 
   t.test('single flag: 404 NotFoundError when unknown or archived', async (t) => {
