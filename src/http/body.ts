@@ -43,13 +43,52 @@ export function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/**
+ * Where the JSON text escapes a lone UTF-16 surrogate (`\uD800` with no partner), or -1.
+ * Such a string cannot be stored: msgpack writes strings as UTF-8, which has no encoding for
+ * it, so the WAL would replay a different string (U+FFFD) than the one acknowledged. Raw bytes
+ * cannot smuggle one in: decoding UTF-8 never yields a lone surrogate.
+ */
+export function loneSurrogateAt(text: string): number {
+  if (!text.includes('\\u')) return -1;
+  const unit = (at: number) => (text[at] === '\\' && text[at + 1] === 'u' ? parseInt(text.slice(at + 2, at + 6), 16) : NaN);
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '\\') continue;
+    const u = unit(i);
+    if (Number.isNaN(u)) {
+      i++; // an escape such as \\ or \n: skip the escaped character
+      continue;
+    }
+    if (u >= 0xd800 && u <= 0xdbff) {
+      const low = unit(i + 6);
+      if (!(low >= 0xdc00 && low <= 0xdfff)) return i;
+      i += 11;
+    } else if (u >= 0xdc00 && u <= 0xdfff) {
+      return i;
+    } else {
+      i += 5;
+    }
+  }
+  return -1;
+}
+
 /** Parses a JSON body; `undefined` when the body is empty. */
 export async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   const raw = await readRaw(req, limit);
   if (raw.length === 0) return undefined;
+  const text = raw.toString('utf8');
+  let value: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    value = JSON.parse(text);
   } catch (err) {
     throw new ValidationError(`The request body is not valid JSON: ${(err as Error).message}`, [{ message: 'invalid JSON' }]);
   }
+  const at = loneSurrogateAt(text);
+  if (at >= 0) {
+    throw new ValidationError(
+      `The request body contains an unpaired UTF-16 surrogate (${text.slice(at, at + 6)} at character ${at}); strings must be valid Unicode.`,
+      [{ message: 'unpaired surrogate in a string' }],
+    );
+  }
+  return value;
 }

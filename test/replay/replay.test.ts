@@ -158,3 +158,24 @@ for (const v of variantsOfRun) {
     await third.close();
   });
 }
+
+t.test('strings survive the WAL exactly: astral and combining characters replay; unpaired surrogates are refused', async (t) => {
+  const first = await startInProcess();
+  // Long strings matter: msgpack switches UTF-8 encoders above a length, and the native one
+  // silently turns an unpaired surrogate into U+FFFD, so such a string could not replay.
+  const description = '😀 e\u0301 \u0000 ﷺ '.repeat(40);
+  ok(t, await first.api('POST', `${P}/default/features`, { name: 'unicode', description }), 'astral, combining and NUL characters are accepted');
+  for (const bad of ['\ud800', 'x\udc00y', '\ud83d'.repeat(2), 'a'.repeat(400) + '\ud800']) {
+    const res = await first.api('POST', `${P}/default/features`, { name: 'lone', description: bad });
+    t.equal(res.status, 400, `unpaired surrogate ${JSON.stringify(bad.slice(-2))} → 400`);
+    t.equal(res.json?.name, 'ValidationError');
+  }
+  // A literal backslash followed by "ud800" is text, not an escape.
+  ok(t, await first.api('POST', `${P}/default/features`, { name: 'backslash', description: '\\ud800 \\\\ud800' }), 'escaped backslashes are plain text');
+  await first.close();
+  const before = dump(first);
+  t.equal((before.features.find((f) => (f as { name: string }).name === 'unicode') as { description: string }).description, description);
+  const second = await startInProcess({ dataDir: first.dataDir });
+  t.strictSame(dump(second), before, 'replayed byte for byte');
+  await second.close();
+});
