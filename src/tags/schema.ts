@@ -25,6 +25,5 @@ export const tagSchemas = {
       icon: { type: ['string', 'null'], maxLength: 200 },
     },
   },
-  validateTagTypeSchema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
   tagSchema: tag,
 };
