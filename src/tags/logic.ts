@@ -38,10 +38,10 @@ export function requireAnyFeature(state: State, name: string): Feature {
 }
 
 /** Trims the value and checks both parts; a tag type that does not exist is a 400 on `type`. */
-export function normalizeTag(state: State, input: TagInput): Tag {
+export function normalizeTag(state: State, input: TagInput, at = ''): Tag {
   const value = input.value.trim();
-  if (value.length < 2 || value.length > 50) throw invalid('value', `"value" must be 2 to 50 characters long after trimming, got ${value.length}`);
-  if (!state.tagTypes.has(input.type)) throw invalid('type', `tag type "${input.type}" does not exist`);
+  if (value.length < 2 || value.length > 50) throw invalid(`${at}value`, `"value" must be 2 to 50 characters long after trimming, got ${value.length}`);
+  if (!state.tagTypes.has(input.type)) throw invalid(`${at}type`, `tag type "${input.type}" does not exist`);
   return { type: input.type, value };
 }
 
@@ -140,5 +140,43 @@ export function untagFeature(featureName: string, type: string, value: string) {
       events: [{ type: 'feature-untagged', project: feature.project, featureName, preData: tag }],
       result: null,
     };
+  };
+}
+
+/**
+ * Unleash's bulk form: the flag ends up carrying (current ∪ added) − removed. Removing a tag the
+ * flag does not carry is nothing to do, as setting a set is; naming one tag on both sides is a 400.
+ */
+export function updateFeatureTags(featureName: string, added: TagInput[], removed: TagInput[]) {
+  return (state: State): Change<Tag[]> => {
+    const feature = requireAnyFeature(state, featureName);
+    const adds = added.map((t, i) => normalizeTag(state, t, `addedTags[${i}].`));
+    const removeKeys = new Set(removed.map((t) => tagKey({ type: t.type, value: t.value.trim() })));
+    adds.forEach((t, i) => {
+      if (removeKeys.has(tagKey(t))) throw invalid(`addedTags[${i}]`, `"${tagKey(t)}" is both added and removed`);
+    });
+    const current = state.featureTags.get(featureName) ?? [];
+    const carried = new Set(current.map(tagKey));
+    const ops: Op[] = [];
+    const events: EventDraft[] = [];
+    for (const tag of adds) {
+      const key = tagKey(tag);
+      if (carried.has(key)) continue;
+      carried.add(key);
+      if (!state.tags.has(key)) {
+        ops.push({ o: 'tag.put', tag });
+        events.push({ type: 'tag-created', data: tag });
+      }
+      ops.push({ o: 'featureTag.add', feature: featureName, tag });
+      events.push({ type: 'feature-tagged', project: feature.project, featureName, data: tag });
+    }
+    for (const tag of current) {
+      if (!removeKeys.has(tagKey(tag))) continue;
+      ops.push({ o: 'featureTag.del', feature: featureName, tag });
+      events.push({ type: 'feature-untagged', project: feature.project, featureName, preData: tag });
+    }
+    const result = new Map<string, Tag>();
+    for (const t of [...current, ...adds]) if (!removeKeys.has(tagKey(t))) result.set(tagKey(t), t);
+    return { ops, events, result: [...result.values()].sort(byTypeThenValue) };
   };
 }

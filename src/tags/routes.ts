@@ -3,7 +3,7 @@ import type { AppContext, RouteDef } from '../http/router.js';
 import type { State } from '../state/state.js';
 import {
   byTypeThenValue, createTag, createTagType, deleteTag, deleteTagType, requireAnyFeature, requireTag, requireTagType, tagFeature,
-  untagFeature, updateTagType, type TagInput, type TagTypeInput,
+  untagFeature, updateFeatureTags, updateTagType, type TagInput, type TagTypeInput,
 } from './logic.js';
 import { tagSchemas } from './schema.js';
 
@@ -99,6 +99,15 @@ export function tagRoutes(ctx: AppContext): RouteDef[] {
       permission: 'UPDATE_FEATURE', scope: ofFeature,
       responses: { 201: 'Tagged (or already was)', 400: 'Invalid value or unknown tag type', 404: 'Unknown flag' },
       handler: async ({ params, body, actor }) => ({ status: 201, body: await engine.run(actor, tagFeature(params.featureName, body as TagInput)) }),
+    },
+    {
+      method: 'PUT', path: FEATURE_TAGS, tag: TAG, summary: "Add and remove a flag's tags in one change", body: 'updateTagsSchema',
+      permission: 'UPDATE_FEATURE', scope: ofFeature,
+      responses: { 200: "The flag's tags afterwards", 400: 'Invalid tag, unknown tag type, or a tag both added and removed', 404: 'Unknown flag' },
+      handler: async ({ params, body, actor }) => {
+        const { addedTags, removedTags } = body as { addedTags: TagInput[]; removedTags: TagInput[] };
+        return { status: 200, body: { version: 1, tags: await engine.run(actor, updateFeatureTags(params.featureName, addedTags, removedTags)) } };
+      },
     },
     {
       method: 'DELETE', path: `${FEATURE_TAGS}/:type/:value`, tag: TAG, summary: 'Remove a tag from a flag', permission: 'UPDATE_FEATURE', scope: ofFeature,

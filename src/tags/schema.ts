@@ -26,4 +26,12 @@ export const tagSchemas = {
     },
   },
   tagSchema: tag,
+  updateTagsSchema: {
+    type: 'object',
+    required: ['addedTags', 'removedTags'],
+    properties: {
+      addedTags: { type: 'array', maxItems: 100, items: tag },
+      removedTags: { type: 'array', maxItems: 100, items: tag },
+    },
+  },
 };

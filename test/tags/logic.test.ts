@@ -1,7 +1,7 @@
 // Tag commands as pure functions, including the cascades of deleting tags and tag types.
 import t from 'tap';
 import { tagKey } from '../../src/state/state.js';
-import { createTag, createTagType, deleteTag, deleteTagType, tagFeature, untagFeature, updateTagType } from '../../src/tags/logic.js';
+import { createTag, createTagType, deleteTag, deleteTagType, tagFeature, untagFeature, updateFeatureTags, updateTagType } from '../../src/tags/logic.js';
 import { runFailing, runPure } from '../engine/pure.js';
 
 t.test('tag types: create, update, delete with cascade to tags and flags', async (t) => {
@@ -42,4 +42,14 @@ t.test('flag tags: tagging creates a missing tag; re-tagging is a no-op; untag n
   t.same(un.after.featureTags.get('alpha'), [{ type: 'simple', value: 'x' }]);
   t.match(un.change.events, [{ type: 'feature-untagged', featureName: 'alpha', preData: { type: 'team', value: 'core' } }]);
   runFailing(t, untagFeature('beta', 'team', 'core'), 'NotFoundError');
+});
+
+t.test('updateFeatureTags: (current ∪ added) − removed, events only for real changes', async (t) => {
+  const { change, after } = runPure(t, updateFeatureTags('alpha', [{ type: 'team', value: 'core' }, { type: 'team', value: 'edge' }], [{ type: 'simple', value: 'x' }]));
+  t.same(after.featureTags.get('alpha'), [{ type: 'team', value: 'core' }, { type: 'team', value: 'edge' }]);
+  t.same(change.events.map((e) => e.type), ['tag-created', 'feature-tagged', 'feature-untagged']);
+  t.same(change.result, [{ type: 'team', value: 'core' }, { type: 'team', value: 'edge' }]);
+  t.same(runPure(t, updateFeatureTags('alpha', [], [{ type: 'team', value: 'none' }])).change.ops, [], 'removing what is not there changes nothing');
+  runFailing(t, updateFeatureTags('alpha', [{ type: 'team', value: 'edge' }], [{ type: 'team', value: 'edge' }]), 'ValidationError');
+  runFailing(t, updateFeatureTags('nope', [], []), 'NotFoundError');
 });

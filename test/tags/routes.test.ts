@@ -102,6 +102,29 @@ t.test('tags admin API', async (t) => {
     t.equal((await api('GET', `${TAGS}/team/payments`)).status, 200, 'the tag itself stays');
   });
 
+  t.test('PUT flag tags adds and removes in one change: events per tag, the resulting tags back', async (t) => {
+    let res: any;
+    const events = await recorded(srv, async () => {
+      res = await api('PUT', FT('search'), { addedTags: [{ type: 'team', value: 'search ' }, { type: 'simple', value: 'web' }], removedTags: [{ type: 'simple', value: 'web' }] });
+    });
+    t.equal(res.status, 400, 'a tag both added and removed');
+    t.match(res.json.details[0].path, 'addedTags[1]');
+    t.same(events, []);
+    const bulk = await recorded(srv, async () => {
+      res = await api('PUT', FT('search'), { addedTags: [{ type: 'team', value: 'search ' }, { type: 'team', value: 'search' }], removedTags: [{ type: 'simple', value: 'web' }, { type: 'simple', value: 'never' }] });
+    });
+    t.equal(res.status, 200);
+    t.same(res.json, { version: 1, tags: [{ type: 'team', value: 'search' }] });
+    t.same(bulk.map((e) => e.type), ['tag-created', 'feature-tagged', 'feature-untagged']);
+    t.same((await api('GET', FT('search'))).json.tags, [{ type: 'team', value: 'search' }]);
+    const bad = await api('PUT', FT('search'), { addedTags: [{ type: 'nope', value: 'abc' }], removedTags: [] });
+    t.equal(bad.status, 400);
+    t.match(bad.json.details[0].path, 'addedTags[0].type');
+    t.equal((await api('PUT', FT('nope'), { addedTags: [], removedTags: [] })).status, 404);
+    t.equal((await api('PUT', FT('search'), { addedTags: [] })).status, 400);
+    await api('PUT', FT('search'), { addedTags: [{ type: 'simple', value: 'web' }], removedTags: [{ type: 'team', value: 'search' }] });
+  });
+
   t.test('DELETE a tag → 200 + tag-deleted, and every flag loses it', async (t) => {
     let res: any;
     const events = await recorded(srv, async () => (res = await api('DELETE', `${TAGS}/simple/web`)));
