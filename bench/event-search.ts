@@ -19,7 +19,7 @@ const EVENTS = Number(process.env.EVENTS ?? 1_000_000);
 const FLAGS = 20_000;
 const PROJECTS = 10;
 const SEGMENT_BYTES = 64 * 1024 * 1024;
-const RUNS = 30;
+const RUNS = 20;
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -143,30 +143,34 @@ async function main() {
     return { ms: performance.now() - t, total: json.totalEvents, n: json.events.length };
   };
 
-  const cases: [string, unknown][] = [
-    ['newest 100, no filter', {}],
-    ['type (30% of the log)', { type: 'feature-strategy-add' }],
-    ['type (0.1% of the log)', { type: 'segment-created' }],
-    ['project (10%)', { project: 'project-3' }],
-    ['feature (~50 events)', { feature: 'flag-12345' }],
-    ['type + project', { type: 'feature-metadata-updated', project: 'project-7' }],
-    ['type + project + feature', { type: 'feature-strategy-update', project: 'project-5', feature: 'flag-4445' }],
-    ['type, deep offset', { type: 'feature-strategy-add', offset: Math.floor(EVENTS / 2) }],
-    ['query, rare ("flag-12345\\"")', { query: 'flag-12345"' }],
-    ['query, dense ("ROLLOUT")', { query: 'ROLLOUT' }],
-    ['query, no match', { query: 'no-such-text-anywhere' }],
-    ['query on createdBy', { query: 'alice@' }],
-    ['query + project', { query: 'country', project: 'project-1' }],
-    ['query + feature', { query: 'country', feature: 'flag-777' }],
+  // Free-text results are cached per query string (for paging), so every run of a query case
+  // uses a different string: a different flag, or another upper/lower-case spelling.
+  const spelling = (word: string, i: number) => [...word].map((c, k) => ((i >> k) & 1 ? c.toUpperCase() : c)).join('');
+  const cases: [string, (i: number) => unknown][] = [
+    ['newest 100, no filter', () => ({})],
+    ['type (30% of the log)', () => ({ type: 'feature-strategy-add' })],
+    ['type (0.1% of the log)', () => ({ type: 'segment-created' })],
+    ['project (10%)', () => ({ project: 'project-3' })],
+    ['feature (~50 events)', (i) => ({ feature: `flag-${12000 + i}` })],
+    ['type + project', () => ({ type: 'feature-metadata-updated', project: 'project-7' })],
+    ['type + project + feature', (i) => ({ type: 'feature-strategy-update', project: `project-${i % 10}`, feature: `flag-${4440 + i}` })],
+    ['type, deep offset', (i) => ({ type: 'feature-strategy-add', offset: Math.floor(EVENTS / 2) + i })],
+    ['query, rare (a flag name)', (i) => ({ query: `flag-${12300 + i}"` })],
+    ['query, dense ("rollout")', (i) => ({ query: spelling('rollout', i) })],
+    ['query, no match', (i) => ({ query: `no-such-text-${i}` })],
+    ['query on createdBy', (i) => ({ query: spelling('alice@', i) })],
+    ['query + project', (i) => ({ query: spelling('country', i), project: `project-${i % 10}` })],
+    ['query + feature', (i) => ({ query: spelling('country', i), feature: `flag-${700 + i}` })],
+    ['query, paging (same query, next pages)', (i) => ({ query: 'stickiness', offset: EVENTS - i * 100 })],
   ];
   console.log(`\n| search | median ms | p95 ms | totalEvents |\n|---|---|---|---|`);
   const results: Record<string, unknown> = {};
   for (const [label, body] of cases) {
-    await search(body); // warm-up
+    await search(body(RUNS)); // warm-up, with a body the runs do not use
     const times: number[] = [];
     let total = 0;
     for (let i = 0; i < RUNS; i++) {
-      const r = await search(body);
+      const r = await search(body(i));
       times.push(r.ms);
       total = r.total;
     }
@@ -181,6 +185,7 @@ async function main() {
   proc.kill('SIGTERM');
   await new Promise((resolve) => proc.once('exit', resolve));
   fs.rmSync(dir, { recursive: true, force: true });
+  console.log(`load average during the run: ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} (${os.cpus().length} cores)`);
   console.log(JSON.stringify({ events: EVENTS, walMb: Math.round(wal.bytes / 1e6), startMs: Math.round(startMs), ...mem, results }));
 }
 

@@ -55,6 +55,8 @@ const json = (v: unknown): string => (v === null || v === undefined ? '' : (JSON
 const unjson = (s: string): unknown => (s === '' ? null : JSON.parse(s));
 /** Raw control characters never occur in JSON text (it escapes them), so they separate fields. */
 const CONTROL = /[\u0000-\u001f]/;
+/** Scan results kept for this many recent queries (one byte per event each). */
+const CACHED_SCANS = 4;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export class EventLog {
@@ -71,6 +73,8 @@ export class EventLog {
   private readonly oddDates = new Map<number, string>();
   /** Per row: `data JSON \n preData JSON \n tags JSON \n` (null fields are empty). */
   private readonly payload: TextArena;
+  /** Recent free-text scans, least recently used first. */
+  private readonly scans = new Map<string, { hits: Uint8Array; rows: number }>();
 
   constructor(opts: { slabChars?: number } = {}) {
     this.payload = new TextArena(opts.slabChars);
@@ -113,6 +117,8 @@ export class EventLog {
       throw new Error(`cannot undo event ${expectedId}: newest is ${this.lastId || undefined}`);
     }
     const row = expectedId - 1;
+    // Rare (a failed write): simpler to forget cached scans than to shrink them.
+    this.scans.clear();
     this.type.pop(row);
     this.project.pop(row);
     this.feature.pop(row);
@@ -188,8 +194,10 @@ export class EventLog {
 
   /**
    * A per-row test for the free-text query. Type and createdBy are decided once per distinct
-   * value. The JSON text is either scanned in one pass over the whole arena (many candidates)
-   * or tested row by row (few candidates), whichever touches less text.
+   * value. The JSON text is either tested row by row (few candidates) or scanned in one pass
+   * over the whole arena (many candidates), whichever touches less text. Scan results are kept
+   * for the last few queries and extended with new rows, so paging through the results of a
+   * query scans the log once rather than once per page.
    */
   private queryMatcher(query: string, candidates: number): (row: number) => boolean {
     const source = escapeRegExp(query);
@@ -200,12 +208,35 @@ export class EventLog {
     const creators = this.createdByRows.view();
     const inFields = (row: number) => typeHit[types[row]] || byHit[creators[row]];
     if (CONTROL.test(query)) return inFields;
-    if (candidates * 4 < this.size) return (row) => inFields(row) || this.payload.test(row, once);
-    const hits = new Uint8Array(this.size);
-    this.payload.scan(new RegExp(source, 'giu'), (row) => {
-      hits[row] = 1;
-    });
+    if (candidates * 4 < this.size && !this.scans.has(query)) return (row) => inFields(row) || this.payload.test(row, once);
+    const hits = this.textHits(query, source, once);
     return (row) => hits[row] === 1 || inFields(row);
+  }
+
+  /** Rows whose JSON text matches `query` (1) or not (0), from the cache when possible. */
+  private textHits(query: string, source: string, once: RegExp): Uint8Array {
+    let scan = this.scans.get(query);
+    if (scan) {
+      this.scans.delete(query);
+    } else {
+      const hits = new Uint8Array(this.size + 1024);
+      this.payload.scan(new RegExp(source, 'giu'), (row) => {
+        hits[row] = 1;
+      });
+      scan = { hits, rows: this.size };
+    }
+    if (scan.rows < this.size) {
+      if (scan.hits.length < this.size) {
+        const grown = new Uint8Array(Math.ceil(this.size * 1.25) + 1024);
+        grown.set(scan.hits.subarray(0, scan.rows));
+        scan.hits = grown;
+      }
+      for (let row = scan.rows; row < this.size; row++) scan.hits[row] = this.payload.test(row, once) ? 1 : 0;
+      scan.rows = this.size;
+    }
+    this.scans.set(query, scan);
+    if (this.scans.size > CACHED_SCANS) this.scans.delete(this.scans.keys().next().value!);
+    return scan.hits;
   }
 
   private decode(row: number): EventRecord {

@@ -163,3 +163,27 @@ t.test('removeLast undoes appends across slab boundaries, indexes included', asy
   t.same([...l.oldestFirst()], events.slice(0, 300));
   t.same(l.search({ feature: 'flag-2' }, 100, 0).total, reference(events.slice(0, 300), { feature: 'flag-2' }, 100, 0).total);
 });
+
+t.test('repeated free-text searches stay right as the log grows and shrinks (cached scans)', async (t) => {
+  const l = new EventLog({ slabChars: 2048 });
+  const all = randomEvents(2000, 99);
+  for (const e of all.slice(0, 1000)) l.append(e);
+  const check = (n: number, label: string) => {
+    for (const query of ['rollout', 'alice', 'größe', 'x']) {
+      for (const f of [{ query }, { query, project: 'default' }, { query, feature: 'flag-7' }]) {
+        for (const offset of [0, Math.floor(n / 2)]) {
+          const got = l.search(f, 50, offset);
+          t.same({ ids: got.events.map((e) => e.id), total: got.total }, reference(all.slice(0, n), f, 50, offset), `${label} ${JSON.stringify(f)} offset ${offset}`);
+        }
+      }
+    }
+  };
+  check(1000, 'first');
+  check(1000, 'again');
+  for (const e of all.slice(1000, 1700)) l.append(e);
+  check(1700, 'after appends');
+  for (let id = 1700; id > 1300; id--) l.removeLast(id);
+  check(1300, 'after undo');
+  for (const e of all.slice(1300, 2000)) l.append(e);
+  check(2000, 'after more appends');
+});
