@@ -67,7 +67,7 @@ function makeEvent(r: () => number, id: number, at: number): EventRecord {
   return { ...base, type: 'segment-created', project: null, featureName: null, data: { id: id % 300, name: `segment-${id}`, constraints: [] } };
 }
 
-function writeWal(dir: string): { bytes: number; ms: number } {
+export function writeWal(dir: string): { bytes: number; ms: number } {
   const started = performance.now();
   const r = rng(1);
   const t0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -189,7 +189,9 @@ async function main() {
   console.log(JSON.stringify({ events: EVENTS, walMb: Math.round(wal.bytes / 1e6), startMs: Math.round(startMs), ...mem, results }));
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
