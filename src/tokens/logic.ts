@@ -186,10 +186,14 @@ export function deleteToken(ref: TokenRef) {
   };
 }
 
-/** True when some admin token can still be used, so nobody is locked out. */
+/**
+ * True when an unexpired, unlimited admin token exists. Only such a token can manage tokens, so
+ * without one the server could never be administered again.
+ */
 export function hasUsableAdminToken(state: State, now: string): boolean {
   for (const t of state.apiTokens.values()) {
-    if (t.type === 'admin' && (t.expiresAt === null || t.expiresAt > now)) return true;
+    const unlimited = t.environment === '*' && t.projects.includes('*');
+    if (t.type === 'admin' && unlimited && (t.expiresAt === null || t.expiresAt > now)) return true;
   }
   return false;
 }

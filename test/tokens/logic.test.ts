@@ -93,9 +93,11 @@ t.test('update and delete find a token by secret hash or by listed id; unknown i
   t.equal(findToken(s, { hash: 'x', id: 'not-an-id' }), undefined);
 });
 
-t.test('hasUsableAdminToken ignores expired and non-admin tokens', async (t) => {
+t.test('hasUsableAdminToken ignores expired, limited and non-admin tokens', async (t) => {
   const s = fixtureState();
   t.notOk(hasUsableAdminToken(s, NOW), 'the fixture only has a client token');
+  run(s, createToken(spec({ type: 'admin', environment: '*', projects: ['default'] }), 'limited', 'default:*.'));
+  t.notOk(hasUsableAdminToken(s, NOW), 'a project-limited admin token cannot manage tokens');
   run(s, createToken(spec({ type: 'admin', environment: '*', projects: ['*'], expiresAt: '2026-02-03T00:00:00.000Z' }), 'adm', '*:*.'));
   t.ok(hasUsableAdminToken(s, NOW));
   t.notOk(hasUsableAdminToken(s, '2026-02-04T00:00:00.000Z'));
