@@ -348,6 +348,8 @@ t.test(`admin fuzz (seed ${SEED}, ${ITERATIONS} requests; rerun with FUZZ_SEED=$
       if (wal.nextLsn !== lsnBefore) problems.push(`WAL advanced after a ${out.status}: ${describe()}`);
     } else if (out.status < 300) {
       tally.ok++;
+      // One request, one atomic change: two records would mean a failure between them leaves half of it applied.
+      if (wal.nextLsn - lsnBefore > 1) problems.push(`one request wrote ${wal.nextLsn - lsnBefore} WAL records: ${describe()}`);
     }
     before = after;
     if (problems.length > 50) break;

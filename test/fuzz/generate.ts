@@ -145,7 +145,7 @@ function slots(v: unknown, out: { parent: any; key: string | number }[] = [], de
 
 export const MUTATIONS = [
   'drop-field', 'wrong-type', 'null', 'array-for-object', 'object-for-array', 'huge-string', 'huge-number', 'unicode', 'deep-nesting',
-  'extra-field', 'proto-field', 'empty-container', 'duplicate-item', 'whole-wrong-type',
+  'extra-field', 'deep-extra-field', 'proto-field', 'empty-container', 'duplicate-item', 'whole-wrong-type',
 ] as const;
 export type Mutation = (typeof MUTATIONS)[number];
 
@@ -201,6 +201,13 @@ export function mutate(r: Rng, body: unknown, which: Mutation = pick(r, MUTATION
       if (!objs.length) return { body: copy, what: 'no object for an extra field' };
       pick(r, objs)[pick(r, [randomName(r), 'id', 'createdAt', 'archived', 'sortOrder', 'seq', 'projectId', 'featureName'])] = randomJson(r);
       return { body: copy, what: 'extra field' };
+    }
+    case 'deep-extra-field': {
+      // Schemas allow unknown properties, so this usually passes validation and reaches the command.
+      const objs = [copy, ...all.map((s) => s.parent[s.key])].filter((o) => o && typeof o === 'object' && !Array.isArray(o));
+      if (!objs.length) return { body: copy, what: 'no object for a deep extra field' };
+      pick(r, objs)[pick(r, ['extra', 'data', 'meta', randomName(r)])] = deepNest(r);
+      return { body: copy, what: 'deeply nested extra field' };
     }
     case 'proto-field': {
       // Sent as text below so "__proto__" arrives as a real key in the JSON.
