@@ -3,6 +3,7 @@ import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
 import { NameExistsError, NoAccessError, NotFoundError, ValidationError } from '../errors.js';
 import type { Op } from '../state/ops.js';
 import { checkName, invalid } from '../state/names.js';
+import { normalizeTag } from '../tags/logic.js';
 import { strategiesOf, tagKey, type State } from '../state/state.js';
 import type { Feature, Tag } from '../state/types.js';
 import { defaultRolloutStrategy, strategyView } from '../strategies/logic.js';
@@ -41,12 +42,12 @@ export function createFeature(project: string, input: CreateFeatureInput) {
     for (const e of state.environments.values()) {
       ops.push({ o: 'featureEnv.put', feature: feature.name, env: { environment: e.name, enabled: false, variants: [], lastSeenAt: null } });
     }
-    const tags = input.tags ?? [];
-    tags.forEach((t, i) => {
-      if (!state.tagTypes.has(t.type)) throw invalid(`tags[${i}].type`, `tag type "${t.type}" does not exist`);
-      if (!state.tags.has(tagKey(t))) ops.push({ o: 'tag.put', tag: { type: t.type, value: t.value } });
-      ops.push({ o: 'featureTag.add', feature: feature.name, tag: { type: t.type, value: t.value } });
-    });
+    // Same rules as the tag routes (trimmed value, existing type), so both ways of tagging agree.
+    const tags = (input.tags ?? []).map((t, i) => normalizeTag(state, t, `tags[${i}].`));
+    for (const tag of tags) {
+      if (!state.tags.has(tagKey(tag)) && !ops.some((op) => op.o === 'tag.put' && tagKey(op.tag) === tagKey(tag))) ops.push({ o: 'tag.put', tag });
+      ops.push({ o: 'featureTag.add', feature: feature.name, tag });
+    }
     const meta = featureMetadata(feature);
     return {
       ops,

@@ -94,4 +94,14 @@ t.test('flag lifecycle over HTTP', async (t) => {
     t.equal((await api('DELETE', `${P}/child/dependencies/parent`)).status, 200);
     t.equal((await api('DELETE', `${P}/parent`)).status, 202);
   });
+
+  t.test('tags given at creation follow the tag routes\' rules: trimmed, existing type only', async (t) => {
+    const ok = await api('POST', P, { name: 'tagged', tags: [{ type: 'simple', value: '  team-a  ' }] });
+    t.equal(ok.status, 201);
+    t.same(ok.json.tags, [{ type: 'simple', value: 'team-a' }]);
+    const badType = await api('POST', P, { name: 'tagged2', tags: [{ type: 'nope', value: 'team-a' }] });
+    t.equal(badType.status, 400);
+    t.match(badType.json.message, /tags\[0\]\.type|tag type/);
+    t.equal((await api('GET', `${P}/tagged2`)).status, 404, 'nothing was created');
+  });
 });
