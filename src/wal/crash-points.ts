@@ -35,17 +35,22 @@ function parse(raw: string | undefined): { point: string; nth: number } | null {
 const armed = parse(process.env.FANION_CRASH_AT);
 let reached = 0;
 
-/** True when the armed crash point is `point` (callers may then stage a partial write first). */
-export function crashArmed(point: CrashPoint): boolean {
-  return armed !== null && armed.point === point && reached + 1 === armed.nth;
+/**
+ * Counts one arrival at `point`; true when this is the arrival to crash at. Callers that stage
+ * a partial write first (a torn write) use it with `crashNow`; others just call `crashPoint`.
+ */
+export function crashDue(point: CrashPoint): boolean {
+  if (armed === null || armed.point !== point) return false;
+  reached++;
+  return reached === armed.nth;
 }
 
 /** Dies on the spot, like a power cut would stop the process: no handlers, no flushing. */
+export function crashNow(point: CrashPoint): void {
+  process.stderr.write(`FANION_CRASH_AT: crashing at ${point} (#${reached})\n`);
+  process.kill(process.pid, 'SIGKILL');
+}
+
 export function crashPoint(point: CrashPoint): void {
-  if (armed === null || armed.point !== point) return;
-  reached++;
-  if (reached === armed.nth) {
-    process.stderr.write(`FANION_CRASH_AT: crashing at ${point} (#${reached})\n`);
-    process.kill(process.pid, 'SIGKILL');
-  }
+  if (crashDue(point)) crashNow(point);
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log.js';
-import { crashArmed, crashPoint } from './crash-points.js';
+import { crashDue, crashNow } from './crash-points.js';
 import { allZero, frame, FRAME_HEADER, readFrame } from './frame.js';
 import { realFiles, type FileLayer } from './file-layer.js';
 import { decodeRecord, encodeRecord, type WalRecord } from './record.js';
@@ -292,10 +292,10 @@ export class Wal {
           this.dirty = false;
         }
         let written = 0;
-        if (crashArmed('wal-torn-write') && buf.length > 1) {
+        if (crashDue('wal-torn-write')) {
           await this.opts.files.write(this.fd, buf.subarray(0, buf.length >> 1), this.durableSize);
           if (this.opts.sync) await this.opts.files.fdatasync(this.fd);
-          crashPoint('wal-torn-write');
+          crashNow('wal-torn-write');
         }
         while (written < buf.length) {
           this.dirty = true;

@@ -2,28 +2,15 @@
 // mid-way, garbage or zeros after the last record → the server starts, logs a warning, and
 // keeps every complete record; damage in the middle → it refuses to start, naming the file
 // and offset, and `fanion verify` reports that first damaged record.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
 import { readFrame } from '../../src/wal/frame.js';
 import { listSegments } from '../../src/wal/wal.js';
-import { client, ROOT, spawnServer, tempDataDir } from '../helpers/server.js';
+import { client, spawnServer, tempDataDir } from '../helpers/server.js';
+import { fanion } from './cli.js';
 
-const run = promisify(execFile);
-const CLI = path.join(ROOT, 'dist/src/cli.js');
 const P = '/api/admin/projects/default/features';
-
-export async function fanion(...args: string[]): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args]);
-    return { code: 0, out: stdout + stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
 
 /** Offsets of every frame in a segment file. */
 function frameOffsets(file: string): number[] {
