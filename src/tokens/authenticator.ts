@@ -18,6 +18,7 @@ interface Known {
 }
 
 const API_OF: Record<TokenType, string> = { admin: 'admin', client: 'client', frontend: 'frontend' };
+const article = (type: TokenType) => (type === 'admin' ? 'an' : 'a');
 
 export class TokenAuthenticator implements Authenticator {
   private readonly known = new Map<string, Known>();
@@ -33,7 +34,7 @@ export class TokenAuthenticator implements Authenticator {
     if (k.token.type !== 'admin') {
       throw new NoAccessError(
         `You need permission=${permission} to perform this action on environment=${scope.environment ?? '*'}: ` +
-          `a ${k.token.type} token only works on the ${API_OF[k.token.type]} API.`,
+          `${article(k.token.type)} ${k.token.type} token only works on the ${API_OF[k.token.type]} API.`,
       );
     }
     const denied = outsideScope(k.token, scope);
@@ -59,7 +60,7 @@ export class TokenAuthenticator implements Authenticator {
     if (k.token.type !== wanted) {
       throw new NoAccessError(
         `You need a ${wanted} token to perform this action on environment=${k.token.environment}: ` +
-          `a ${k.token.type} token does not work on the ${wanted} API.`,
+          `${article(k.token.type)} ${k.token.type} token does not work on the ${wanted} API.`,
       );
     }
     return k.scope;
