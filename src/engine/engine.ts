@@ -138,7 +138,11 @@ export class Engine {
       undone[i].undo();
       undone[i].rolledBack = true;
     }
-    this.wal.resetLsn(entry.lsn);
+    // Only the oldest failed change gives the LSNs back (which also lets the WAL accept appends
+    // again). A newer one can fail first, refused while the WAL is still handling the older
+    // failure; resetting then would let a change built on the doomed ones be written after them
+    // with an LSN gap, acknowledged, and then undone by the older rollback.
+    if (at === 0) this.wal.resetLsn(entry.lsn);
     this.drained();
     this.log.warn({ lsn: entry.lsn, rolledBack: undone.length, err: (err as Error).message }, 'rolled back changes that could not be made durable');
     this.emit(rec, 'rolled-back');

@@ -151,3 +151,61 @@ t.test('a failure in a later group-commit batch keeps the acknowledged batch and
   t.strictSame(snap(again.engine), live, 'replay reaches the same state');
   await close(again.storage);
 });
+
+/** FaultyFiles whose ftruncate waits for the test: holds the WAL inside its failure handling. */
+class SlowTruncate extends FaultyFiles {
+  private release: (() => void) | null = null;
+  private held: Promise<void> | null = null;
+  entered = false;
+  hold(): void {
+    this.held = new Promise((r) => (this.release = r));
+  }
+  let(): void {
+    this.release?.();
+    this.held = null;
+  }
+  override async ftruncate(fd: number, len: number): Promise<void> {
+    this.entered = true;
+    if (this.held) await this.held;
+    return super.ftruncate(fd, len);
+  }
+}
+
+t.test('changes made while a failed write is still being cut off are refused or kept, never acknowledged and lost', async (t) => {
+  const dataDir = tempDataDir();
+  const files = new SlowTruncate();
+  const { storage, engine } = await open(dataDir, files);
+  await engine.run(actor, createFeature('default', { name: 'base' }));
+  const before = snap(engine);
+
+  files.fail('write', 'EIO');
+  files.hold();
+  const a = engine.run(actor, createFeature('default', { name: 'doomed' }));
+  const aDone = a.then(() => 'ok', (e) => e);
+  while (!files.entered) await new Promise((r) => setImmediate(r));
+  // The WAL is now cutting the failed batch off. Two more changes arrive meanwhile.
+  const e = engine.run(actor, createFeature('default', { name: 'early' })).then(() => 'ok', (err) => err);
+  await new Promise((r) => setImmediate(r));
+  files.heal();
+  const f = engine.run(actor, createFeature('default', { name: 'late' })).then(() => 'ok', (err) => err);
+  await new Promise((r) => setImmediate(r));
+  files.let();
+  const [ra, re, rf] = await Promise.all([aDone, e, f]);
+  t.type(ra, ServiceUnavailableError, 'the failed change is a 503');
+  t.type(re, ServiceUnavailableError, 'a change built on top of it is a 503');
+  for (const [name, r] of [['early', re], ['late', rf]] as const) {
+    if (r === 'ok') t.ok(engine.state.features.has(name), `${name}: acknowledged, so it is in the state`);
+    else t.notOk(engine.state.features.has(name), `${name}: refused, so it is not in the state`);
+  }
+  t.notOk(engine.state.features.has('doomed'));
+  const live = snap(engine);
+  if (rf !== 'ok') t.strictSame(live, before, 'nothing changed');
+  await engine.run(actor, createFeature('default', { name: 'next' }));
+  const ids = [...engine.state.events.oldestFirst()].map((x) => x.id);
+  t.same(ids, ids.map((_, i) => i + 1), 'event ids stay gapless');
+  const final = snap(engine);
+  await close(storage);
+  const again = await open(dataDir, realFiles);
+  t.strictSame(snap(again.engine), final, 'the log replays to the live state');
+  await close(again.storage);
+});
