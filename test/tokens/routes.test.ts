@@ -2,6 +2,8 @@
 // create/list/update/delete, scoped admin tokens, expiry, restart survival, revocation that
 // seeding cannot undo, and the generated first admin token.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { client, spawnServer, tempDataDir } from '../helpers/server.js';
 
@@ -139,6 +141,17 @@ t.test('token lifecycle over HTTP, across restarts', async (t) => {
     const names = (await admin('GET', TOKENS)).json.tokens.map((x: any) => x.tokenName);
     t.notOk(names.includes('init-client-token'));
     t.equal(names.filter((n: string) => n === 'init-admin-token').length, 1, 'seeding twice does not duplicate');
+  });
+
+  t.test('no file in the data folder holds a secret, in clear or hex', async (t) => {
+    const files = fs.readdirSync(dataDir).filter((f) => fs.statSync(path.join(dataDir, f)).isFile());
+    t.ok(files.some((f) => f.startsWith('wal-')), 'the WAL is among them');
+    const all = Buffer.concat(files.map((f) => fs.readFileSync(path.join(dataDir, f))));
+    for (const s of [ADMIN, SEEDED_CLIENT, created.secret]) {
+      const random = s.slice(s.indexOf('.') + 1);
+      t.equal(all.indexOf(random), -1);
+      t.equal(all.indexOf(Buffer.from(random).toString('hex')), -1);
+    }
   });
 });
 
