@@ -172,20 +172,20 @@ export class EventLog {
     exact.sort((a, b) => a.rows.length - b.rows.length);
     const driver = exact.length > 0 ? exact[0].rows : null;
     const candidates = driver ? driver.length : this.size;
-    const checks = exact.slice(1).map(({ column, value }) => ({ rows: column.rows.view(), id: column.names.find(value) }));
+    // At most two other exact filters: unrolled, since this loop may run over every event.
+    const [c1, c2] = exact.slice(1).map(({ column, value }) => ({ rows: column.rows.view(), id: column.names.find(value) }));
+    const rows1 = c1?.rows ?? null;
+    const id1 = c1?.id ?? 0;
+    const rows2 = c2?.rows ?? null;
+    const id2 = c2?.id ?? 0;
     const matchesQuery = query ? this.queryMatcher(query, candidates) : null;
 
     let total = 0;
     for (let k = candidates - 1; k >= 0; k--) {
       const row = driver ? driver[k] : k;
-      let ok = true;
-      for (const c of checks) {
-        if (c.rows[row] !== c.id) {
-          ok = false;
-          break;
-        }
-      }
-      if (!ok || (matchesQuery && !matchesQuery(row))) continue;
+      if (rows1 !== null && rows1[row] !== id1) continue;
+      if (rows2 !== null && rows2[row] !== id2) continue;
+      if (matchesQuery !== null && !matchesQuery(row)) continue;
       total++;
       if (row <= maxRow && picked.length < limit) picked.push(row);
     }
