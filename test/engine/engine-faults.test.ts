@@ -2,6 +2,7 @@
 // (ServiceUnavailableError), leaves the state exactly as before, takes every change queued
 // behind it down too, and once the fault is healed LSNs and event ids go on without gaps;
 // the log on disk then replays to the same state.
+import fs from 'node:fs';
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { Engine } from '../../src/engine/engine.js';
@@ -58,6 +59,13 @@ async function close(storage: Storage): Promise<void> {
   storage.release();
 }
 
+/** A fresh data folder, removed when the test ends. */
+function tempDir(t: Test): string {
+  const dir = tempDataDir();
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 const snap = (e: Engine) => structuredClone(dumpState(e.state));
 const where = (feature: string) => ({ project: 'default', feature, environment: 'development' });
 
@@ -73,7 +81,7 @@ async function rejects503(t: Test, p: Promise<unknown>, what: string): Promise<v
 
 for (const step of ['fdatasync', 'write'] as const) {
   t.test(`when ${step} fails: 503, state unchanged, queued changes rolled back, ids continue after healing, replay agrees`, async (t) => {
-    const dataDir = tempDataDir();
+    const dataDir = tempDir(t);
     const files = new GatedFiles();
     const { storage, engine } = await open(dataDir, files);
     await engine.run(actor, createFeature('default', { name: 'base' }));
@@ -116,7 +124,7 @@ for (const step of ['fdatasync', 'write'] as const) {
 }
 
 t.test('a failure in a later group-commit batch keeps the acknowledged batch and rolls back only what followed', async (t) => {
-  const dataDir = tempDataDir();
+  const dataDir = tempDir(t);
   const files = new GatedFiles();
   const { storage, engine } = await open(dataDir, files);
   await engine.run(actor, createFeature('default', { name: 'base' }));
@@ -172,7 +180,7 @@ class SlowTruncate extends FaultyFiles {
 }
 
 t.test('changes made while a failed write is still being cut off are refused or kept, never acknowledged and lost', async (t) => {
-  const dataDir = tempDataDir();
+  const dataDir = tempDir(t);
   const files = new SlowTruncate();
   const { storage, engine } = await open(dataDir, files);
   await engine.run(actor, createFeature('default', { name: 'base' }));
@@ -197,7 +205,7 @@ t.test('changes made while a failed write is still being cut off are refused or 
     if (r === 'ok') t.ok(engine.state.features.has(name), `${name}: acknowledged, so it is in the state`);
     else t.notOk(engine.state.features.has(name), `${name}: refused, so it is not in the state`);
   }
-  t.notOk(engine.state.features.has('doomed'));
+  t.notOk(engine.state.features.has('doomed'), 'the failed change is not in the state');
   const live = snap(engine);
   if (rf !== 'ok') t.strictSame(live, before, 'nothing changed');
   await engine.run(actor, createFeature('default', { name: 'next' }));

@@ -291,6 +291,7 @@ t.test(`admin fuzz (seed ${SEED}, ${ITERATIONS} requests; rerun with FUZZ_SEED=$
   t.teardown(async () => {
     agent.destroy();
     if (!closed) await srv.close();
+    fs.rmSync(srv.dataDir, { recursive: true, force: true });
   });
   const state = srv.running.engine.state;
   const wal = srv.running.engine.wal;

@@ -133,6 +133,7 @@ for (const v of variantsOfRun) {
     let closed = false;
     t.teardown(async () => {
       if (!closed) await first.close();
+      fs.rmSync(first.dataDir, { recursive: true, force: true });
     });
     await mutateEverything(t, first);
     await first.close();
@@ -161,6 +162,7 @@ for (const v of variantsOfRun) {
 
 t.test('strings survive the WAL exactly: astral and combining characters replay; unpaired surrogates are refused', async (t) => {
   const first = await startInProcess();
+  t.teardown(() => fs.rmSync(first.dataDir, { recursive: true, force: true }));
   // Long strings matter: msgpack switches UTF-8 encoders above a length, and the native one
   // silently turns an unpaired surrogate into U+FFFD, so such a string could not replay.
   const description = '😀 e\u0301 \u0000 ﷺ '.repeat(40);
