@@ -2,16 +2,18 @@
 // after it. A checkpoint is a sequence of WAL-style frames (length, CRC32, msgpack), so every
 // part is checksummed and the file is written in pieces instead of one giant buffer:
 //   header {k:'header', format, version, lsn, createdAt, firstEventId, lastEventId}
-//   state  {k:'state', dump}                  dumpState without events
+//   state  {k:'state', fields}                every State field but the event log
 //   events {k:'events', list} …               in id order, CHUNK per frame
 //   end    {k:'end', frames, events}          proves the file is complete
+// Maps are stored as msgpack extension values holding their entries in iteration order:
+// listings (and the client API's bytes and ETags) follow Map order, so a state loaded from a
+// checkpoint must iterate exactly like the one that was running.
 // It is written as `<name>.tmp`, fsynced, renamed into place, and the directory fsynced.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Decoder, Encoder } from '@msgpack/msgpack';
+import { Decoder, Encoder, ExtensionCodec } from '@msgpack/msgpack';
 import type { EventLog } from '../events/event-log.js';
-import { dumpState, loadDump, type StateDump } from '../state/dump.js';
-import type { State } from '../state/state.js';
+import { emptyState, type State } from '../state/state.js';
 import type { EventRecord } from '../state/types.js';
 import { crashPoint } from './crash-points.js';
 import { frame, readFrame } from './frame.js';
@@ -25,8 +27,18 @@ const CHUNK = 5_000;
 /** Frames are gathered into writes of about this size. */
 const WRITE_SIZE = 4 * 1024 * 1024;
 
-const encoder = new Encoder({ ignoreUndefined: true });
-const decoder = new Decoder();
+const MAP_EXT = 1;
+const codec = new ExtensionCodec();
+// Nested Maps (featureEnvs) re-enter these; msgpack clones an instance that is already busy.
+const mapEncoder = new Encoder({ ignoreUndefined: true, extensionCodec: codec });
+const mapDecoder = new Decoder({ extensionCodec: codec });
+codec.register({
+  type: MAP_EXT,
+  encode: (v: unknown) => (v instanceof Map ? mapEncoder.encode([...v]) : null),
+  decode: (data: Uint8Array) => new Map(mapDecoder.decode(data) as [unknown, unknown][]),
+});
+const encoder = new Encoder({ ignoreUndefined: true, extensionCodec: codec });
+const decoder = new Decoder({ extensionCodec: codec });
 
 export class CheckpointCorruptError extends Error {
   override readonly name = 'CheckpointCorruptError';
@@ -72,12 +84,26 @@ export interface Snapshot {
   events: EventLog;
 }
 
+/** Every State field but the event log; only kinds that read back as themselves are allowed. */
+function stateFields(state: State): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(state)) {
+    if (key === 'events') continue;
+    const t = typeof value;
+    if (!(value instanceof Map || value === null || t === 'number' || t === 'string' || t === 'boolean')) {
+      throw new Error(`state field "${key}" is neither a Map nor a plain value; checkpoints cannot store it`);
+    }
+    fields[key] = value;
+  }
+  return fields;
+}
+
 export function takeSnapshot(state: State, lsn: number, now: Date): Snapshot {
   const lastEventId = state.events.lastId;
   return {
     lsn,
     createdAt: now.toISOString(),
-    stateBytes: encoder.encode({ k: 'state', dump: dumpState(state, { events: false }) }),
+    stateBytes: encoder.encode({ k: 'state', fields: stateFields(state) }),
     firstEventId: lastEventId - state.events.size + 1,
     lastEventId,
     events: state.events,
@@ -152,6 +178,21 @@ export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snaps
   }
 }
 
+/** A fresh state with the checkpoint's fields, each checked to be of the kind the state expects. */
+function stateFromFields(file: string, offset: number, fields: unknown): State {
+  const state = emptyState();
+  if (!fields || typeof fields !== 'object') throw new CheckpointCorruptError(file, offset, 'the state is missing');
+  const target = state as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(fields as Record<string, unknown>)) {
+    const expected = target[key];
+    if (key === 'events' || expected === undefined) continue; // a field this version no longer has
+    const ok = expected instanceof Map ? value instanceof Map : typeof value === typeof expected;
+    if (!ok) throw new CheckpointCorruptError(file, offset, `state field "${key}" has the wrong kind`);
+    target[key] = value;
+  }
+  return state;
+}
+
 export interface LoadedCheckpoint {
   lsn: number;
   createdAt: string;
@@ -191,12 +232,7 @@ export function readCheckpoint(file: string): LoadedCheckpoint {
   const stateAt = offset;
   const stateFrame = next('state');
   if (stateFrame.k !== 'state') throw new CheckpointCorruptError(file, stateAt, 'expected the state');
-  let state: State;
-  try {
-    state = loadDump({ ...(stateFrame.dump as StateDump), events: [] });
-  } catch (err) {
-    throw new CheckpointCorruptError(file, stateAt, `the state cannot be loaded: ${(err as Error).message}`);
-  }
+  const state = stateFromFields(file, stateAt, stateFrame.fields);
   let frames = 2;
   let events = 0;
   for (;;) {

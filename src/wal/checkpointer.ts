@@ -41,8 +41,14 @@ export class Checkpointer {
   private closed = false;
   /** Checkpoints written by this process (tests and logs). */
   written = 0;
+  /** Checkpoints that failed (tests and logs). */
+  failed = 0;
+  /** After a failed checkpoint, wait this long before trying again. */
+  retryMs: number;
 
-  constructor(private readonly opts: CheckpointerOptions) {}
+  constructor(private readonly opts: CheckpointerOptions) {
+    this.retryMs = opts.retryMs ?? 5_000;
+  }
 
   private due(): boolean {
     const { wal } = this.opts.engine;
@@ -98,7 +104,8 @@ export class Checkpointer {
       );
       return report;
     } catch (err) {
-      this.retryAt = Date.now() + (this.opts.retryMs ?? 5_000);
+      this.failed++;
+      this.retryAt = Date.now() + this.retryMs;
       const e = err as NodeJS.ErrnoException;
       log.error({ code: e.code, err: e.message }, 'checkpoint failed; the write-ahead log keeps everything, will retry');
       throw err;

@@ -192,7 +192,7 @@ export class Wal {
    * (`resetLsn`). Records built meanwhile were computed on top of the failed ones, so they
    * must not reach the file either.
    */
-  private failed = false;
+  private failed: NodeJS.ErrnoException | null = null;
   private idleWaiters: (() => void)[] = [];
   recordsInSegment = 0;
   /** Batches written and fdatasyncs issued: lets tests and the benchmark see group commit. */
@@ -248,7 +248,7 @@ export class Wal {
 
   /** True while a failed batch has not been rolled back yet, or appends are queued or being written. */
   get busy(): boolean {
-    return this.flushing || this.queue.length > 0 || this.failed;
+    return this.flushing || this.queue.length > 0 || this.failed !== null;
   }
 
   /** Assigns the next LSN. Callers encode the record with it and then call `append`. */
@@ -259,7 +259,7 @@ export class Wal {
   /** Gives back an LSN whose record will not be written (its append failed, or it was never sent). */
   resetLsn(lsn: number): void {
     this.nextLsn = lsn;
-    this.failed = false;
+    this.failed = null;
   }
 
   appendRecord(rec: WalRecord): Promise<void> {
@@ -270,8 +270,9 @@ export class Wal {
   append(bytes: Buffer): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the write-ahead log is closed'));
     if (this.failed) {
-      const err = new Error('an earlier write to the write-ahead log failed and is being rolled back') as NodeJS.ErrnoException;
-      err.code = 'EAGAIN';
+      // Same code as the failure itself, so the caller's 503 names the real cause.
+      const err = new Error(`an earlier write to the write-ahead log failed (${this.failed.message}) and is being rolled back`) as NodeJS.ErrnoException;
+      err.code = this.failed.code;
       return Promise.reject(err);
     }
     return new Promise((resolve, reject) => {
@@ -315,8 +316,8 @@ export class Wal {
         // Everything queued behind the failed batch was computed on top of it, so it fails too.
         const failed = [...batch, ...this.queue];
         this.queue = [];
-        this.failed = true;
         const e = err as NodeJS.ErrnoException;
+        this.failed = e;
         this.opts.log.error({ code: e.code, err: e.message, records: failed.length }, 'write-ahead log append failed');
         // Cut the partial batch now rather than at the next write, so a crash before the disk
         // recovers cannot bring back a change that was answered with 503.

@@ -28,6 +28,11 @@ t.test('a checkpoint reads back to the state at its LSN, and the WAL rolls to a 
   t.equal(loaded.lsn, lsn);
   t.equal(loaded.events, 60);
   t.strictSame(full(loaded.state), expected, 'same maps, counters and events');
+  for (const key of ['features', 'strategies', 'featureEnvs', 'strategiesByFeatureEnv', 'projects'] as const) {
+    t.same([...loaded.state[key].keys()], [...o.engine.state[key].keys()], `${key} iterate in the same order as the live state`);
+  }
+  t.same([...loaded.state.featureEnvs.get('flag-3')!.keys()], [...o.engine.state.featureEnvs.get('flag-3')!.keys()], 'nested maps too');
+  t.equal(loaded.state.revision, o.engine.state.revision);
   await o.close();
 });
 

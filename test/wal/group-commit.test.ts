@@ -99,7 +99,7 @@ t.test('a failed batch fails the queue behind it, leaves no partial bytes, and b
   t.ok(results.every((r) => r.status === 'rejected' && (r.reason as NodeJS.ErrnoException).code === 'EIO'), 'all five fail with EIO');
   t.equal(fs.statSync(wal.segment.file).size, sizeBefore, 'the written-but-unsynced batch was cut off');
   files.heal();
-  await t.rejects(wal.appendRecord(record(99)), { code: 'EAGAIN' }, 'refused until the failed LSNs are given back');
+  await t.rejects(wal.appendRecord(record(99)), { code: 'EIO' }, 'refused, naming the failure, until the failed LSNs are given back');
   wal.resetLsn(4);
   t.equal(wal.takeLsn(), 4);
   await wal.appendRecord(record(4));
