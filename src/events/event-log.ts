@@ -7,6 +7,7 @@
 import type { EventRecord, Tag } from '../state/types.js';
 import { countAtMost, F64List, Interner, U32List } from './columns.js';
 import { TextArena } from './text-arena.js';
+import { trigramsOf } from './trigram-filter.js';
 
 export interface EventFilter {
   type?: string;
@@ -201,7 +202,7 @@ export class EventLog {
    */
   private queryMatcher(query: string, candidates: number): (row: number) => boolean {
     const source = escapeRegExp(query);
-    const once = new RegExp(source, 'iu');
+    const once = new RegExp(source, 'i');
     const typeHit = this.type.names.values.map((v) => v !== null && once.test(v));
     const byHit = this.createdBy.values.map((v) => v !== null && once.test(v));
     const types = this.type.rows.view();
@@ -220,9 +221,9 @@ export class EventLog {
       this.scans.delete(query);
     } else {
       const hits = new Uint8Array(this.size + 1024);
-      this.payload.scan(new RegExp(source, 'giu'), (row) => {
+      this.payload.scan(new RegExp(source, 'gi'), (row) => {
         hits[row] = 1;
-      });
+      }, trigramsOf(query));
       scan = { hits, rows: this.size };
     }
     if (scan.rows < this.size) {

@@ -3,6 +3,7 @@
 // regular expression runs over a flat slab at memory speed (V8 compiles it to a Boyer-Moore
 // scan), which is what makes free-text event search fast without a lower-cased copy.
 import { U32List } from './columns.js';
+import { BLOCK, TrigramFilter } from './trigram-filter.js';
 
 /** Slabs are sealed (flattened into one string) once they pass this many characters. */
 export const SLAB_CHARS = 4 * 1024 * 1024;
@@ -21,6 +22,7 @@ export class TextArena {
   private readonly slabs: Slab[] = [];
   private readonly start = new U32List(1024);
   private readonly len = new U32List(1024);
+  private readonly filter = new TrigramFilter();
 
   /** `slabChars` is only lowered by tests, to exercise many slabs with few events. */
   constructor(private readonly slabChars = SLAB_CHARS) {}
@@ -36,6 +38,7 @@ export class TextArena {
       slab = { first: this.count, pieces: [], flat: null, length: 0 };
       this.slabs.push(slab);
     }
+    this.filter.add(this.count, text);
     this.start.push(slab.length);
     this.len.push(text.length);
     slab.pieces!.push(text);
@@ -55,6 +58,7 @@ export class TextArena {
     this.start.pop();
     this.len.pop();
     if (slab.pieces!.length === 0) this.slabs.pop();
+    this.filter.truncate(r, (k) => this.text(k));
   }
 
   text(r: number): string {
@@ -66,24 +70,48 @@ export class TextArena {
 
   /**
    * Calls `hit(r)` once for every record in which `re` (global, non-empty matches) matches.
+   * With `trigrams` (of the query), blocks of records that cannot contain it are skipped.
    * After a hit the scan jumps to the next record, so dense matches cost one step per record.
    */
-  scan(re: RegExp, hit: (r: number) => void): void {
+  scan(re: RegExp, hit: (r: number) => void, trigrams: number[] | null = null): void {
+    const count = this.count;
+    if (!trigrams) {
+      this.scanRecords(0, count, re, hit);
+      return;
+    }
+    let runStart = -1;
+    for (let b = 0, blocks = Math.ceil(count / BLOCK); b <= blocks; b++) {
+      const pass = b < blocks && this.filter.mayContain(b, trigrams);
+      if (pass && runStart < 0) runStart = b * BLOCK;
+      if (!pass && runStart >= 0) {
+        this.scanRecords(runStart, Math.min(b * BLOCK, count), re, hit);
+        runStart = -1;
+      }
+    }
+  }
+
+  /** Scans the text of records [from, to), slab by slab. */
+  private scanRecords(from: number, to: number, re: RegExp, hit: (r: number) => void): void {
     const starts = this.start.view();
     const lens = this.len.view();
-    for (let s = 0; s < this.slabs.length; s++) {
+    let r = from;
+    for (let s = from < to ? this.slabOf(from) : this.slabs.length; r < to && s < this.slabs.length; s++) {
       const slab = this.slabs[s];
-      const text = this.flatten(slab);
-      const end = s + 1 < this.slabs.length ? this.slabs[s + 1].first : this.count;
-      let r = slab.first;
+      const end = Math.min(to, s + 1 < this.slabs.length ? this.slabs[s + 1].first : this.count);
+      const flat = this.flatten(slab);
+      const lo = starts[r];
+      const hi = starts[end - 1] + lens[end - 1];
+      // A slice of a flat string is a view, not a copy; it bounds the regex to these records.
+      const text = lo === 0 && hi === flat.length ? flat : flat.slice(lo, hi);
       re.lastIndex = 0;
       while (re.test(text)) {
-        const p = re.lastIndex - 1;
+        const p = lo + re.lastIndex - 1;
         while (starts[r] + lens[r] <= p) r++;
         hit(r);
-        re.lastIndex = starts[r] + lens[r];
+        re.lastIndex = starts[r] + lens[r] - lo;
         if (++r >= end) break;
       }
+      r = end;
     }
   }
 
