@@ -86,11 +86,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
   const routes = [...ROUTE_MODULES, tokenRoutes(hasher)].flatMap((m) => m(ctx));
-  mount(app, ctx, routes);
+  mount(app, ctx, routes.filter((r) => !r.fastPath));
+  // The SDK routes sit in a polka of their own, in front: everything else falls through to `app`
+  // (called with two arguments, so that `app` runs its own routing chain, not the front's).
+  const front = polka({
+    onError: (err, req, res) => sendError(res, err, log, { method: req.method, path: req.path }),
+    onNoMatch: (req, res) => (app.handler as unknown as http.RequestListener)(req, res),
+  });
+  mount(front, ctx, routes.filter((r) => r.fastPath));
   const openapi = openApiDocument(routes, ctx.schemas.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
 
-  const server = http.createServer(app.handler as unknown as http.RequestListener);
+  const server = http.createServer(front.handler as unknown as http.RequestListener);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 
 export interface Fragment {
   name: string;
+  /** After its first block is built, a view into that block's buffer: the JSON is held once. */
   bytes: Buffer;
-  hash: Buffer;
   project: string;
   /** A block ends after this fragment (decided by the name alone). */
   cut: boolean;
@@ -59,7 +59,10 @@ function makeBlock(frags: Fragment[], first: boolean, last: boolean): Block {
   else bytes[at++] = COMMA;
   for (let i = 0; i < frags.length; i++) {
     if (i > 0) bytes[at++] = COMMA;
-    at += frags[i].bytes.copy(bytes, at);
+    const f = frags[i];
+    const len = f.bytes.copy(bytes, at);
+    f.bytes = bytes.subarray(at, at + len);
+    at += len;
   }
   if (last) SUFFIX.copy(bytes, at);
   return { frags, bytes, hash: sha1(bytes), first, last };

@@ -14,7 +14,7 @@ export function clientApiRoutes(ctx: AppContext): RouteDef[] {
   ctx.engine.onChange((rec, kind) => snapshot.onChange(rec, kind));
   return [
     {
-      method: 'GET', path: '/api/client/features', tag: TAG, auth: 'client',
+      method: 'GET', path: '/api/client/features', tag: TAG, auth: 'client', fastPath: true,
       summary: "Every flag in the token's environment and projects, filtered by tag, project and namePrefix",
       responses: { 200: 'The flags', 304: 'Not modified since the ETag in If-None-Match', 400: 'Malformed tag filter', 401: 'No or unknown token', 403: 'Not a client token' },
       handler: ({ req, res, client }) => {
@@ -43,7 +43,7 @@ export function clientApiRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'GET', path: '/api/client/features/:featureName', tag: TAG, auth: 'client',
+      method: 'GET', path: '/api/client/features/:featureName', tag: TAG, auth: 'client', fastPath: true,
       summary: 'One flag as SDKs see it (for debugging)',
       responses: { 200: 'The flag', 404: 'Unknown, archived or outside the token\'s projects' },
       handler: ({ res, params, client }) => {

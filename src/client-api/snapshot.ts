@@ -2,10 +2,10 @@
 // the bytes of each response are built once per change and then served by lookup.
 //
 // Two levels:
-//  - per environment, one serialized JSON fragment per live flag, with a hash of its bytes.
-//    The engine's change feed marks the (flag, environment) pairs a record touched; they are
-//    re-serialized lazily on the next request, and nothing else is. A fragment whose bytes did
-//    not change keeps its identity, which is what lets the level below reuse work.
+//  - per environment, one serialized JSON fragment per live flag. The engine's change feed
+//    marks the (flag, environment) pairs a record touched; they are re-serialized lazily on the
+//    next request, and nothing else is. A fragment whose bytes did not change keeps its
+//    identity, which is what lets the level below reuse work.
 //  - per normalized filter (environment + token projects + query), the response: its bytes as
 //    blocks of fragments (blocks.ts; only blocks holding a changed flag are re-stitched), a
 //    gzip copy (made asynchronously; identity is served until it is ready) and the ETag, a hash
@@ -18,7 +18,7 @@ import type { Op } from '../state/ops.js';
 import { featureEnvKey, tagKey, type State } from '../state/state.js';
 import type { Feature } from '../state/types.js';
 import type { WalRecord } from '../wal/record.js';
-import { buildBlocks, cutAfter, etagOf, sha1, type Block, type Fragment } from './blocks.js';
+import { buildBlocks, cutAfter, etagOf, type Block, type Fragment } from './blocks.js';
 import { clientFilter, filterKey, inScope, type ClientFilter } from './query.js';
 import { clientFeature } from './record.js';
 
@@ -232,7 +232,7 @@ export class ClientSnapshot {
   private fragment(f: Feature, environment: string): Fragment {
     const bytes = Buffer.from(JSON.stringify(clientFeature(this.state, f, environment)));
     this.serialized++;
-    return { name: f.name, bytes, hash: sha1(bytes), project: f.project, cut: cutAfter(f.name) };
+    return { name: f.name, bytes, project: f.project, cut: cutAfter(f.name) };
   }
 
   /** The environment's view with every pending change serialized. */
@@ -270,7 +270,7 @@ export class ClientSnapshot {
       const frag = this.fragment(f, environment);
       if (!old) {
         view.ordered.splice(position(view.ordered, name), 0, frag);
-      } else if (old.hash.equals(frag.hash) && old.project === frag.project) {
+      } else if (old.bytes.equals(frag.bytes) && old.project === frag.project) {
         continue;
       } else {
         view.ordered[position(view.ordered, name)] = frag;

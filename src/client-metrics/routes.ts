@@ -17,7 +17,7 @@ export function clientMetricsRoutes(ctx: AppContext): RouteDef[] {
   const now = () => ctx.engine.now().toISOString();
   return [
     {
-      method: 'POST', path: '/api/client/register', tag: TAG, auth: 'client', body: 'clientRegisterSchema',
+      method: 'POST', path: '/api/client/register', tag: TAG, auth: 'client', fastPath: true, body: 'clientRegisterSchema',
       summary: 'An SDK instance announces itself', responses: { 202: 'Accepted', 400: 'Malformed body', 415: 'Not JSON' },
       handler: ({ body, client }) => {
         store.register(client!, body as RegisterBody, now());
@@ -25,7 +25,7 @@ export function clientMetricsRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'POST', path: '/api/client/metrics', tag: TAG, auth: 'client', body: 'clientMetricsSchema',
+      method: 'POST', path: '/api/client/metrics', tag: TAG, auth: 'client', fastPath: true, body: 'clientMetricsSchema',
       summary: 'An SDK reports how often each flag was evaluated', responses: { 202: 'Accepted', 400: 'Malformed body', 415: 'Not JSON' },
       handler: ({ body, client }) => {
         store.record(client!, body as MetricsBody, now());

@@ -46,6 +46,11 @@ export interface RouteDef {
   permission?: string;
   /** 'client': authenticate as an SDK (ctx.auth.client) before the body is read. */
   auth?: 'client';
+  /**
+   * Served by the small front router (server.ts) that sees every request first: polka tests
+   * routes one by one, so the SDK hot path must not queue behind the whole admin table.
+   */
+  fastPath?: boolean;
   /** The path carries a secret (an API token): logs get the route pattern instead of the path. */
   secretInPath?: boolean;
   scope?: (params: Record<string, string>, state: State) => AdminScope;
