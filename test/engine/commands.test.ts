@@ -13,10 +13,10 @@ const NOW = '2026-02-02T02:02:02.000Z';
 
 t.test('createFeature: flag in every environment, disabled; tags created as needed; feature-created', async (t) => {
   const { change, after } = runPure(t, createFeature('default', {
-    name: 'new-flag', description: 'd', tags: [{ type: 'simple', value: 'x' }, { type: 'team', value: 'new' }],
+    name: 'new-flag', description: 'd', tags: [{ type: 'team', value: 'core' }, { type: 'team', value: 'new' }],
   }));
   t.same(change.events.map((e) => e.type), ['feature-created']);
-  t.same(change.events[0].tags, [{ type: 'simple', value: 'x' }, { type: 'team', value: 'new' }]);
+  t.same(change.events[0].tags, [{ type: 'team', value: 'core' }, { type: 'team', value: 'new' }]);
   const f = after.features.get('new-flag')!;
   t.equal(f.createdAt, NOW);
   t.equal(f.type, 'release');
