@@ -39,6 +39,8 @@ export interface RouteDef {
   tag: string;
   /** Name of a registered schema the JSON body must satisfy. */
   body?: string;
+  /** A schema only described in the OpenAPI document: the handler validates the body itself. */
+  documentedBody?: string;
   bodyLimit?: number;
   /** Unleash lets on/off be called with any content type (or none). */
   anyContentType?: boolean;
@@ -112,7 +114,7 @@ export function openApiDocument(routes: RouteDef[], schemas: Map<string, JsonSch
       summary: r.summary,
       tags: [r.tag],
       parameters: params,
-      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${r.body}` } } } } } : {}),
+      ...(r.body ?? r.documentedBody ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${r.body ?? r.documentedBody}` } } } } } : {}),
       responses: Object.fromEntries(
         Object.entries(r.responses ?? { 200: 'OK' }).map(([code, description]) => [code, { description }]),
       ),

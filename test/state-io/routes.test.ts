@@ -90,6 +90,14 @@ t.test('?download=true adds a Content-Disposition', async (t) => {
   t.same(res.json, plain.json);
 });
 
+t.test('the OpenAPI description shows the state document and the search body', async (t) => {
+  const { api } = await fresh(t);
+  const doc = (await api('GET', '/api/openapi.json')).json;
+  t.equal(doc.paths['/api/admin/state/import'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/stateSchema');
+  t.ok(doc.components.schemas.stateSchema.properties.featureStrategies);
+  t.equal(doc.paths['/api/admin/events/search'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/searchEventsSchema');
+});
+
 function docWithFlags(n: number) {
   return {
     version: 4,
