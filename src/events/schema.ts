@@ -9,9 +9,9 @@ export const eventSchemas = {
     additionalProperties: false,
     properties: {
       type: { type: 'string', enum: [...EVENT_TYPES] },
-      project: { type: 'string' },
-      feature: { type: 'string' },
-      query: { type: 'string' },
+      project: { type: 'string', maxLength: 1000 },
+      feature: { type: 'string', maxLength: 1000 },
+      query: { type: 'string', maxLength: 1000 },
       limit: { type: 'integer', minimum: 1, maximum: MAX_EVENT_PAGE },
       offset: { type: 'integer', minimum: 0 },
     },
