@@ -7,10 +7,13 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { dumpState } from '../../src/state/dump.js';
 import type { State } from '../../src/state/state.js';
 import { startInProcess, type InProcess } from '../helpers/in-process-server.js';
+import { client } from '../helpers/server.js';
+
+type Api = ReturnType<typeof client>;
 import {
   chance, fromSchema, int, invalidJson, mutate, pick, prng, randomJson, randomName, serialize, type Rng,
 } from './generate.js';
@@ -282,8 +285,7 @@ const fingerprint = (s: State) => {
 };
 const fullFingerprint = (s: State) => JSON.stringify(dumpState(s));
 
-async function seedState(srv: InProcess): Promise<void> {
-  const api = srv.api;
+async function seedState(srv: InProcess, api: Api): Promise<void> {
   const P = '/api/admin/projects';
   await api('POST', P, { id: 'shop', name: 'Shop' });
   await api('POST', '/api/admin/environments', { name: 'staging', type: 'test' });
@@ -306,9 +308,24 @@ async function seedState(srv: InProcess): Promise<void> {
   await api('POST', '/api/admin/api-tokens', { tokenName: 'sdk', type: 'client', environment: 'development', projects: ['default'] });
 }
 
-t.test(`admin fuzz (seed ${SEED}, ${ITERATIONS} requests; rerun with FUZZ_SEED=${SEED})`, async (t) => {
+interface FuzzOptions {
+  seed: number;
+  iterations: number;
+  env: Record<string, string>;
+  /** With API tokens: the admin token for seeding, and the Authorization header of each fuzzed request. */
+  auth?: { admin: string; header: (r: Rng) => string | undefined };
+}
+
+async function fuzz(t: Test, o: FuzzOptions): Promise<void> {
+  const { seed, iterations } = o;
   t.comment(`FUZZ_SEED=${SEED} FUZZ_ITERATIONS=${ITERATIONS}`);
-  const srv = await startInProcess({ env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
+  const env = { BODY_LIMIT_BYTES: String(BODY_LIMIT), ...o.env };
+  const srv = await startInProcess({ env });
+  const api: Api = o.auth ? client(srv.url, { authorization: o.auth.admin }) : srv.api;
+  const authorize = (r: Rng, p: Planned) => {
+    const h = o.auth?.header(r);
+    if (h !== undefined) p.headers.authorization = h;
+  };
   let closed = false;
   t.teardown(async () => {
     agent.destroy();
@@ -317,26 +334,25 @@ t.test(`admin fuzz (seed ${SEED}, ${ITERATIONS} requests; rerun with FUZZ_SEED=$
   });
   const state = srv.running.engine.state;
   const wal = srv.running.engine.wal;
-  const doc = (await srv.api('GET', '/api/openapi.json')).json;
+  const doc = (await api('GET', '/api/openapi.json')).json;
   const routes = routesFrom(doc);
   const schemas = doc.components?.schemas ?? {};
   t.ok(routes.length >= 30, `fuzzing ${routes.length} admin routes from /api/openapi.json`);
-  await seedState(srv);
-
-  const r = prng(SEED);
+  const r = prng(seed);
   const problems: string[] = [];
   const statuses = new Map<number, number>();
   const perRoute = new Map<string, { ok: number; client: number }>();
   const started = Date.now();
   let before = fingerprint(state);
-  for (let i = 0; i < ITERATIONS; i++) {
+  for (let i = 0; i < iterations; i++) {
     if (i % 300 === 0) {
-      await seedState(srv);
-      exported = (await srv.api('GET', '/api/admin/state/export')).json ?? null;
+      await seedState(srv, api);
+      exported = (await api('GET', '/api/admin/state/export')).json ?? null;
       before = fingerprint(state);
     }
     const route = pick(r, routes);
     const p = plan(r, route, state, schemas);
+    authorize(r, p);
     const lsnBefore = wal.nextLsn;
     let out: Outcome;
     try {
@@ -351,7 +367,8 @@ t.test(`admin fuzz (seed ${SEED}, ${ITERATIONS} requests; rerun with FUZZ_SEED=$
     const tally = perRoute.get(key) ?? { ok: 0, client: 0 };
     perRoute.set(key, tally);
     const describe = () =>
-      `#${i} ${p.method} ${p.path} [${p.headers['content-type'] ?? 'no content-type'}${p.chunked ? ', chunked' : ''}] (${p.what}) ` +
+      `#${i} ${p.method} ${p.path} [${p.headers['content-type'] ?? 'no content-type'}${p.chunked ? ', chunked' : ''}` +
+      `${p.headers.authorization !== undefined ? `, authorization ${JSON.stringify(p.headers.authorization.slice(0, 12))}…` : ''}] (${p.what}) ` +
       `body=${p.body ? JSON.stringify(p.body.toString('utf8').slice(0, 300)) : '-'} → ${out.status} ${out.text.slice(0, 300)}`;
     if (out.status >= 500) problems.push(`5xx: ${describe()}`);
     if (out.status >= 400) {
@@ -380,17 +397,17 @@ t.test(`admin fuzz (seed ${SEED}, ${ITERATIONS} requests; rerun with FUZZ_SEED=$
   }
   if (storedBadStrings.length) problems.push(`the state holds strings with unpaired surrogates: ${JSON.stringify(storedBadStrings.slice(0, 5))}`);
   const seconds = (Date.now() - started) / 1000;
-  t.comment(`${ITERATIONS} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+  t.comment(`${iterations} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
   const untouched = routes.filter((rt) => !perRoute.has(`${rt.method} ${rt.path}`)).map((rt) => `${rt.method} ${rt.path}`);
-  if (ITERATIONS >= 1000) t.same(untouched, [], 'every admin route was exercised');
+  if (iterations >= 1000) t.same(untouched, [], 'every admin route was exercised');
   const neverOk = [...perRoute].filter(([, v]) => v.ok === 0).map(([k]) => k);
   t.comment(`routes that never answered 2xx in this run: ${neverOk.length ? neverOk.join('; ') : 'none'}`);
   for (const line of problems.slice(0, 20)) t.comment(line);
-  t.equal(problems.length, 0, `no 5xx, well-formed errors, and no state change after a 4xx (seed ${SEED})`);
+  t.equal(problems.length, 0, `no 5xx, well-formed errors, and no state change after a 4xx (seed ${seed})`);
 
   // Concurrent burst: requests overlap inside the engine and the WAL's group commit. Per-request
   // state checks are impossible here, but no 5xx, well-formed errors and the replay below still hold.
-  const burst = Math.ceil(ITERATIONS / 5);
+  const burst = Math.ceil(iterations / 5);
   const parallel = new http.Agent({ keepAlive: true, maxSockets: 8 });
   const burstProblems: string[] = [];
   let next = 0;
@@ -399,6 +416,7 @@ t.test(`admin fuzz (seed ${SEED}, ${ITERATIONS} requests; rerun with FUZZ_SEED=$
       next++;
       const route = pick(r, routes);
       const p = plan(r, route, state, schemas);
+      authorize(r, p);
       try {
         const out = await send(srv.running.port, p.method, p.path, p.headers, p.body, p.chunked, parallel);
         const err = out.status >= 400 ? (() => { try { return JSON.parse(out.text); } catch { return null; } })() : {};
@@ -418,7 +436,7 @@ t.test(`admin fuzz (seed ${SEED}, ${ITERATIONS} requests; rerun with FUZZ_SEED=$
   const final = fullFingerprint(state);
   await srv.close();
   closed = true;
-  const again = await startInProcess({ dataDir: srv.dataDir, env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
+  const again = await startInProcess({ dataDir: srv.dataDir, env });
   const replayed = fullFingerprint(again.running.engine.state);
   if (replayed !== final && process.env.FUZZ_DUMP_DIR) {
     fs.writeFileSync(path.join(process.env.FUZZ_DUMP_DIR, 'live.json'), final);
@@ -426,5 +444,40 @@ t.test(`admin fuzz (seed ${SEED}, ${ITERATIONS} requests; rerun with FUZZ_SEED=$
   }
   t.ok(replayed === final, 'the fuzzed state replays identically after a restart (set FUZZ_DUMP_DIR to get both dumps)');
   await again.close();
-});
+}
 
+t.test(`admin fuzz, AUTH_TYPE=none (seed ${SEED}, ${ITERATIONS} requests; rerun with FUZZ_SEED=${SEED})`, (t) =>
+  fuzz(t, { seed: SEED, iterations: ITERATIONS, env: {} }));
+
+// The same with API tokens: authentication and scope checks run before body handling, and a
+// refused request (401/403) must leave the state alone just like any other 4xx.
+const hex = (n: number) => Array.from({ length: n }, (_, i) => ((SEED + i * 7) % 16).toString(16)).join('');
+const TOKENS = {
+  admin: `*:*.${hex(48)}`,
+  scopedAdmin: `default:production.${hex(40)}`,
+  client: `default:development.${hex(44)}`,
+  frontend: `default:development.${hex(36)}f`,
+};
+t.test(`admin fuzz, AUTH_TYPE=api-token (seed ${SEED + 1}, ${Math.ceil(ITERATIONS / 3)} requests)`, (t) =>
+  fuzz(t, {
+    seed: SEED + 1,
+    iterations: Math.ceil(ITERATIONS / 3),
+    env: {
+      AUTH_TYPE: 'api-token',
+      INIT_ADMIN_API_TOKENS: `${TOKENS.admin},${TOKENS.scopedAdmin}`,
+      INIT_CLIENT_API_TOKENS: TOKENS.client,
+      INIT_FRONTEND_API_TOKENS: TOKENS.frontend,
+    },
+    auth: {
+      admin: TOKENS.admin,
+      header: (r) => {
+        const roll = r();
+        if (roll < 0.45) return pick(r, [TOKENS.admin, `Bearer ${TOKENS.admin}`]);
+        if (roll < 0.6) return TOKENS.scopedAdmin;
+        if (roll < 0.7) return TOKENS.client;
+        if (roll < 0.75) return TOKENS.frontend;
+        if (roll < 0.9) return pick(r, ['', 'Bearer', 'Bearer ', '*:*.nope', TOKENS.admin.slice(0, -1), TOKENS.admin + 'x', 'Basic YWRtaW46YWRtaW4=', 'x'.repeat(5000), '*:*', '%00']);
+        return undefined;
+      },
+    },
+  }));
