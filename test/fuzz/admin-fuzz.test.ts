@@ -12,11 +12,11 @@ import { dumpState } from '../../src/state/dump.js';
 import type { State } from '../../src/state/state.js';
 import { startInProcess, type InProcess } from '../helpers/in-process-server.js';
 import { client } from '../helpers/server.js';
-
-type Api = ReturnType<typeof client>;
 import {
   chance, fromSchema, int, invalidJson, mutate, pick, prng, randomJson, randomName, serialize, type Rng,
 } from './generate.js';
+
+type Api = ReturnType<typeof client>;
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 const ITERATIONS = Number(process.env.FUZZ_ITERATIONS ?? 2500);
@@ -35,10 +35,8 @@ interface Outcome {
   text: string;
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
 /** Raw http.request rather than fetch: fetch's URL parser would normalise "..", "%2e" and friends away. */
-function send(port: number, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined, chunked: boolean, via = agent): Promise<Outcome> {
+function send(port: number, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined, chunked: boolean, via: http.Agent): Promise<Outcome> {
   // Frame the body explicitly: Node's client leaves a GET/DELETE body unframed, which would be
   // read as the start of the next request on the kept-alive connection.
   const useChunks = Boolean(body && chunked && body.length > 1);
@@ -321,6 +319,8 @@ async function fuzz(t: Test, o: FuzzOptions): Promise<void> {
   t.comment(`FUZZ_SEED=${SEED} FUZZ_ITERATIONS=${ITERATIONS}`);
   const env = { BODY_LIMIT_BYTES: String(BODY_LIMIT), ...o.env };
   const srv = await startInProcess({ env });
+  // One connection, kept alive: requests run strictly one after another.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const api: Api = o.auth ? client(srv.url, { authorization: o.auth.admin }) : srv.api;
   const authorize = (r: Rng, p: Planned) => {
     const h = o.auth?.header(r);
@@ -356,7 +356,7 @@ async function fuzz(t: Test, o: FuzzOptions): Promise<void> {
     const lsnBefore = wal.nextLsn;
     let out: Outcome;
     try {
-      out = await send(srv.running.port, p.method, p.path, p.headers, p.body, p.chunked);
+      out = await send(srv.running.port, p.method, p.path, p.headers, p.body, p.chunked, agent);
     } catch (err) {
       problems.push(`#${i} ${p.method} ${p.path} (${p.what}): request failed: ${(err as Error).message}`);
       before = fingerprint(state);
