@@ -217,3 +217,28 @@ t.test('changes made while a failed write is still being cut off are refused or 
   t.strictSame(snap(again.engine), final, 'the log replays to the live state');
   await close(again.storage);
 });
+
+t.test('a non-durable change (metrics bookkeeping) whose write fails is undone, and the log stays gapless', async (t) => {
+  const dataDir = tempDir(t);
+  const files = new GatedFiles();
+  const { storage, engine } = await open(dataDir, files);
+  await engine.run(actor, createFeature('default', { name: 'base' }));
+  const before = snap(engine);
+  const lsnBefore = storage.wal.nextLsn;
+  files.fail('fdatasync', 'EIO');
+  // Acknowledged at once, before it is durable: that is the point of durable: false.
+  await engine.run(actor, createFeature('default', { name: 'quick' }), { durable: false });
+  t.ok(engine.state.features.has('quick'), 'applied and answered before the write finished');
+  const queued = engine.run(actor, createFeature('default', { name: 'behind' }));
+  await rejects503(t, queued, 'a durable change queued behind it');
+  await storage.wal.idle();
+  t.strictSame(snap(engine), before, 'both are undone once the write fails');
+  t.equal(storage.wal.nextLsn, lsnBefore, 'their LSNs are given back');
+  files.heal();
+  await engine.run(actor, createFeature('default', { name: 'after' }));
+  const live = snap(engine);
+  await close(storage);
+  const again = await open(dataDir, realFiles);
+  t.strictSame(snap(again.engine), live, 'the log replays to the live state');
+  await close(again.storage);
+});
