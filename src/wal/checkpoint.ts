@@ -3,7 +3,7 @@
 // part is checksummed and the file is written in pieces instead of one giant buffer:
 //   header {k:'header', format, version, lsn, createdAt, firstEventId, lastEventId}
 //   state  {k:'state', fields}                every State field but the event log
-//   events {k:'events', list} …               in id order, CHUNK per frame
+//   events {k:'events', …columns} …         in id order, CHUNK per frame (see event-chunk.ts)
 //   end    {k:'end', frames, events}          proves the file is complete
 // Maps are stored as msgpack extension values holding their entries in iteration order:
 // listings (and the client API's bytes and ETags) follow Map order, so a state loaded from a
@@ -16,6 +16,7 @@ import type { EventLog } from '../events/event-log.js';
 import { emptyState, type State } from '../state/state.js';
 import type { EventRecord } from '../state/types.js';
 import { crashPoint } from './crash-points.js';
+import { decodeEventChunk, encodeEventChunk } from './event-chunk.js';
 import { frame, readFrame } from './frame.js';
 import type { FileLayer } from './file-layer.js';
 
@@ -158,7 +159,7 @@ export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snaps
     crashPoint('checkpoint-mid-write');
     for (let from = snap.firstEventId; from <= snap.lastEventId; from += CHUNK) {
       const to = Math.min(snap.lastEventId, from + CHUNK - 1);
-      await add(encoder.encode({ k: 'events', list: eventsBetween(snap.events, from, to) }));
+      await add(encoder.encode(encodeEventChunk(eventsBetween(snap.events, from, to))));
     }
     await add(encoder.encode({ k: 'end', frames, events: snap.lastEventId - snap.firstEventId + 1 }));
     await flush();
@@ -244,13 +245,12 @@ export function readCheckpoint(file: string): LoadedCheckpoint {
       }
       break;
     }
-    if (f.k !== 'events' || !Array.isArray(f.list)) throw new CheckpointCorruptError(file, at, `unexpected part "${f.k}"`);
+    if (f.k !== 'events') throw new CheckpointCorruptError(file, at, `unexpected part "${f.k}"`);
     try {
-      for (const e of f.list as EventRecord[]) state.events.append(e);
+      events += decodeEventChunk(f, (e) => state.events.append(e));
     } catch (err) {
       throw new CheckpointCorruptError(file, at, (err as Error).message);
     }
-    events += f.list.length;
     frames++;
   }
   if (offset !== buf.length) throw new CheckpointCorruptError(file, offset, 'data after the end marker');
