@@ -1,5 +1,6 @@
 // Assembles Fanion: storage → engine → routes → HTTP server. `startServer` is what main.ts
 // and the in-process tests call; everything it needs from outside is passed in.
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
@@ -99,6 +100,24 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const server = http.createServer(front.handler as unknown as http.RequestListener);
   server.keepAliveTimeout = 65_000;
+  // Requests Node's parser rejects (oversized headers, malformed HTTP) never reach polka; they
+  // still get the Unleash error body instead of Node's bare status line.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify({
+      id: randomUUID(),
+      name: status === 431 ? 'RequestHeaderFieldsTooLarge' : status === 408 ? 'RequestTimeout' : 'BadRequestError',
+      message: status === 431 ? 'The request headers are too large.' : status === 408 ? 'The request took too long to arrive.' : 'The request is not valid HTTP.',
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
