@@ -40,6 +40,33 @@ function aligned<T extends Uint32Array | Float64Array>(bytes: unknown, n: number
   return new Kind(copy.buffer);
 }
 
+const DAY = 86_400_000;
+const TWO = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+let cachedDay = NaN;
+let cachedPrefix = '';
+
+/**
+ * `new Date(ms).toISOString()`, several times faster: a start-up formats a million of these.
+ * The date part is cached per day; years outside 1970..9999 take the slow path.
+ */
+export function isoOf(ms: number): string {
+  const day = Math.floor(ms / DAY);
+  if (day !== cachedDay) {
+    const prefix = new Date(day * DAY).toISOString();
+    if (prefix.length !== 24 || day < 0) return new Date(ms).toISOString();
+    cachedDay = day;
+    cachedPrefix = prefix.slice(0, 11);
+  }
+  let r = ms - day * DAY;
+  const h = Math.floor(r / 3_600_000);
+  r -= h * 3_600_000;
+  const m = Math.floor(r / 60_000);
+  r -= m * 60_000;
+  const sec = Math.floor(r / 1000);
+  const milli = r - sec * 1000;
+  return `${cachedPrefix}${TWO[h]}:${TWO[m]}:${TWO[sec]}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+}
+
 export function encodeEventChunk(events: EventRecord[]): EventChunk {
   const n = events.length;
   const strings: string[] = [];
@@ -107,7 +134,7 @@ export function decodeEventChunk(raw: Record<string, unknown>, each: (e: EventRe
     each({
       id: c.first + i,
       type: str(type[i])!,
-      createdAt: Number.isNaN(ms) ? c.oddDates[i] : new Date(ms).toISOString(),
+      createdAt: Number.isNaN(ms) ? c.oddDates[i] : isoOf(ms),
       createdBy: str(createdBy[i])!,
       createdByUserId: Number.isNaN(uid) ? null : uid,
       environment: str(environment[i]),
