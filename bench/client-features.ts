@@ -162,7 +162,21 @@ async function seed(base: string, flags: number): Promise<void> {
   }));
 }
 
-interface Row { path: string; pipelining: number; fanion: Result[]; baseline: Result[] }
+interface Row {
+  path: string;
+  pipelining: number;
+  fanion: Result[];
+  baseline: Result[];
+  /** Server CPU time per request (µs): less sensitive than req/s to what else the machine runs. */
+  fanionCpu: number[];
+  baselineCpu: number[];
+}
+
+/** user + system CPU time of a process so far, in µs (Linux /proc; clock ticks of 10 ms). */
+function cpuMicros(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -220,14 +234,17 @@ async function main(): Promise<void> {
       const rows: Row[] = [];
       for (const pipelining of [1, 10]) {
         for (const c of cases) {
-          const row: Row = { path: c.path, pipelining, fanion: [], baseline: [] };
+          const row: Row = { path: c.path, pipelining, fanion: [], baseline: [], fanionCpu: [], baselineCpu: [] };
           // Warm both up, then alternate which goes first so drift in machine load hits both.
           await autocannon({ url: fanion.url + F, connections: CONNECTIONS, pipelining, duration: 1, headers: c.headers });
           await autocannon({ url: baseline + F, connections: CONNECTIONS, pipelining, duration: 1, headers: c.headers });
           for (let r = 0; r < ROUNDS; r++) {
             const order = r % 2 === 0 ? ['baseline', 'fanion'] : ['fanion', 'baseline'];
             for (const who of order) {
+              const pid = (who === 'fanion' ? fanion.proc.pid : baselineProc.pid)!;
+              const cpu0 = cpuMicros(pid);
               const res = await autocannon({ url: (who === 'fanion' ? fanion.url : baseline) + F, connections: CONNECTIONS, pipelining, duration: SECONDS, headers: c.headers });
+              (who === 'fanion' ? row.fanionCpu : row.baselineCpu).push((cpuMicros(pid) - cpu0) / res.requests.total);
               const want = c.path === '304' ? res['3xx'] : res['2xx'];
               if (res.errors || res.timeouts || want !== res.requests.total) {
                 console.warn(`  warning: ${who} ${c.path} -p ${pipelining}: ${res.errors} errors, ${res.timeouts} timeouts, ${res.requests.total - want} unexpected statuses`);
@@ -240,7 +257,7 @@ async function main(): Promise<void> {
         }
       }
       console.log('\nsummary (medians over rounds; ratio = median of the per-round fanion/baseline ratios):');
-      console.log('path  -p  fanion req/s  baseline req/s  ratio  fanion p50/p99 ms  baseline p50/p99 ms');
+      console.log('path  -p  fanion req/s  baseline req/s  ratio  fanion p50/p99 ms  baseline p50/p99 ms  server CPU µs/req f/b');
       for (const row of rows) printRow(row, true);
     } finally {
       baselineProc.kill();
@@ -296,8 +313,9 @@ function printRow(row: Row, summary = false): void {
   const b = rps(row.baseline);
   // Each round's pair ran back to back, so its ratio is the least disturbed by load drifting.
   const ratio = median(row.fanion.map((r, i) => r.requests.average / row.baseline[i].requests.average)).toFixed(2);
+  const cpu = `${median(row.fanionCpu).toFixed(0)}/${median(row.baselineCpu).toFixed(0)}`;
   if (summary) {
-    console.log(`${row.path.padEnd(5)} ${String(row.pipelining).padStart(2)}  ${f.toFixed(0).padStart(12)}  ${b.toFixed(0).padStart(14)}  ${ratio.padStart(5)}  ${`${lat(row.fanion, 'p50')}/${lat(row.fanion, 'p99')}`.padStart(17)}  ${`${lat(row.baseline, 'p50')}/${lat(row.baseline, 'p99')}`.padStart(19)}`);
+    console.log(`${row.path.padEnd(5)} ${String(row.pipelining).padStart(2)}  ${f.toFixed(0).padStart(12)}  ${b.toFixed(0).padStart(14)}  ${ratio.padStart(5)}  ${`${lat(row.fanion, 'p50')}/${lat(row.fanion, 'p99')}`.padStart(17)}  ${`${lat(row.baseline, 'p50')}/${lat(row.baseline, 'p99')}`.padStart(19)}  ${cpu.padStart(21)}`);
   } else {
     console.log(`${row.path} -p ${row.pipelining}: fanion ${row.fanion.map((r) => r.requests.average.toFixed(0)).join(', ')} req/s; baseline ${row.baseline.map((r) => r.requests.average.toFixed(0)).join(', ')} req/s; ratio ${ratio}`);
   }
