@@ -121,8 +121,10 @@ function eventsBetween(log: EventLog, from: number, to: number): EventRecord[] {
   return out;
 }
 
+export class CheckpointAbortedError extends Error {}
+
 /** Writes `snap` as a checkpoint in `dir` (temp file, fsync, rename, directory fsync). */
-export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snapshot): Promise<CheckpointFile> {
+export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snapshot, stop: () => boolean = () => false): Promise<CheckpointFile> {
   const final = path.join(dir, checkpointName(snap.lsn));
   const tmp = `${final}.tmp`;
   const fd = await files.open(tmp, 'w');
@@ -158,6 +160,8 @@ export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snaps
     await flush();
     crashPoint('checkpoint-mid-write');
     for (let from = snap.firstEventId; from <= snap.lastEventId; from += CHUNK) {
+      // Shutting down: a half-written checkpoint is worth nothing, the WAL has everything.
+      if (stop()) throw new CheckpointAbortedError('checkpoint abandoned: the server is stopping');
       const to = Math.min(snap.lastEventId, from + CHUNK - 1);
       await add(encoder.encode(encodeEventChunk(eventsBetween(snap.events, from, to))));
     }

@@ -8,7 +8,7 @@
 // A crash between any two steps leaves a folder that starts (tests/durability/crash-steps).
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
-import { checkpointName, listCheckpoints, takeSnapshot, writeCheckpoint, type CheckpointFile } from './checkpoint.js';
+import { CheckpointAbortedError, checkpointName, listCheckpoints, takeSnapshot, writeCheckpoint, type CheckpointFile } from './checkpoint.js';
 import { crashPoint } from './crash-points.js';
 import type { FileLayer } from './file-layer.js';
 import { listSegments } from './wal.js';
@@ -92,7 +92,7 @@ export class Checkpointer {
       if (fs.existsSync(existing)) {
         written = { file: existing, lsn: snap.lsn }; // nothing changed since it was written
       } else {
-        written = await writeCheckpoint(files, dir, snap);
+        written = await writeCheckpoint(files, dir, snap, () => this.closed);
       }
       crashPoint('checkpoint-before-delete');
       const deleted = await this.prune(written);
@@ -104,6 +104,10 @@ export class Checkpointer {
       );
       return report;
     } catch (err) {
+      if (err instanceof CheckpointAbortedError) {
+        log.info('checkpoint abandoned for shutdown; the write-ahead log holds everything');
+        throw err;
+      }
       this.failed++;
       this.retryAt = Date.now() + this.retryMs;
       const e = err as NodeJS.ErrnoException;
@@ -143,7 +147,7 @@ export class Checkpointer {
     await this.running?.catch(() => {});
   }
 
-  /** Waits for a checkpoint in progress, then refuses new ones. */
+  /** Refuses new checkpoints and abandons one being written (its temporary file is removed). */
   async close(): Promise<void> {
     this.closed = true;
     await this.running?.catch(() => {});

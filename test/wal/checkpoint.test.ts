@@ -157,3 +157,19 @@ t.test('the checkpointer triggers by itself when the live segment passes the rec
   t.strictSame(full(again.engine.state), final);
   await again.close();
 });
+
+t.test('stopping abandons a checkpoint being written: no file is left, the next start replays the WAL', async (t) => {
+  const dir = tempDataDir();
+  const o = await openEngine(dir);
+  for (let i = 0; i < 5; i++) await addFlag(o.engine, `f${i}`);
+  const final = full(o.engine.state);
+  const cp = o.checkpointer.checkpoint();
+  await o.checkpointer.close();
+  await t.rejects(cp, /abandoned/);
+  t.same(fs.readdirSync(dir).filter((n) => n.includes('checkpoint')), [], 'neither a checkpoint nor a temporary file');
+  await o.storage.wal.close();
+  o.storage.release();
+  const again = await openEngine(dir);
+  t.strictSame(full(again.engine.state), final);
+  await again.close();
+});
