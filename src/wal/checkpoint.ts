@@ -3,7 +3,7 @@
 // part is checksummed and the file is written in pieces instead of one giant buffer:
 //   header {k:'header', format, version, lsn, createdAt, firstEventId, lastEventId}
 //   state  {k:'state', fields}                every State field but the event log
-//   events {k:'events', …columns} …         in id order, CHUNK per frame (see event-chunk.ts)
+//   events {k:'events', …columns} …         in id order, 2,000 per frame (see event-chunk.ts)
 //   end    {k:'end', frames, events}          proves the file is complete
 // Maps are stored as msgpack extension values holding their entries in iteration order:
 // listings (and the client API's bytes and ETags) follow Map order, so a state loaded from a
@@ -23,8 +23,8 @@ import type { FileLayer } from './file-layer.js';
 export const CHECKPOINT_FORMAT = 'fanion-checkpoint';
 export const CHECKPOINT_VERSION = 1;
 const CHECKPOINT_RE = /^checkpoint-(\d{16})\.ckpt$/;
-/** Events per frame: small enough to encode between two writes without stalling requests. */
-const CHUNK = 5_000;
+/** Events per frame: small enough to encode (~10 ms) between two writes without stalling requests. */
+const CHUNK = 2_000;
 /** Frames are gathered into writes of about this size. */
 const WRITE_SIZE = 4 * 1024 * 1024;
 

@@ -90,7 +90,7 @@ export function encodeEventChunk(events: EventRecord[]): EventChunk {
     if (e.id !== events[0].id + i) throw new Error(`events of a chunk must be consecutive (${e.id} after ${events[0].id})`);
     for (const c of STRING_COLUMNS) cols[c][i] = ref(e[c]);
     const ms = Date.parse(e.createdAt);
-    if (Number.isFinite(ms) && new Date(ms).toISOString() === e.createdAt) createdAt[i] = ms;
+    if (Number.isFinite(ms) && isoOf(ms) === e.createdAt) createdAt[i] = ms;
     else {
       createdAt[i] = NaN;
       oddDates[i] = e.createdAt;
