@@ -5,6 +5,8 @@
 //   BENCH_SECONDS (default 5)  length of each autocannon run
 //   BENCH_ROUNDS  (default 3)  A/B rounds per path and pipelining depth
 //   BENCH_CONNECTIONS (default 10)
+//   BENCH_PATHS   (default 200,304,gzip)  which paths to measure
+//   BENCH_SKIP_10K=1                       skip the 10,000-flag part
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -24,6 +26,7 @@ const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const PATHS = (process.env.BENCH_PATHS ?? '200,304,gzip').split(',');
 const F = '/api/client/features';
 
 /** Three strategies with constraints, like a real flag with a staged rollout. */
@@ -230,7 +233,7 @@ async function main(): Promise<void> {
         { path: '200', headers: {} },
         { path: '304', headers: { 'if-none-match': etag } },
         { path: 'gzip', headers: { 'accept-encoding': 'gzip' } },
-      ];
+      ].filter((c) => PATHS.includes(c.path));
       const rows: Row[] = [];
       for (const pipelining of [1, 10]) {
         for (const c of cases) {
@@ -267,6 +270,7 @@ async function main(): Promise<void> {
     await fanion.stop();
   }
 
+  if (process.env.BENCH_SKIP_10K === '1') return;
   console.log('\n10,000 flags (3 strategies with constraints each):');
   const bigDir = tempDataDir('fanion-bench-10k-');
   try {

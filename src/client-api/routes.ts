@@ -1,6 +1,5 @@
 // GET /api/client/features[/:name]: what SDKs poll. The handler is a cache lookup plus writing
 // prebuilt bytes; all the work happens once per change in snapshot.ts.
-import type { ServerResponse } from 'node:http';
 import { NotFoundError } from '../errors.js';
 import type { AppContext, RouteDef } from '../http/router.js';
 import { acceptsGzip, etagMatches } from './conditional.js';
@@ -19,17 +18,19 @@ export function clientApiRoutes(ctx: AppContext): RouteDef[] {
       responses: { 200: 'The flags', 304: 'Not modified since the ETag in If-None-Match', 400: 'Malformed tag filter', 401: 'No or unknown token', 403: 'Not a client token' },
       handler: ({ req, res, client }) => {
         const entry = snapshot.response(client!, (req as { search?: string }).search ?? '');
+        const { headers } = entry;
         if (etagMatches(req.headers['if-none-match'], entry.etag)) {
-          res.writeHead(304, ['ETag', entry.etag, 'Vary', 'Accept-Encoding']);
+          res.writeHead(304, headers.notModified);
           res.end();
           return;
         }
         const gzip = entry.gzip;
-        if (gzip !== null && acceptsGzip(req.headers['accept-encoding'])) {
-          send(res, gzip, ['Content-Type', JSON_TYPE, 'Content-Encoding', 'gzip', 'Content-Length', String(gzip.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding']);
+        if (gzip !== null && headers.gzip !== null && acceptsGzip(req.headers['accept-encoding'])) {
+          res.writeHead(200, headers.gzip);
+          res.end(gzip);
           return;
         }
-        res.writeHead(200, ['Content-Type', JSON_TYPE, 'Content-Length', String(entry.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding']);
+        res.writeHead(200, headers.identity);
         const parts = entry.parts;
         if (parts.length === 1) {
           res.end(parts[0]);
@@ -49,13 +50,9 @@ export function clientApiRoutes(ctx: AppContext): RouteDef[] {
       handler: ({ res, params, client }) => {
         const bytes = snapshot.feature(client!, params.featureName);
         if (!bytes) throw new NotFoundError(`Could not find feature flag ${params.featureName}`);
-        send(res, bytes, ['Content-Type', JSON_TYPE, 'Content-Length', String(bytes.length)]);
+        res.writeHead(200, ['Content-Type', JSON_TYPE, 'Content-Length', String(bytes.length)]);
+        res.end(bytes);
       },
     },
   ];
-}
-
-function send(res: ServerResponse, body: Buffer, headers: string[]): void {
-  res.writeHead(200, headers);
-  res.end(body);
 }

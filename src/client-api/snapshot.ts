@@ -47,6 +47,14 @@ export interface CachedResponse {
   gzip: Buffer | null;
   gzipBusy: boolean;
   size: number;
+  /** Response headers, prepared when the bytes change so a request allocates nothing for them. */
+  headers: { notModified: string[]; identity: string[]; gzip: string[] | null };
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function identityHeaders(e: CachedResponse): string[] {
+  return ['Content-Type', JSON_TYPE, 'Content-Length', String(e.length), 'ETag', e.etag, 'Vary', 'Accept-Encoding'];
 }
 
 export interface SnapshotOptions {
@@ -54,8 +62,8 @@ export interface SnapshotOptions {
   maxBytes?: number;
 }
 
-/** Distinct raw query strings remembered before the memo is reset (it only saves re-parsing). */
-const MAX_RAW_KEYS = 10_000;
+/** Distinct raw query strings remembered before the memo is reset: it only saves re-parsing, and URLs can be 16 kB. */
+const MAX_RAW_KEYS = 1000;
 
 /** Where `name` is, or would go, in a list sorted by name. */
 function position(list: Fragment[], name: string): number {
@@ -75,7 +83,13 @@ export class ClientSnapshot {
   private readonly views = new Map<string, EnvView>();
   /** Map order is recency: the first entry is the least recently used. */
   private readonly responses = new Map<string, CachedResponse>();
-  private readonly rawKeys = new Map<string, ClientFilter & { key: string }>();
+  /**
+   * scope → raw query string → normalized filter. Scope objects are immutable and kept by the
+   * authenticator per token, so the common request (same token, same query) costs two lookups.
+   */
+  private scopeFilters = new WeakMap<ClientScope, Map<string, ClientFilter & { key: string }>>();
+  private rawKeys = 0;
+  private lastEntry: CachedResponse | null = null;
   /** strategy id → `${feature}\0${environment}`: a deleted strategy's op names only its id. */
   private owners = new Map<string, string>();
   private clock = 0;
@@ -105,25 +119,41 @@ export class ClientSnapshot {
 
   /** The response for a caller and raw query string (with or without "?"). Throws 400 on a malformed filter. */
   response(scope: ClientScope, search: string): CachedResponse {
-    const projects = scope.projects.length === 1 ? scope.projects[0] : scope.projects.join('\u0001');
-    const raw = `${scope.environment}\u0000${projects}\u0000${search}`;
-    let filter = this.rawKeys.get(raw);
+    let filters = this.scopeFilters.get(scope);
+    if (filters === undefined) {
+      filters = new Map();
+      this.scopeFilters.set(scope, filters);
+    }
+    let filter = filters.get(search);
     if (filter === undefined) {
       const f = clientFilter(scope, search);
       filter = { ...f, key: filterKey(f) };
-      if (this.rawKeys.size >= MAX_RAW_KEYS) this.rawKeys.clear();
-      this.rawKeys.set(raw, filter);
+      if (++this.rawKeys > MAX_RAW_KEYS) {
+        this.scopeFilters = new WeakMap();
+        this.rawKeys = 1;
+        filters = new Map();
+        this.scopeFilters.set(scope, filters);
+      }
+      filters.set(search, filter);
     }
     const view = this.fresh(filter.environment);
     let entry = this.responses.get(filter.key);
     if (entry === undefined) {
       entry = this.build(filter, view);
+      this.responses.set(filter.key, entry);
+      this.evict(entry);
     } else {
-      if (entry.generation !== view.generation) this.update(entry, view);
-      this.responses.delete(filter.key);
+      if (entry.generation !== view.generation) {
+        this.update(entry, view);
+        this.evict(entry);
+      }
+      // Move it to the recent end, unless it is there already (the usual case: one hot response).
+      if (this.lastEntry !== entry) {
+        this.responses.delete(filter.key);
+        this.responses.set(filter.key, entry);
+      }
     }
-    this.responses.set(filter.key, entry);
-    this.evict(entry);
+    this.lastEntry = entry;
     return entry;
   }
 
@@ -304,6 +334,7 @@ export class ClientSnapshot {
   private build(filter: ClientFilter & { key: string }, view: EnvView): CachedResponse {
     const entry: CachedResponse = {
       filter, key: filter.key, generation: view.generation, etag: '', blocks: [], parts: [], length: 0, gzip: null, gzipBusy: false, size: 0,
+      headers: { notModified: [], identity: [], gzip: null },
     };
     this.restitch(entry, view);
     return entry;
@@ -324,6 +355,7 @@ export class ClientSnapshot {
     entry.length = 0;
     for (const p of entry.parts) entry.length += p.length;
     entry.etag = etagOf(blocks);
+    entry.headers = { notModified: ['ETag', entry.etag, 'Vary', 'Accept-Encoding'], identity: identityHeaders(entry), gzip: null };
     entry.gzip = null;
     entry.size = entry.length;
     this.cachedBytes += entry.size;
@@ -347,6 +379,9 @@ export class ClientSnapshot {
       if (entry.parts !== parts) return this.compress(entry);
       const zipped = Buffer.concat(out);
       entry.gzip = zipped;
+      entry.headers.gzip = [
+        'Content-Type', JSON_TYPE, 'Content-Encoding', 'gzip', 'Content-Length', String(zipped.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding',
+      ];
       entry.size += zipped.length;
       this.cachedBytes += zipped.length;
       this.evict(entry);

@@ -198,6 +198,13 @@ t.test('the response cache is bounded by entries and by bytes', async (t) => {
   const byCount = new ClientSnapshot(state, { maxEntries: 3 });
   for (let i = 0; i < 10; i++) byCount.response(scope(), `?namePrefix=flag-${i}`);
   t.equal(byCount.stats().entries, 3);
+  // Past the memo of parsed query strings (1,000), answers stay right and the bound holds.
+  const sc = scope();
+  for (let i = 0; i < 1500; i++) {
+    const e = byCount.response(sc, `?namePrefix=flag-1&x=${i}`);
+    if (i % 500 === 0) t.same(JSON.parse(Buffer.concat(e.parts).toString()).features.map((f: { name: string }) => f.name).sort(), ['flag-1', ...Array.from({ length: 10 }, (_, k) => `flag-1${k}`)].sort());
+  }
+  t.equal(byCount.stats().entries, 3);
   const full = new ClientSnapshot(state).response(scope(), '').length;
   const byBytes = new ClientSnapshot(state, { maxBytes: full * 2 });
   for (let i = 0; i < 10; i++) byBytes.response(scope(), `?namePrefix=flag-${i}`);
