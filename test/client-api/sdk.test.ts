@@ -50,6 +50,9 @@ t.test('the Node SDK evaluates flags built through the admin API', async (t) => 
   await flag('s-rollout-0', [{ name: 'flexibleRollout', parameters: { rollout: '0', stickiness: 'userId' } }]);
   await flag('s-rollout-50', [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'userId', groupId: 'g' } }]);
   await flag('s-legacy-user', [{ name: 'gradualRolloutUserId', parameters: { percentage: '100', groupId: 'g' } }]);
+  await flag('s-legacy-session', [{ name: 'gradualRolloutSessionId', parameters: { percentage: '100', groupId: 'g' } }]);
+  await flag('s-legacy-random-100', [{ name: 'gradualRolloutRandom', parameters: { percentage: '100' } }]);
+  await flag('s-legacy-random-0', [{ name: 'gradualRolloutRandom', parameters: { percentage: '0' } }]);
   await flag('s-two', [{ name: 'userWithId', parameters: { userIds: 'u9' } }, { name: 'remoteAddress', parameters: { IPs: '9.9.9.9' } }]);
 
   // Constraint operators.
@@ -147,6 +150,9 @@ t.test('the Node SDK evaluates flags built through the admin API', async (t) => 
     t.ok(yes > 400 && yes < 600, `flexibleRollout 50% enables about half (${yes}/1000)`);
     t.equal(on('s-rollout-50', { userId: 'user-7' }), on('s-rollout-50', { userId: 'user-7' }), 'sticky per user');
     t.equal(on('s-legacy-user', { userId: 'x' }), true, 'gradualRolloutUserId 100%');
+    t.equal(on('s-legacy-session', { sessionId: 's1' }), true, 'gradualRolloutSessionId 100%');
+    t.equal(on('s-legacy-random-100'), true, 'gradualRolloutRandom 100%');
+    t.equal(on('s-legacy-random-0'), false, 'gradualRolloutRandom 0%');
     t.equal(on('s-two', { remoteAddress: '9.9.9.9' }), true, 'any strategy of several');
     t.equal(on('s-two', { userId: 'u9' }), true, 'any strategy of several (the other)');
     t.equal(on('s-two', { userId: 'u8' }), false);
