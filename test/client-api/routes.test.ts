@@ -131,7 +131,7 @@ t.test('client features with AUTH_TYPE=none', async (t) => {
     const etag = plain.headers.get('etag');
     const body = await plain.text();
     let res: Response | null = null;
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 250; i++) {
       res = await fetch(srv.url + F, { headers: { 'accept-encoding': 'gzip' }, decompress: false } as RequestInit);
       if (res.headers.get('content-encoding') === 'gzip') break;
       await res.arrayBuffer();
@@ -160,7 +160,7 @@ t.test('client features with AUTH_TYPE=none', async (t) => {
     const got = JSON.parse(text).features.map((f: any) => f.name);
     for (const name of [...cutting, 'blk-z1', 'blk-z2']) t.ok(got.includes(name), name);
     let zipped: Buffer | null = null;
-    for (let i = 0; i < 50 && !zipped; i++) {
+    for (let i = 0; i < 250 && !zipped; i++) {
       zipped = await new Promise<Buffer | null>((resolve, reject) => {
         http.get(srv.url + F, { headers: { 'accept-encoding': 'gzip' } }, (r) => {
           const chunks: Buffer[] = [];

@@ -245,7 +245,7 @@ t.test('the Node SDK evaluates flags built through the admin API', async (t) => 
     const counts = app.json.toggles.find((c: any) => c.featureName === 'c-in');
     t.ok(counts && counts.yes >= 5, 'yes counts of evaluations arrived');
     let lastSeen: string | null = null;
-    for (let i = 0; i < 100 && !lastSeen; i++) {
+    for (let i = 0; i < 200 && !lastSeen; i++) {
       const view = await api('GET', `${P}/c-in`);
       lastSeen = view.json.environments.find((e: any) => e.name === ENV).lastSeenAt;
       if (!lastSeen) await new Promise((r) => setTimeout(r, 50));

@@ -118,7 +118,7 @@ t.test('register and metrics', async (t) => {
       t.equal((await api('POST', '/api/client/metrics', metrics('app-b', { m1: { yes: 1, no: 0 }, m2: { yes: 0, no: 1 } }))).status, 202);
     }
     let seen: string | null = null;
-    for (let i = 0; i < 100 && !seen; i++) {
+    for (let i = 0; i < 200 && !seen; i++) {
       seen = await lastSeenOf(api, 'm2', 'development');
       if (!seen) await new Promise((r) => setTimeout(r, 50));
     }
