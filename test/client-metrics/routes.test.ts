@@ -114,6 +114,7 @@ t.test('register and metrics', async (t) => {
 
   t.test('many metrics posts become one WAL record at the next flush; lastSeenAt then shows in the admin view', async (t) => {
     const before = lastSeenRecords(srv.dataDir).length;
+    const started = Date.now();
     for (let i = 0; i < 30; i++) {
       t.equal((await api('POST', '/api/client/metrics', metrics('app-b', { m1: { yes: 1, no: 0 }, m2: { yes: 0, no: 1 } }))).status, 202);
     }
@@ -126,7 +127,9 @@ t.test('register and metrics', async (t) => {
     t.type(await lastSeenOf(api, 'm1', 'development'), 'string');
     t.equal(await lastSeenOf(api, 'm1', 'production'), null, 'only the token environment is touched');
     const written = lastSeenRecords(srv.dataDir).length - before;
-    t.ok(written >= 1 && written <= 2, `30 posts → ${written} WAL record(s), not one per post`);
+    // At most one record per flush interval that passed (a slow machine may see a few), never one per post.
+    const intervals = Math.ceil((Date.now() - started) / 1500) + 1;
+    t.ok(written >= 1 && written <= Math.min(intervals, 10), `30 posts → ${written} WAL record(s) over ${intervals} flush intervals, not one per post`);
   });
 });
 
