@@ -395,7 +395,7 @@ export class ClientSnapshot {
       const oldest = this.responses.keys().next().value as string;
       const victim = this.responses.get(oldest)!;
       if (victim === keep) {
-        // Only the entry being served is too big: keep serving it, evict nothing else.
+        // The entry being served is never evicted: it moves to the recent end and the others go.
         if (this.responses.size === 1) break;
         this.responses.delete(oldest);
         this.responses.set(oldest, victim);
