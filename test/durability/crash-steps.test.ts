@@ -18,6 +18,7 @@ for (const point of CRASH_POINTS) {
     const dataDir = tempDataDir('fanion-step-');
     const at = NTH[point] ? `${point}:${NTH[point]}` : point;
     const srv = await spawnServer({ dataDir, env: { WAL_SYNC: 'always', CHECKPOINT_RECORDS: '8', FANION_CRASH_AT: at } });
+    t.teardown(() => srv.kill());
     const api = client(srv.url);
     const exited = new Promise<NodeJS.Signals | null>((resolve) => srv.proc.once('exit', (_code, signal) => resolve(signal)));
     const acked: string[] = [];
@@ -39,6 +40,7 @@ for (const point of CRASH_POINTS) {
     const v = await fanion('verify', dataDir);
     t.equal(v.code, 0, 'fanion verify: the folder starts');
     const again = await spawnServer({ dataDir, env: { WAL_SYNC: 'always', CHECKPOINT_RECORDS: '8' } });
+    t.teardown(() => again.kill());
     const api2 = client(again.url);
     if (point === 'wal-torn-write') t.match(again.output(), /cut off a torn or damaged last record/, 'the half-written record is cut off');
     const list = await api2('GET', P);
@@ -54,6 +56,7 @@ for (const point of CRASH_POINTS) {
     t.ok(after.every((s) => s === 201), 'new writes succeed');
     t.equal(await again.stop(), 0);
     const third = await spawnServer({ dataDir });
+    t.teardown(() => third.kill());
     const final = await client(third.url)('GET', P);
     t.equal(final.json.features.length, present.size + 20, 'and the folder keeps working through more checkpoints and restarts');
     await third.stop();

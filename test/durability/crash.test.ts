@@ -116,6 +116,7 @@ t.test(`SIGKILL during concurrent writes and checkpoints, ${ROUNDS} rounds: noth
   let lost = 0;
   for (let round = 1; round <= ROUNDS + 1; round++) {
     const srv: Spawned = await spawnServer({ dataDir, env });
+    t.teardown(() => srv.kill());
     const api = client(srv.url);
     if (/checkpoint that a crash left unfinished/.test(srv.output())) unfinishedCheckpoints++;
     const last = round === ROUNDS + 1;

@@ -51,6 +51,7 @@ t.test('copies taken during writes and checkpoints start and hold everything ack
 
   for (const c of copies) {
     const s = await spawnServer({ dataDir: c.dir });
+    t.teardown(() => s.kill());
     const present = new Set((await client(s.url)('GET', P)).json.features.map((f: any) => f.name));
     const missing = c.before.filter((name) => !present.has(name));
     t.same(missing, [], `${c.how}: starts, with all ${c.before.length} flags acknowledged before the copy (has ${present.size})`);

@@ -39,6 +39,7 @@ async function flagNames(url: string): Promise<string[]> {
 t.test('torn ends are cut with a warning; damage in the middle refuses to start', async (t) => {
   const original = tempDataDir('fanion-torn-');
   const srv = await spawnServer({ dataDir: original });
+  t.teardown(() => srv.kill());
   const api = client(srv.url);
   const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
   for (const name of names) t.equal((await api('POST', P, { name })).status, 201);
@@ -66,11 +67,13 @@ t.test('torn ends are cut with a warning; damage in the middle refuses to start'
       t.equal(v.code, 0, 'fanion verify: the folder starts');
       t.match(v.out, /torn end at offset \d+/);
       const s = await spawnServer({ dataDir: dir });
+      t.teardown(() => s.kill());
       t.match(s.output(), /cut off a torn or damaged last record/, 'a warning is logged');
       t.same(await flagNames(s.url), [...expected].sort(), 'every complete record is kept');
       t.equal((await client(s.url)('POST', P, { name: 'after-repair' })).status, 201, 'and it takes new writes');
       t.equal(await s.stop(), 0);
       const again = await spawnServer({ dataDir: dir });
+      t.teardown(() => again.kill());
       t.notMatch(again.output(), /cut off a torn/, 'the second start is clean');
       t.same(await flagNames(again.url), [...expected, 'after-repair'].sort());
       await again.stop();
@@ -124,6 +127,7 @@ t.test('torn ends are cut with a warning; damage in the middle refuses to start'
 t.test('a second process on the same data folder is refused; a copied lock file is not', async (t) => {
   const dir = tempDataDir('fanion-lock-');
   const first = await spawnServer({ dataDir: dir });
+  t.teardown(() => first.kill());
   const second = await spawnServer({ dataDir: dir, expectExit: true });
   t.equal(second.proc.exitCode, 1);
   t.match(second.output(), /in use by another Fanion process/);
@@ -131,6 +135,7 @@ t.test('a second process on the same data folder is refused; a copied lock file 
   for (const name of fs.readdirSync(dir)) fs.copyFileSync(path.join(dir, name), path.join(copy, name));
   t.ok(fs.existsSync(path.join(copy, 'fanion.lock')), 'the copy carries the live process\'s lock');
   const onCopy = await spawnServer({ dataDir: copy });
+  t.teardown(() => onCopy.kill());
   t.pass('a server starts on the copy while the original runs');
   await onCopy.stop();
   await first.stop();
