@@ -28,6 +28,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PATHS = (process.env.BENCH_PATHS ?? '200,304,gzip').split(',');
 const F = '/api/client/features';
+// Authentication stays on, as in production: every request carries a client token.
+const ADMIN_TOKEN = '*:*.bench-admin-secret-0123456789abcdef';
+const CLIENT_TOKEN = 'default:development.bench-client-secret-0123456789abcdef';
 
 /** Three strategies with constraints, like a real flag with a staged rollout. */
 function strategiesFor(name: string, i: number): StrategyInput[] {
@@ -148,7 +151,9 @@ function child<T>(mode: string, env: Record<string, string> = {}, execArgv: stri
 
 async function seed(base: string, flags: number): Promise<void> {
   const post = async (p: string, body?: unknown) => {
-    const res = await fetch(base + p, { method: 'POST', headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+    const headers: Record<string, string> = { authorization: ADMIN_TOKEN };
+    if (body) headers['content-type'] = 'application/json';
+    const res = await fetch(base + p, { method: 'POST', headers, body: body ? JSON.stringify(body) : undefined });
     if (res.status >= 300) throw new Error(`${p} → ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };
@@ -195,17 +200,21 @@ async function main(): Promise<void> {
 
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GB, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, node ${process.version}`);
   console.log(`autocannon: ${CONNECTIONS} connections, ${SECONDS}s per run, ${ROUNDS} A/B rounds per case\n`);
-  const fanion = await spawnServer({ env: { METRICS_FLUSH_MS: '0' } });
+  const fanion = await spawnServer({
+    env: { METRICS_FLUSH_MS: '0', AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, INIT_CLIENT_API_TOKENS: CLIENT_TOKEN },
+  });
+  console.log('authentication: api-token, a client token on every Fanion request');
   try {
     const seedStart = performance.now();
     await seed(fanion.url, 500);
     console.log(`seeded 500 flags × 3 strategies with constraints over HTTP in ${Math.round(performance.now() - seedStart)} ms`);
-    const plain = await fetch(fanion.url + F);
+    const auth = { authorization: CLIENT_TOKEN };
+    const plain = await fetch(fanion.url + F, { headers: auth });
     const identity = Buffer.from(await plain.arrayBuffer());
     const etag = plain.headers.get('etag')!;
     let gzip: Buffer | null = null;
     for (let i = 0; i < 100 && !gzip; i++) {
-      const r = await fetch(fanion.url + F, { headers: { 'accept-encoding': 'gzip' }, decompress: false } as RequestInit);
+      const r = await fetch(fanion.url + F, { headers: { ...auth, 'accept-encoding': 'gzip' }, decompress: false } as RequestInit);
       const raw = Buffer.from(await r.arrayBuffer());
       if (r.headers.get('content-encoding') === 'gzip') gzip = raw[0] === 0x1f ? raw : null;
       if (!gzip) await new Promise((res) => setTimeout(res, 20));
@@ -213,7 +222,7 @@ async function main(): Promise<void> {
     if (!gzip) {
       // fetch inflates transparently; take the bytes with a raw request instead.
       gzip = await new Promise<Buffer>((resolve, reject) => {
-        http.get(fanion.url + F, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
+        http.get(fanion.url + F, { headers: { ...auth, 'accept-encoding': 'gzip' } }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => resolve(Buffer.concat(chunks)));
@@ -230,9 +239,9 @@ async function main(): Promise<void> {
     const baseline = `http://127.0.0.1:${msg.port}`;
     try {
       const all: { path: string; headers: Record<string, string> }[] = [
-        { path: '200', headers: {} },
-        { path: '304', headers: { 'if-none-match': etag } },
-        { path: 'gzip', headers: { 'accept-encoding': 'gzip' } },
+        { path: '200', headers: { ...auth } },
+        { path: '304', headers: { ...auth, 'if-none-match': etag } },
+        { path: 'gzip', headers: { ...auth, 'accept-encoding': 'gzip' } },
       ];
       const cases = all.filter((c) => PATHS.includes(c.path));
       const rows: Row[] = [];

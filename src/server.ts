@@ -14,7 +14,7 @@ import { environmentRoutes } from './environments/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { stateRoutes } from './state-io/routes.js';
 import { featureRoutes } from './features/routes.js';
-import { mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
+import { directGet, mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
 import { sendError, sendJson } from './http/respond.js';
 import { SchemaRegistry } from './http/validation.js';
 import type { Logger } from './log.js';
@@ -31,6 +31,8 @@ import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
 import { SECRET_PATH_PREFIX, tokenRoutes } from './tokens/routes.js';
 import { seedTokens } from './tokens/seed.js';
+
+const CLIENT_FEATURES = '/api/client/features';
 
 export interface ServerOptions {
   config: Config;
@@ -98,7 +100,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const openapi = openApiDocument(routes, ctx.schemas.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
 
-  const server = http.createServer(front.handler as unknown as http.RequestListener);
+  const poll = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === CLIENT_FEATURES);
+  const answerPoll = poll ? directGet(ctx, poll) : null;
+  const frontHandler = front.handler as unknown as http.RequestListener;
+  const server = http.createServer((req, res) => {
+    const url = req.url!;
+    // Exactly /api/client/features, with or without a query string (63 is '?').
+    if (answerPoll && req.method === 'GET' && url.startsWith(CLIENT_FEATURES) && (url.length === CLIENT_FEATURES.length || url.charCodeAt(CLIENT_FEATURES.length) === 63)) {
+      answerPoll(req, res);
+    } else {
+      frontHandler(req, res);
+    }
+  });
   server.keepAliveTimeout = 65_000;
   // Requests Node's parser rejects (oversized headers, malformed HTTP) never reach polka; they
   // still get the Unleash error body instead of Node's bare status line.

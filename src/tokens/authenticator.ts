@@ -22,6 +22,7 @@ const article = (type: TokenType) => (type === 'admin' ? 'an' : 'a');
 
 export class TokenAuthenticator implements Authenticator {
   private readonly known = new Map<string, Known>();
+  private readonly bySocket = new WeakMap<object, { header: string; known: Known }>();
 
   constructor(
     private readonly state: () => State,
@@ -68,7 +69,23 @@ export class TokenAuthenticator implements Authenticator {
 
   /** 401 unless the header carries a known, unexpired token. */
   private identify(req: IncomingMessage): Known {
-    const credential = credentialOf(req.headers.authorization);
+    const header = req.headers.authorization;
+    // SDKs poll over keep-alive connections with the same header every time. A connection that
+    // already proved this exact header skips the HMAC (measured: ~20% of a 304's CPU); the token
+    // is still looked up by hash, so a revoked or expired token stops working at once. Only the
+    // same socket can hit this memo, so the string comparison reveals nothing to other callers.
+    const memo = req.socket ? this.bySocket.get(req.socket) : undefined;
+    if (memo !== undefined && memo.header === header && this.state().apiTokens.get(memo.known.token.hash) === memo.known.token) {
+      if (this.now() >= memo.known.expiresAtMs) throw new AuthenticationRequired('The API token in the Authorization header has expired.');
+      return memo.known;
+    }
+    const known = this.identifyByHash(header);
+    if (req.socket && header !== undefined) this.bySocket.set(req.socket, { header, known });
+    return known;
+  }
+
+  private identifyByHash(header: string | undefined): Known {
+    const credential = credentialOf(header);
     if (credential === null) {
       throw new AuthenticationRequired('You must authenticate: send an API token in the Authorization header.');
     }
