@@ -376,6 +376,7 @@ export class Wal {
     await this.idle();
     if (this.closed) return;
     this.closed = true;
+    this.opts.log.info({ ...this.stats }, 'write-ahead log closed (records written, in batches, with fdatasyncs)');
     try {
       if (this.opts.sync) await this.opts.files.fdatasync(this.fd);
     } finally {
