@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon, { type Result } from 'autocannon';
 import { Engine } from '../src/engine/engine.js';
 import { createFeature, setEnvironmentEnabled } from '../src/features/logic.js';
@@ -145,7 +146,7 @@ async function durableWrites(): Promise<void> {
 }
 
 /** Builds the start-up data set in-process through the real commands, engine and WAL. */
-async function buildDataSet(dataDir: string, opts: { events: number; checkpoint: boolean; tailRecords: number }): Promise<{ records: number; pauseMs?: number; writeMs?: number }> {
+async function buildDataSet(dataDir: string, opts: { events: number; checkpoint: boolean; tailRecords: number }): Promise<{ records: number; pauseMs?: number; writeMs?: number; stallMs?: number }> {
   const storage = await openStorage({ dataDir, sync: false, log: silent });
   const engine = new Engine({ state: storage.state, wal: storage.wal, log: silent });
   const actor = { name: 'bench', userId: null };
@@ -177,11 +178,16 @@ async function buildDataSet(dataDir: string, opts: { events: number; checkpoint:
   await inParallel(Math.max(0, toggles), flip);
   let pauseMs: number | undefined;
   let writeMs: number | undefined;
+  let stallMs: number | undefined;
   if (opts.checkpoint) {
     const cp = new Checkpointer({ engine, dir: dataDir, files: storage.files, log: silent, everyRecords: 0, everyBytes: 0 });
+    const h = monitorEventLoopDelay({ resolution: 5 });
+    h.enable();
     const report = await cp.checkpoint();
+    h.disable();
     pauseMs = report.pauseMs;
     writeMs = report.totalMs;
+    stallMs = h.max / 1e6;
     // A WAL tail just under the threshold: the most a start-up ever replays with the defaults.
     // Toggles continue where the ones above stopped, so each one changes something.
     await inParallel(opts.tailRecords, (j) => flip(toggles + j));
@@ -190,7 +196,7 @@ async function buildDataSet(dataDir: string, opts: { events: number; checkpoint:
   const records = storage.wal.nextLsn - 1;
   await storage.wal.close();
   storage.release();
-  return { records, pauseMs, writeMs };
+  return { records, pauseMs, writeMs, stallMs };
 }
 
 async function timeToHealth(dataDir: string): Promise<{ ms: number; log: string }> {
@@ -247,7 +253,7 @@ async function startup(): Promise<void> {
   console.log(`\n## Replay and start-up: ${fmt(flags)} flags, ${fmt(strategies)} strategies, ${fmt(events)} events`);
   console.log(`data set built in ${fmt(buildS, 1)} s through the engine (${fmt(built.records)} WAL records, ${fmt(walBytes / 1e6, 1)} MB)`);
   console.log(`replay of the whole WAL (no checkpoint): ${fmt(replayMs)} ms = ${fmt(built.records / (replayMs / 1000))} records/s (target ≥ 300,000)`);
-  console.log(`taking the checkpoint: writes paused ${fmt(cp.pauseMs!)} ms (WAL roll + snapshot of flags and strategies), file written in ${fmt(cp.writeMs! / 1000, 1)} s in the background`);
+  console.log(`taking the checkpoint: writes paused ${fmt(cp.pauseMs!)} ms (WAL roll + snapshot of flags and strategies), file written in ${fmt(cp.writeMs! / 1000, 1)} s in the background, longest event-loop stall meanwhile ${fmt(cp.stallMs!)} ms`);
   console.log(`with a checkpoint (${fmt(ckptBytes / 1e6, 1)} MB) + a WAL tail of ${fmt(tail)} records:`);
   console.log(`  checkpoint load ${fmt(replayed.checkpoint.ms)} ms, tail replay of ${fmt(replayed.records)} records, rebuild ${fmt(replayed.ms)} ms in total`);
   console.log(`  spawn → GET /health 200: ${runs.map((r) => `${fmt(r.ms)} ms`).join(', ')} (target < 5,000 ms)`);

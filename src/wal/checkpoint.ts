@@ -2,7 +2,8 @@
 // after it. A checkpoint is a sequence of WAL-style frames (length, CRC32, msgpack), so every
 // part is checksummed and the file is written in pieces instead of one giant buffer:
 //   header {k:'header', format, version, lsn, createdAt, firstEventId, lastEventId}
-//   state  {k:'state', fields}                every State field but the event log
+//   state  {k:'state', fields, maps}          the State's plain fields, and the names of its Maps
+//   map    {k:'map', name, entries} …         each Map's entries, in slices (nested Maps as values)
 //   events {k:'events', …columns} …         in id order, 2,000 per frame (see event-chunk.ts)
 //   end    {k:'end', frames, events}          proves the file is complete
 // Maps are stored as msgpack extension values holding their entries in iteration order:
@@ -72,44 +73,43 @@ export function listCheckpoints(dir: string): CheckpointFile[] {
 }
 
 /**
- * The state at one LSN, taken synchronously while nothing is in flight. Everything except the
- * events is encoded right away, because those objects may be replaced or touched (lastSeenAt)
- * later; events are immutable once durable, so they are read from the log while writing.
+ * The state at one LSN, taken synchronously while nothing is in flight: the Maps' entries are
+ * copied (nested Maps and arrays too, since ops change those in place), which takes a few ms
+ * where encoding would take hundreds; the entity objects themselves are replaced, not changed,
+ * by later ops, so they are shared and encoded while the file is written. (The one exception,
+ * `lastSeenAt`, only moves forward, and replaying the later records sets it the same way.)
+ * Events are immutable once durable, so they are read from the log while writing.
  */
 export interface Snapshot {
   lsn: number;
   createdAt: string;
-  stateBytes: Uint8Array;
+  fields: Record<string, unknown>;
+  maps: [string, [unknown, unknown][]][];
   firstEventId: number;
   lastEventId: number;
   events: EventLog;
 }
 
-/** Every State field but the event log; only kinds that read back as themselves are allowed. */
-function stateFields(state: State): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(state)) {
-    if (key === 'events') continue;
-    const t = typeof value;
-    if (!(value instanceof Map || value === null || t === 'number' || t === 'string' || t === 'boolean')) {
-      throw new Error(`state field "${key}" is neither a Map nor a plain value; checkpoints cannot store it`);
-    }
-    fields[key] = value;
-  }
-  return fields;
-}
+const copyValue = (v: unknown): unknown => (v instanceof Map ? new Map([...v].map(([k, x]) => [k, copyValue(x)])) : Array.isArray(v) ? v.slice() : v);
 
 export function takeSnapshot(state: State, lsn: number, now: Date): Snapshot {
   const lastEventId = state.events.lastId;
-  return {
-    lsn,
-    createdAt: now.toISOString(),
-    stateBytes: encoder.encode({ k: 'state', fields: stateFields(state) }),
-    firstEventId: lastEventId - state.events.size + 1,
-    lastEventId,
-    events: state.events,
-  };
+  const fields: Record<string, unknown> = {};
+  const maps: Snapshot['maps'] = [];
+  for (const [key, value] of Object.entries(state)) {
+    if (key === 'events') continue;
+    const t = typeof value;
+    if (value instanceof Map) maps.push([key, [...value].map(([k, v]) => [k, copyValue(v)])]);
+    else if (value === null || t === 'number' || t === 'string' || t === 'boolean') fields[key] = value;
+    else throw new Error(`state field "${key}" is neither a Map nor a plain value; checkpoints cannot store it`);
+  }
+  return { lsn, createdAt: now.toISOString(), fields, maps, firstEventId: lastEventId - state.events.size + 1, lastEventId, events: state.events };
 }
+
+/** Lets requests run between two slices of checkpoint work. */
+const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Map entries per frame: about a couple of ms of encoding. */
+const MAP_SLICE = 2_000;
 
 function eventsBetween(log: EventLog, from: number, to: number): EventRecord[] {
   const out: EventRecord[] = [];
@@ -156,7 +156,14 @@ export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snaps
         firstEventId: snap.firstEventId, lastEventId: snap.lastEventId,
       }),
     );
-    await add(snap.stateBytes);
+    await add(encoder.encode({ k: 'state', fields: snap.fields, maps: snap.maps.map(([name]) => name) }));
+    for (const [name, entries] of snap.maps) {
+      for (let from = 0; from < entries.length; from += MAP_SLICE) {
+        if (stop()) throw new CheckpointAbortedError('checkpoint abandoned: the server is stopping');
+        await add(encoder.encode({ k: 'map', name, entries: entries.slice(from, from + MAP_SLICE) }));
+        await yieldToRequests();
+      }
+    }
     await flush();
     crashPoint('checkpoint-mid-write');
     for (let from = snap.firstEventId; from <= snap.lastEventId; from += CHUNK) {
@@ -164,6 +171,7 @@ export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snaps
       if (stop()) throw new CheckpointAbortedError('checkpoint abandoned: the server is stopping');
       const to = Math.min(snap.lastEventId, from + CHUNK - 1);
       await add(encoder.encode(encodeEventChunk(eventsBetween(snap.events, from, to))));
+      await yieldToRequests();
     }
     await add(encoder.encode({ k: 'end', frames, events: snap.lastEventId - snap.firstEventId + 1 }));
     await flush();
@@ -183,19 +191,23 @@ export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snaps
   }
 }
 
-/** A fresh state with the checkpoint's fields, each checked to be of the kind the state expects. */
-function stateFromFields(file: string, offset: number, fields: unknown): State {
+/** A fresh state with the checkpoint's plain fields, each checked to be of the kind the state expects. */
+function stateFromFields(file: string, offset: number, fields: unknown, maps: unknown): { state: State; mapNames: Set<string> } {
   const state = emptyState();
-  if (!fields || typeof fields !== 'object') throw new CheckpointCorruptError(file, offset, 'the state is missing');
+  if (!fields || typeof fields !== 'object' || !Array.isArray(maps)) throw new CheckpointCorruptError(file, offset, 'the state is missing');
   const target = state as unknown as Record<string, unknown>;
   for (const [key, value] of Object.entries(fields as Record<string, unknown>)) {
     const expected = target[key];
-    if (key === 'events' || expected === undefined) continue; // a field this version no longer has
-    const ok = expected instanceof Map ? value instanceof Map : typeof value === typeof expected;
-    if (!ok) throw new CheckpointCorruptError(file, offset, `state field "${key}" has the wrong kind`);
+    if (expected === undefined) continue; // a field this version no longer has
+    if (expected instanceof Map || typeof value !== typeof expected) throw new CheckpointCorruptError(file, offset, `state field "${key}" has the wrong kind`);
     target[key] = value;
   }
-  return state;
+  const mapNames = new Set<string>();
+  for (const name of maps) {
+    if (typeof name !== 'string' || !(target[name] instanceof Map)) throw new CheckpointCorruptError(file, offset, `state field "${name}" is not a Map`);
+    mapNames.add(name);
+  }
+  return { state, mapNames };
 }
 
 export interface LoadedCheckpoint {
@@ -237,7 +249,8 @@ export function readCheckpoint(file: string): LoadedCheckpoint {
   const stateAt = offset;
   const stateFrame = next('state');
   if (stateFrame.k !== 'state') throw new CheckpointCorruptError(file, stateAt, 'expected the state');
-  const state = stateFromFields(file, stateAt, stateFrame.fields);
+  const { state, mapNames } = stateFromFields(file, stateAt, stateFrame.fields, stateFrame.maps);
+  const target = state as unknown as Record<string, Map<unknown, unknown>>;
   let frames = 2;
   let events = 0;
   for (;;) {
@@ -248,6 +261,16 @@ export function readCheckpoint(file: string): LoadedCheckpoint {
         throw new CheckpointCorruptError(file, at, `end marker counts ${f.frames} frames/${f.events} events, found ${frames}/${events}`);
       }
       break;
+    }
+    if (f.k === 'map') {
+      if (events > 0 || !mapNames.has(f.name) || !Array.isArray(f.entries)) throw new CheckpointCorruptError(file, at, `unexpected map part "${f.name}"`);
+      const into = target[f.name];
+      for (const entry of f.entries as unknown[]) {
+        if (!Array.isArray(entry) || entry.length !== 2) throw new CheckpointCorruptError(file, at, `a "${f.name}" entry is not a key and a value`);
+        into.set(entry[0], entry[1]);
+      }
+      frames++;
+      continue;
     }
     if (f.k !== 'events') throw new CheckpointCorruptError(file, at, `unexpected part "${f.k}"`);
     try {
