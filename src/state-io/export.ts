@@ -1,5 +1,6 @@
 // The state export: every kind the import takes, in the same shape, in a deterministic order,
 // so export → import into an empty server → export gives the same document.
+import { projectRecord } from '../projects/logic.js';
 import { strategiesOf, type State } from '../state/state.js';
 import type { Feature, Project, Segment, Strategy } from '../state/types.js';
 
@@ -24,17 +25,8 @@ export function exportedFeature(f: Feature) {
   };
 }
 
-export function exportedProject(p: Project) {
-  return {
-    id: p.id,
-    name: p.name,
-    description: p.description,
-    mode: p.mode,
-    defaultStickiness: p.defaultStickiness,
-    createdAt: p.createdAt,
-    updatedAt: p.updatedAt,
-  };
-}
+/** Projects export exactly as the API shows them. */
+export const exportedProject = (p: Project) => projectRecord(p);
 
 export function exportedSegment(s: Segment) {
   return { id: s.id, name: s.name, description: s.description, project: s.project, constraints: s.constraints, createdAt: s.createdAt, createdBy: s.createdBy };
