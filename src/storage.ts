@@ -63,7 +63,7 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
     if (scan.truncated) {
       opts.log.warn(scan.truncated, 'cut off a torn or damaged last record in the write-ahead log (it was never acknowledged)');
     }
-    const wal = await Wal.open({ dir: opts.dataDir, sync: opts.sync, files, log: opts.log }, rec0.segments, scan);
+    const wal = await Wal.open({ dir: opts.dataDir, sync: opts.sync, files, log: opts.log }, scan);
     if (scan.lastLsn === 0) {
       const rec = { lsn: wal.takeLsn(), ops: defaultOps((opts.clock?.() ?? new Date()).toISOString()), events: [] };
       await wal.appendRecord(rec);

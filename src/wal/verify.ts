@@ -67,9 +67,12 @@ export function verifyDataDir(dir: string): VerifyReport {
   const list = listSegments(dir);
   const segments = list.map((s, i) => checkSegment(s.file, s.firstLsn, i === list.length - 1));
   const gaps: VerifyReport['gaps'] = [];
-  for (let i = 1; i < segments.length; i++) {
-    const prevEnd = segments[i - 1].firstLsn + segments[i - 1].records;
-    if (segments[i].firstLsn > prevEnd) gaps.push({ from: prevEnd, to: segments[i].firstLsn - 1, before: segments[i].file });
+  // Empty files (a failed roll's leftovers) hold nothing and are skipped, as start-up does.
+  let end: number | null = null;
+  for (const s of segments) {
+    if (s.records === 0 && s.bytes === 0) continue;
+    if (end !== null && s.firstLsn > end) gaps.push({ from: end, to: s.firstLsn - 1, before: s.file });
+    end = s.firstLsn + s.records;
   }
   const firstDamage = segments.find((s) => s.damage)?.damage ?? null;
   let startable = true;

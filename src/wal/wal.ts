@@ -41,6 +41,8 @@ export interface ScanResult {
   validEnd: number;
   /** LSN of the last record in the last segment (its firstLsn - 1 when it holds none). */
   tailLsn: number;
+  /** The segment appends continue in (null: none yet). */
+  active: Segment | null;
   truncated: { file: string; offset: number; reason: string } | null;
 }
 
@@ -93,14 +95,33 @@ export function scanSegments(
   let validEnd = 0;
   let tailLsn = afterLsn;
   let truncated: ScanResult['truncated'] = null;
+  let active: Segment | null = null;
+  // Empty segment files hold nothing; one can be left by a roll that failed after creating it,
+  // while appends went on in the previous segment. The "newest" segment, whose end may be torn,
+  // is therefore the last one with data.
+  const sizes = segments.map((s) => fs.statSync(s.file).size);
+  let lastIdx = segments.length - 1;
+  while (lastIdx > 0 && sizes[lastIdx] === 0) lastIdx--;
   segments.forEach((seg, i) => {
-    const isLast = i === segments.length - 1;
+    const isLast = i === lastIdx;
+    if (sizes[i] === 0 && !isLast) {
+      // The final empty file continues the log if it starts right after it; otherwise it is a leftover.
+      if (i === segments.length - 1 && seg.firstLsn === expect) {
+        active = seg;
+        validEnd = 0;
+        tailLsn = expect - 1;
+      }
+      return;
+    }
     if (seg.firstLsn !== expect) {
       // A gap or overlap is harmless only where the checkpoint already covers it.
       if (seg.firstLsn > afterLsn + 1) {
+        const what = seg.firstLsn > expect
+          ? `records ${expect}..${seg.firstLsn - 1} are missing`
+          : `it overlaps the segment before it, which reaches ${expect - 1}`;
         throw new WalCorruptError(
           `${seg.file}: starts at record ${seg.firstLsn} but the log before it ends at ${expect - 1}; ` +
-            `records ${expect}..${seg.firstLsn - 1} are missing. Run "fanion verify" and restore from a backup.`,
+            `${what}. Run "fanion verify" and restore from a backup.`,
         );
       }
       expect = seg.firstLsn;
@@ -140,11 +161,12 @@ export function scanSegments(
       );
     }
     if (isLast) {
+      active = seg;
       validEnd = offset;
       tailLsn = expect - 1;
     }
   });
-  return { lastLsn: Math.max(afterLsn, expect - 1), records, validEnd, tailLsn, truncated };
+  return { lastLsn: Math.max(afterLsn, expect - 1), records, validEnd, tailLsn, truncated, active };
 }
 
 /** Decides whether damage at `offset` is a torn end (cut it) or damage with data after it. */
@@ -209,14 +231,14 @@ export class Wal {
   }
 
   /**
-   * Opens the newest segment for appending at `validEnd`, cutting a torn tail. A new segment
+   * Opens the segment the scan ended in for appending at `validEnd`, cutting a torn tail. A new segment
    * is started when there is none, or when the newest one does not end right before
    * `scan.lastLsn + 1` (a checkpoint reaches past it), so every file's records stay contiguous.
    */
-  static async open(opts: WalOptions, segments: Segment[], scan: ScanResult): Promise<Wal> {
+  static async open(opts: WalOptions, scan: ScanResult): Promise<Wal> {
     const files = opts.files ?? realFiles;
     const nextLsn = scan.lastLsn + 1;
-    let seg: Segment | undefined = segments[segments.length - 1];
+    let seg: Segment | null = scan.active;
     let size = scan.validEnd;
     let records = seg ? scan.tailLsn - seg.firstLsn + 1 : 0;
     if (seg && scan.truncated) {
@@ -359,7 +381,9 @@ export class Wal {
     try {
       await this.opts.files.syncDir(this.opts.dir);
     } catch (err) {
+      // Appends stay in the current segment; the empty file is removed (start-up ignores it if not).
       await this.opts.files.close(fd).catch(() => {});
+      await this.opts.files.unlink(seg.file).catch(() => {});
       throw err;
     }
     const old = this.fd;

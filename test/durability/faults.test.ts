@@ -94,3 +94,25 @@ for (const step of ['fsync', 'rename', 'syncDir', 'open'] as FaultStep[]) {
     await again.running.close();
   });
 }
+
+t.test('a roll that fails after creating its new segment file (and cannot remove it) does not stop a restart', async (t) => {
+  const dataDir = tempDataDir('fanion-fault-');
+  const files = new FaultyFiles();
+  const { running, api } = await start(dataDir, files, { CHECKPOINT_RECORDS: '5' });
+  t.teardown(() => running.close());
+  files.fail('syncDir', 'EIO');
+  files.fail('unlink', 'EIO');
+  for (let i = 0; i < 12; i++) t.equal((await api('POST', P, { name: `f${i}` })).status, 201);
+  await running.checkpointer.idle();
+  t.ok(fs.readdirSync(dataDir).filter((n) => n.startsWith('wal-')).length > 1, 'an empty segment file was left behind');
+  const flags = (await api('GET', P)).json;
+  files.heal();
+  await running.close();
+  const again = await start(dataDir);
+  t.strictSame((await again.api('GET', P)).json, flags, 'the restart has every flag');
+  t.equal((await again.api('POST', P, { name: 'after' })).status, 201);
+  await again.running.close();
+  const third = await start(dataDir);
+  t.equal((await third.api('GET', `${P}/after`)).status, 200, 'and writes after it survive the next restart');
+  await third.running.close();
+});

@@ -29,7 +29,7 @@ class CountingFiles extends FaultyFiles {
 async function openWal(dir: string, files = new CountingFiles(realFiles)) {
   const segments = listSegments(dir);
   const scan = scanSegments(segments, () => {});
-  const wal = await Wal.open({ dir, sync: true, files, log: silent }, segments, scan);
+  const wal = await Wal.open({ dir, sync: true, files, log: silent }, scan);
   return { wal, files };
 }
 

@@ -2,8 +2,9 @@
 // counts as damage with data after it (refused, naming the file and offset), plus the LSN
 // continuity rules across segments and checkpoints.
 import fs from 'node:fs';
+import path from 'node:path';
 import t, { type Test } from 'tap';
-import { scanSegments, listSegments, WalCorruptError, findRecordAfter } from '../../src/wal/wal.js';
+import { scanSegments, listSegments, segmentName, WalCorruptError, findRecordAfter } from '../../src/wal/wal.js';
 import type { WalRecord } from '../../src/wal/record.js';
 import { tempDataDir } from '../helpers/server.js';
 import { frames, offsetOf, writeSegment } from './helpers.js';
@@ -129,4 +130,29 @@ t.test('findRecordAfter finds the next valid frame and ignores noise and zeros',
   t.equal(findRecordAfter(noise, 0, 1), 55);
   t.equal(findRecordAfter(Buffer.alloc(1000), 0, 1), null);
   t.equal(findRecordAfter(noise, 0, 99), null, 'records older than the expected LSN do not count');
+});
+
+t.test('an empty segment left by a failed roll is ignored, wherever it sits', async (t) => {
+  const dir = tempDataDir();
+  writeSegment(dir, 1, 10);
+  fs.writeFileSync(path.join(dir, segmentName(6)), ''); // roll at 5 failed; appends went on in the first file
+  const { seen, result } = scan(dir);
+  t.same(seen, Array.from({ length: 10 }, (_, i) => i + 1));
+  t.equal(result.active?.firstLsn, 1, 'appends continue in the segment with the data');
+  t.equal(result.tailLsn, 10);
+  writeSegment(dir, 11, 12);
+  fs.writeFileSync(path.join(dir, segmentName(13)), ''); // a good roll: the new segment starts right after
+  const again = scan(dir);
+  t.same(again.seen.slice(-2), [11, 12]);
+  t.equal(again.result.active?.firstLsn, 13, 'an empty newest segment that continues the log is used');
+});
+
+t.test('a torn end followed only by a leftover empty segment is still a torn end', async (t) => {
+  const dir = tempDataDir();
+  const file = writeSegment(dir, 1, 10);
+  fs.writeFileSync(path.join(dir, segmentName(6)), '');
+  fs.appendFileSync(file, Buffer.alloc(100, 0xab));
+  const { result } = scan(dir);
+  t.ok(result.truncated);
+  t.equal(result.active?.firstLsn, 1);
 });
