@@ -124,7 +124,14 @@ export class Checkpointer {
     if (!previous) return [];
     const doomed: string[] = listCheckpoints(dir).filter((c) => c.lsn < previous.lsn).map((c) => c.file);
     // Checkpoints go first: a segment without a checkpoint needing it is harmless, the reverse is not.
-    const segments = listSegments(dir);
+    // Empty files other than the live segment are leftovers of failed rolls: they hold nothing, and
+    // must not count as "the next segment" when deciding what a checkpoint covers.
+    const live = this.opts.engine.wal.segment.file;
+    const segments = listSegments(dir).filter((s) => {
+      const empty = s.file !== live && fs.statSync(s.file, { throwIfNoEntry: false })?.size === 0;
+      if (empty) doomed.push(s.file);
+      return !empty;
+    });
     for (let i = 0; i + 1 < segments.length; i++) {
       if (segments[i + 1].firstLsn <= previous.lsn + 1) doomed.push(segments[i].file);
     }
