@@ -241,10 +241,11 @@ export class Wal {
     let seg: Segment | null = scan.active;
     let size = scan.validEnd;
     let records = seg ? scan.tailLsn - seg.firstLsn + 1 : 0;
-    if (seg && scan.truncated) {
-      const fd = await files.open(seg.file, 'r+');
+    if (scan.truncated) {
+      // Usually the active segment; an empty segment after the torn one can be active instead.
+      const fd = await files.open(scan.truncated.file, 'r+');
       try {
-        await files.ftruncate(fd, size);
+        await files.ftruncate(fd, scan.truncated.offset);
         await files.fdatasync(fd);
       } finally {
         await files.close(fd);

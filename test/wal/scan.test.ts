@@ -7,7 +7,8 @@ import t, { type Test } from 'tap';
 import { scanSegments, listSegments, segmentName, WalCorruptError, findRecordAfter } from '../../src/wal/wal.js';
 import type { WalRecord } from '../../src/wal/record.js';
 import { tempDataDir } from '../helpers/server.js';
-import { frames, offsetOf, writeSegment } from './helpers.js';
+import { frames, offsetOf, record, silent, writeSegment } from './helpers.js';
+import { openStorage } from '../../src/storage.js';
 
 function scan(dir: string, afterLsn = 0) {
   const seen: number[] = [];
@@ -155,4 +156,20 @@ t.test('a torn end followed only by a leftover empty segment is still a torn end
   const { result } = scan(dir);
   t.ok(result.truncated);
   t.equal(result.active?.firstLsn, 1);
+});
+
+t.test('start-up cuts a torn end even when an empty segment after it continues the log', async (t) => {
+  const dir = tempDataDir();
+  const file = writeSegment(dir, 1, 10);
+  fs.appendFileSync(file, Buffer.from([9, 9, 9]));
+  fs.writeFileSync(path.join(dir, segmentName(11)), '');
+  const first = await openStorage({ dataDir: dir, sync: false, log: silent });
+  t.equal(first.wal.segment.firstLsn, 11, 'appends go to the empty segment');
+  await first.wal.appendRecord(record(first.wal.takeLsn()));
+  await first.wal.close();
+  first.release();
+  t.equal(fs.statSync(file).size, offsetOf(1, 11), 'the torn bytes were cut from the segment that had them');
+  const again = scan(dir);
+  t.same(again.seen.slice(-2), [10, 11]);
+  t.equal(again.result.truncated, null);
 });
