@@ -62,7 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
     importBodyLimit: int(env, 'IMPORT_BODY_LIMIT_BYTES', 64 * 1024 * 1024),
     checkpointBytes: int(env, 'CHECKPOINT_BYTES', 64 * 1024 * 1024),
-    checkpointRecords: int(env, 'CHECKPOINT_RECORDS', 100_000),
+    checkpointRecords: int(env, 'CHECKPOINT_RECORDS', 50_000),
     metricsFlushMs: int(env, 'METRICS_FLUSH_MS', 10_000),
     tokenHashKey: env.TOKEN_HASH_KEY || undefined,
   };
