@@ -4,6 +4,8 @@ import { ContentTypeError, PayloadTooLargeError, ValidationError } from '../erro
 
 export function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
+  // What nearly every client sends, answered without splitting and lower-casing.
+  if (header === 'application/json') return true;
   const type = header.split(';', 1)[0].trim().toLowerCase();
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }

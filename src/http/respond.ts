@@ -4,14 +4,19 @@ import type { Logger } from '../log.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   const text = body === undefined ? '' : JSON.stringify(body);
-  res.statusCode = status;
-  if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-  if (text) {
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(text));
-  } else {
-    res.setHeader('Content-Length', 0);
+  // One writeHead with a flat list: on a response with no headers set yet, Node stores the list
+  // as it is instead of going through setHeader's map per header (every admin answer comes here).
+  const list: string[] = [];
+  if (headers) {
+    for (const k in headers) {
+      // The body's own type and length always win, as they did when these were set after.
+      const lower = k.toLowerCase();
+      if (lower !== 'content-type' && lower !== 'content-length') list.push(k, headers[k]);
+    }
   }
+  if (text) list.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text)));
+  else list.push('Content-Length', '0');
+  res.writeHead(status, list);
   res.end(text);
 }
 

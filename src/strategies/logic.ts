@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { normalizeConstraints, type ConstraintInput } from '../constraints/constraints.js';
 import { requireFeature, requireFeatureEnv } from '../features/lookup.js';
 import type { Op } from '../state/ops.js';
-import { strategiesOf, type State } from '../state/state.js';
+import { featureEnvKey, strategiesOf, type State } from '../state/state.js';
 import type { Feature, Strategy } from '../state/types.js';
 import { invalid } from '../state/names.js';
 import { normalizeVariants, type VariantInput } from '../variants/weights.js';
@@ -83,13 +83,26 @@ function strategyEvent(type: string, where: Where, data: unknown, preData?: unkn
   return { type, project: where.project, featureName: where.feature, environment: where.environment, data: data ?? null, preData: preData ?? null };
 }
 
+/** The ids of a flag's strategies in an environment, unsorted: cheaper than strategiesOf when order does not matter. */
+function idsOf(state: State, where: Where): readonly string[] {
+  return state.strategiesByFeatureEnv.get(featureEnvKey(where.feature, where.environment)) ?? [];
+}
+
+/** One past the highest sortOrder in use: a new strategy goes last. */
+function nextSortOrder(state: State, ids: readonly string[]): number {
+  let next = 0;
+  for (const id of ids) next = Math.max(next, state.strategies.get(id)!.sortOrder + 1);
+  return next;
+}
+
 /** Builds a full strategy from input; `base` is the existing one for updates. */
-function buildStrategy(state: State, env: CommandEnv, feature: Feature, where: Where, input: StrategyInput, base: Strategy | null): Strategy {
+function buildStrategy(
+  state: State, env: CommandEnv, feature: Feature, where: Where, input: StrategyInput, base: Strategy | null, ids = idsOf(state, where),
+): Strategy {
   const name = input.name ?? base?.name;
   if (!name) throw invalid('name', '"name" is required');
   checkType(state, name);
-  const existing = strategiesOf(state, where.feature, where.environment);
-  const sortOrder = input.sortOrder ?? base?.sortOrder ?? existing.reduce((max, s) => Math.max(max, s.sortOrder + 1), 0);
+  const sortOrder = input.sortOrder ?? base?.sortOrder ?? nextSortOrder(state, ids);
   return {
     id: base?.id ?? env.newId(),
     featureName: feature.name,
@@ -114,10 +127,11 @@ export function addStrategy(where: Where, input: StrategyInput) {
   return (state: State, env: CommandEnv): Change<ReturnType<typeof strategyView>> => {
     const feature = requireFeature(state, where.project, where.feature);
     requireFeatureEnv(state, feature, where.environment);
-    if (strategiesOf(state, where.feature, where.environment).length >= MAX_STRATEGIES) {
+    const ids = idsOf(state, where);
+    if (ids.length >= MAX_STRATEGIES) {
       throw new ValidationError(`Failed to create strategy. You can't create more than the established limit of ${MAX_STRATEGIES}.`);
     }
-    const strategy = buildStrategy(state, env, feature, where, input, null);
+    const strategy = buildStrategy(state, env, feature, where, input, null, ids);
     const view = strategyView(strategy);
     return { ops: [{ o: 'strategy.put', strategy }], events: [strategyEvent('feature-strategy-add', where, view)], result: view };
   };
