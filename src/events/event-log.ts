@@ -6,6 +6,7 @@
 // without looking at any other event; free text runs one regular expression over the arena.
 import type { EventRecord, Tag } from '../state/types.js';
 import { countAtMost, F64List, Interner, U32List } from './columns.js';
+import { isoMs, isoOf } from './iso-date.js';
 import { TextArena } from './text-arena.js';
 import { trigramsOf } from './trigram-filter.js';
 
@@ -21,6 +22,30 @@ export interface EventPage {
   events: EventRecord[];
   /** Every event matching the filter, whatever `limit` and `offset` say. */
   total: number;
+}
+
+/**
+ * A run of consecutive events in the log's own compact form, for checkpoints: exporting and
+ * importing it copies columns instead of building and taking apart one object per event.
+ * String columns hold 0 for null and i + 1 for `strings[i]` (a table local to the chunk);
+ * `text` is the records' stored JSON text back to back, `lens` the length of each.
+ */
+export interface EventColumns {
+  first: number;
+  n: number;
+  strings: string[];
+  type: Uint32Array;
+  createdBy: Uint32Array;
+  environment: Uint32Array;
+  project: Uint32Array;
+  featureName: Uint32Array;
+  /** Epoch ms; NaN where the text is kept in `oddDates` (keyed by index within the chunk). */
+  createdAt: Float64Array;
+  oddDates: Record<string, string>;
+  /** NaN = null. */
+  userId: Float64Array;
+  text: string;
+  lens: Uint32Array;
 }
 
 /** An indexed column: interned values per row, and per value the ascending rows holding it. */
@@ -45,6 +70,18 @@ class IndexedColumn {
     if (list.pop() !== row) throw new Error(`index of row ${row} out of step`);
   }
 
+  /** Appends rows given as interned ids (already checked to exist), updating the postings. */
+  pushIds(firstRow: number, ids: Uint32Array): void {
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      this.rows.push(id);
+      if (id === 0) continue;
+      let list = this.postings.get(id);
+      if (!list) this.postings.set(id, (list = new U32List()));
+      list.push(firstRow + i);
+    }
+  }
+
   /** Rows holding `value`, ascending; null when no event ever had it. */
   rowsOf(value: string): Uint32Array | null {
     const id = this.names.find(value);
@@ -53,6 +90,9 @@ class IndexedColumn {
 }
 
 const json = (v: unknown): string => (v === null || v === undefined ? '' : (JSON.stringify(v) ?? ''));
+const isNone = (v: unknown) => v === null || v === undefined;
+/** The stored text of an event without data, preData or tags (most of them). */
+const EMPTY_TEXT = '\n\n\n';
 const unjson = (s: string): unknown => (s === '' ? null : JSON.parse(s));
 /** Raw control characters never occur in JSON text (it escapes them), so they separate fields. */
 const CONTROL = /[\u0000-\u001f]/;
@@ -95,21 +135,128 @@ export class EventLog {
     }
     const row = event.id - 1;
     // Serialize first: if the payload cannot be encoded, nothing has been recorded.
-    const text = `${json(event.data)}\n${json(event.preData)}\n${json(event.tags)}\n`;
+    const text = isNone(event.data) && isNone(event.preData) && isNone(event.tags)
+      ? EMPTY_TEXT
+      : `${json(event.data)}\n${json(event.preData)}\n${json(event.tags)}\n`;
     this.type.push(row, event.type);
     this.project.push(row, event.project ?? null);
     this.feature.push(row, event.featureName ?? null);
     this.environmentRows.push(this.environment.intern(event.environment));
     this.createdByRows.push(this.createdBy.intern(event.createdBy));
     this.userIds.push(event.createdByUserId ?? NaN);
-    const ms = Date.parse(event.createdAt);
-    if (Number.isFinite(ms) && new Date(ms).toISOString() === event.createdAt) {
+    const ms = isoMs(event.createdAt);
+    if (ms === ms) {
       this.createdAt.push(ms);
     } else {
       this.createdAt.push(NaN);
       this.oddDates.set(row, event.createdAt);
     }
     this.payload.append(text);
+  }
+
+  /** Events [fromId, toId] in compact form (see EventColumns). */
+  exportColumns(fromId: number, toId: number): EventColumns {
+    if (!Number.isInteger(fromId) || !Number.isInteger(toId) || fromId < 1 || toId > this.lastId || toId < fromId - 1) {
+      throw new Error(`events ${fromId}..${toId} are not in the log (1..${this.lastId})`);
+    }
+    const from = fromId - 1;
+    const to = toId;
+    const n = to - from;
+    const strings: string[] = [];
+    const local = new Map<string, number>();
+    // Per column: global interned id → chunk-local id, filled as ids are met.
+    const localize = (names: Interner, rows: U32List): Uint32Array => {
+      const out = new Uint32Array(n);
+      const seen = new Map<number, number>();
+      const view = rows.view();
+      for (let i = 0; i < n; i++) {
+        const g = view[from + i];
+        if (g === 0) continue;
+        let l = seen.get(g);
+        if (l === undefined) {
+          const value = names.value(g)!;
+          l = local.get(value);
+          if (l === undefined) local.set(value, (l = strings.push(value)));
+          seen.set(g, l);
+        }
+        out[i] = l;
+      }
+      return out;
+    };
+    const oddDates: Record<string, string> = {};
+    const createdAt = this.createdAt.view().slice(from, to);
+    for (let i = 0; i < n; i++) if (createdAt[i] !== createdAt[i]) oddDates[i] = this.oddDates.get(from + i)!;
+    return {
+      first: fromId, n, strings,
+      type: localize(this.type.names, this.type.rows),
+      createdBy: localize(this.createdBy, this.createdByRows),
+      environment: localize(this.environment, this.environmentRows),
+      project: localize(this.project.names, this.project.rows),
+      featureName: localize(this.feature.names, this.feature.rows),
+      createdAt, oddDates,
+      userId: this.userIds.view().slice(from, to),
+      text: this.payload.textRange(from, to),
+      lens: this.payload.lengths(from, to),
+    };
+  }
+
+  /**
+   * Appends a chunk made by exportColumns (possibly of another log, read back from a
+   * checkpoint). Everything is checked before anything is appended: a bad chunk throws and
+   * leaves the log as it was.
+   */
+  importColumns(c: EventColumns): void {
+    const n = c.n;
+    if (!Number.isInteger(n) || n < 0 || c.first !== this.lastId + 1) {
+      throw new Error(`event chunk starts at ${c.first} with ${n} events; the log ends at ${this.lastId}`);
+    }
+    if (!Array.isArray(c.strings) || c.strings.some((x) => typeof x !== 'string')) throw new Error('malformed string table');
+    const cols = [c.type, c.createdBy, c.environment, c.project, c.featureName];
+    for (const col of cols) {
+      if (!(col instanceof Uint32Array) || col.length !== n) throw new Error('a column has the wrong length');
+      for (let i = 0; i < n; i++) if (col[i] > c.strings.length) throw new Error(`string ${col[i]} is not in the chunk's table`);
+    }
+    for (let i = 0; i < n; i++) if (c.type[i] === 0 || c.createdBy[i] === 0) throw new Error('an event has no type or no author');
+    if (!(c.createdAt instanceof Float64Array) || c.createdAt.length !== n || !(c.userId instanceof Float64Array) || c.userId.length !== n) {
+      throw new Error('a column has the wrong length');
+    }
+    for (let i = 0; i < n; i++) if (c.createdAt[i] !== c.createdAt[i] && typeof c.oddDates?.[i] !== 'string') throw new Error(`event ${c.first + i} has no date`);
+    if (typeof c.text !== 'string' || !(c.lens instanceof Uint32Array) || c.lens.length !== n) throw new Error('malformed event text');
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      at += c.lens[i];
+      // Every stored record ends its three fields with a newline.
+      if (c.lens[i] < 3 || c.text.charCodeAt(at - 1) !== 10) throw new Error(`the text of event ${c.first + i} is malformed`);
+    }
+    if (at !== c.text.length) throw new Error('event text lengths do not add up');
+
+    const firstRow = c.first - 1;
+    // The table is shared by all five columns: intern only the values a column uses.
+    const globalIds = (names: Interner, col: Uint32Array): Uint32Array => {
+      const ids = new Int32Array(c.strings.length + 1).fill(-1);
+      ids[0] = 0;
+      const out = new Uint32Array(n);
+      for (let i = 0; i < n; i++) {
+        const l = col[i];
+        let g = ids[l];
+        if (g < 0) ids[l] = g = names.intern(c.strings[l - 1]);
+        out[i] = g;
+      }
+      return out;
+    };
+    const pushAll = (list: U32List | F64List, values: Uint32Array | Float64Array) => {
+      for (let i = 0; i < values.length; i++) list.push(values[i]);
+    };
+    this.scans.clear();
+    this.type.pushIds(firstRow, globalIds(this.type.names, c.type));
+    this.project.pushIds(firstRow, globalIds(this.project.names, c.project));
+    this.feature.pushIds(firstRow, globalIds(this.feature.names, c.featureName));
+    pushAll(this.environmentRows, globalIds(this.environment, c.environment));
+    pushAll(this.createdByRows, globalIds(this.createdBy, c.createdBy));
+    pushAll(this.userIds, c.userId);
+    pushAll(this.createdAt, c.createdAt);
+    for (let i = 0; i < n; i++) if (c.createdAt[i] !== c.createdAt[i]) this.oddDates.set(firstRow + i, c.oddDates[i]);
+    this.payload.appendMany(c.text, c.lens);
   }
 
   /** Undo of the newest append, used when a WAL write fails. */
@@ -247,7 +394,7 @@ export class EventLog {
     return {
       id: row + 1,
       type: this.type.names.value(this.type.rows.get(row))!,
-      createdAt: Number.isNaN(ms) ? this.oddDates.get(row)! : new Date(ms).toISOString(),
+      createdAt: Number.isNaN(ms) ? this.oddDates.get(row)! : isoOf(ms),
       createdBy: this.createdBy.value(this.createdByRows.get(row))!,
       createdByUserId: Number.isNaN(userId) ? null : userId,
       environment: this.environment.value(this.environmentRows.get(row)),

@@ -55,6 +55,37 @@ export class TrigramFilter {
     }
   }
 
+  /**
+   * Adds records `first`, `first + 1`, … whose texts lie back to back in `text`; `starts[i]`
+   * is where record first + i begins, counted from `base` (starts[0] - base === 0). Each
+   * block's records are hashed as one run: the extra trigrams spanning two records all hold
+   * the '\n' ending a record, which no searched query contains, so they cost at most a rare
+   * false positive, never a wrong answer.
+   */
+  addMany(first: number, text: string, starts: Uint32Array, base: number): void {
+    const n = starts.length;
+    for (let i = 0; i < n; ) {
+      const b = Math.floor((first + i) / BLOCK);
+      const j = Math.min(n, (b + 1) * BLOCK - first);
+      let bits = this.blocks[b];
+      if (!bits) this.blocks[b] = bits = new Uint32Array(WORDS);
+      const from = starts[i] - base;
+      const to = j < n ? starts[j] - base : text.length;
+      if (to - from >= 3) {
+        let x = fold(text.charCodeAt(from));
+        let y = fold(text.charCodeAt(from + 1));
+        for (let k = from + 2; k < to; k++) {
+          const z = fold(text.charCodeAt(k));
+          const h = hash(x, y, z);
+          bits[h >>> 5] |= 1 << (h & 31);
+          x = y;
+          y = z;
+        }
+      }
+      i = j;
+    }
+  }
+
   /** Forgets records from `record` on (bits cannot be unset, so their block is rebuilt). */
   truncate(record: number, textOf: (r: number) => string): void {
     const b = Math.floor(record / BLOCK);

@@ -4,7 +4,8 @@
 //   header {k:'header', format, version, lsn, createdAt, firstEventId, lastEventId}
 //   state  {k:'state', fields, maps}          the State's plain fields, and the names of its Maps
 //   map    {k:'map', name, entries} …         each Map's entries, in slices (nested Maps as values)
-//   events {k:'events', …columns} …         in id order, 2,000 per frame (see event-chunk.ts)
+//   events {k:'events', …columns} …         in id order, 2,000 per frame: the event log's own compact
+//                                          columns (EventLog.exportColumns; version 1: event-chunk.ts)
 //   end    {k:'end', frames, events}          proves the file is complete
 // Maps are stored as msgpack extension values holding their entries in iteration order:
 // listings (and the client API's bytes and ETags) follow Map order, so a state loaded from a
@@ -13,16 +14,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Decoder, Encoder, ExtensionCodec } from '@msgpack/msgpack';
-import type { EventLog } from '../events/event-log.js';
+import type { EventColumns, EventLog } from '../events/event-log.js';
 import { emptyState, type State } from '../state/state.js';
-import type { EventRecord } from '../state/types.js';
 import { crashPoint } from './crash-points.js';
-import { decodeEventChunk, encodeEventChunk } from './event-chunk.js';
+import { aligned, bytesOf, decodeEventChunk } from './event-chunk.js';
 import { frame, readFrame } from './frame.js';
 import type { FileLayer } from './file-layer.js';
 
 export const CHECKPOINT_FORMAT = 'fanion-checkpoint';
-export const CHECKPOINT_VERSION = 1;
+export const CHECKPOINT_VERSION = 2;
+/** Version 1 stored events as JSON payloads (event-chunk.ts); still read, so an upgrade starts. */
+const READABLE_VERSIONS = new Set([1, 2]);
 const CHECKPOINT_RE = /^checkpoint-(\d{16})\.ckpt$/;
 /** Events per frame: small enough to encode (~10 ms) between two writes without stalling requests. */
 const CHUNK = 2_000;
@@ -111,14 +113,30 @@ const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolv
 /** Map entries per frame: about a couple of ms of encoding. */
 const MAP_SLICE = 2_000;
 
-function eventsBetween(log: EventLog, from: number, to: number): EventRecord[] {
-  const out: EventRecord[] = [];
-  for (let id = from; id <= to; id++) {
-    const e = log.get(id);
-    if (!e) throw new Error(`event ${id} is missing from the event log while writing a checkpoint`);
-    out.push(e);
-  }
-  return out;
+/** An events frame: the columns, typed arrays as plain bytes. */
+function eventsFrame(log: EventLog, from: number, to: number): Record<string, unknown> {
+  const c = log.exportColumns(from, to);
+  return {
+    k: 'events', first: c.first, n: c.n, strings: c.strings,
+    type: bytesOf(c.type), createdBy: bytesOf(c.createdBy), environment: bytesOf(c.environment),
+    project: bytesOf(c.project), featureName: bytesOf(c.featureName),
+    createdAt: bytesOf(c.createdAt), oddDates: c.oddDates, userId: bytesOf(c.userId),
+    text: c.text, lens: bytesOf(c.lens),
+  };
+}
+
+/** The columns of an events frame read back; throws on any column of the wrong size. */
+function columnsOf(f: Record<string, any>): EventColumns {
+  const n = f.n;
+  if (!Number.isInteger(n) || n < 0) throw new Error('malformed event chunk');
+  return {
+    first: f.first, n, strings: f.strings,
+    type: aligned(f.type, n, Uint32Array), createdBy: aligned(f.createdBy, n, Uint32Array),
+    environment: aligned(f.environment, n, Uint32Array), project: aligned(f.project, n, Uint32Array),
+    featureName: aligned(f.featureName, n, Uint32Array),
+    createdAt: aligned(f.createdAt, n, Float64Array), oddDates: f.oddDates ?? {}, userId: aligned(f.userId, n, Float64Array),
+    text: f.text, lens: aligned(f.lens, n, Uint32Array),
+  };
 }
 
 export class CheckpointAbortedError extends Error {}
@@ -170,7 +188,7 @@ export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snaps
       // Shutting down: a half-written checkpoint is worth nothing, the WAL has everything.
       if (stop()) throw new CheckpointAbortedError('checkpoint abandoned: the server is stopping');
       const to = Math.min(snap.lastEventId, from + CHUNK - 1);
-      await add(encoder.encode(encodeEventChunk(eventsBetween(snap.events, from, to))));
+      await add(encoder.encode(eventsFrame(snap.events, from, to)));
       await yieldToRequests();
     }
     await add(encoder.encode({ k: 'end', frames, events: snap.lastEventId - snap.firstEventId + 1 }));
@@ -243,7 +261,7 @@ export function readCheckpoint(file: string): LoadedCheckpoint {
   if (header.k !== 'header' || header.format !== CHECKPOINT_FORMAT || typeof header.lsn !== 'number') {
     throw new CheckpointCorruptError(file, 0, 'not a Fanion checkpoint');
   }
-  if (header.version !== CHECKPOINT_VERSION) {
+  if (!READABLE_VERSIONS.has(header.version)) {
     throw new CheckpointCorruptError(file, 0, `checkpoint format version ${header.version} is not supported (expected ${CHECKPOINT_VERSION})`);
   }
   const stateAt = offset;
@@ -274,7 +292,13 @@ export function readCheckpoint(file: string): LoadedCheckpoint {
     }
     if (f.k !== 'events') throw new CheckpointCorruptError(file, at, `unexpected part "${f.k}"`);
     try {
-      events += decodeEventChunk(f, (e) => state.events.append(e));
+      if (header.version === 1) {
+        events += decodeEventChunk(f, (e) => state.events.append(e));
+      } else {
+        const columns = columnsOf(f);
+        state.events.importColumns(columns);
+        events += columns.n;
+      }
     } catch (err) {
       throw new CheckpointCorruptError(file, at, (err as Error).message);
     }

@@ -1,4 +1,5 @@
-// How a checkpoint stores events: columns per chunk instead of one msgpack map per event.
+// How a version-1 checkpoint stores events (still read; version 2 stores the event log's own
+// columns, see EventLog.exportColumns): columns per chunk instead of one msgpack map per event.
 // Loading a million events is the bulk of a start-up; decoding a million small maps (keys,
 // short strings, garbage) cost more than everything else together, while columns decode as a
 // few typed arrays, one string table and one JSON text per chunk.
@@ -8,6 +9,7 @@
 //    createdAt: Float64Array as bytes (epoch ms; NaN = see oddDates), oddDates: {row: text}
 //    userId: Float64Array as bytes (NaN = null)
 //    payload: JSON text of [[data, preData, tags], …]}
+import { isoOf } from '../events/iso-date.js';
 import type { EventRecord } from '../state/types.js';
 
 export interface EventChunk {
@@ -28,10 +30,10 @@ export interface EventChunk {
 
 const STRING_COLUMNS = ['type', 'createdBy', 'environment', 'project', 'featureName'] as const;
 
-const bytesOf = (a: Uint32Array | Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+export const bytesOf = (a: Uint32Array | Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /** Typed arrays need aligned memory; msgpack hands out views into its input at any offset. */
-function aligned<T extends Uint32Array | Float64Array>(bytes: unknown, n: number, Kind: { new (b: ArrayBuffer): T; BYTES_PER_ELEMENT: number }): T {
+export function aligned<T extends Uint32Array | Float64Array>(bytes: unknown, n: number, Kind: { new (b: ArrayBuffer): T; BYTES_PER_ELEMENT: number }): T {
   if (!(bytes instanceof Uint8Array) || bytes.byteLength !== n * Kind.BYTES_PER_ELEMENT) {
     throw new Error('a column has the wrong length');
   }
@@ -40,32 +42,7 @@ function aligned<T extends Uint32Array | Float64Array>(bytes: unknown, n: number
   return new Kind(copy.buffer);
 }
 
-const DAY = 86_400_000;
-const TWO = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
-let cachedDay = NaN;
-let cachedPrefix = '';
-
-/**
- * `new Date(ms).toISOString()`, several times faster: a start-up formats a million of these.
- * The date part is cached per day; years outside 1970..9999 take the slow path.
- */
-export function isoOf(ms: number): string {
-  const day = Math.floor(ms / DAY);
-  if (day !== cachedDay) {
-    const prefix = new Date(day * DAY).toISOString();
-    if (prefix.length !== 24 || day < 0) return new Date(ms).toISOString();
-    cachedDay = day;
-    cachedPrefix = prefix.slice(0, 11);
-  }
-  let r = ms - day * DAY;
-  const h = Math.floor(r / 3_600_000);
-  r -= h * 3_600_000;
-  const m = Math.floor(r / 60_000);
-  r -= m * 60_000;
-  const sec = Math.floor(r / 1000);
-  const milli = r - sec * 1000;
-  return `${cachedPrefix}${TWO[h]}:${TWO[m]}:${TWO[sec]}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
-}
+export { isoOf };
 
 export function encodeEventChunk(events: EventRecord[]): EventChunk {
   const n = events.length;
