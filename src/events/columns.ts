@@ -63,14 +63,21 @@ export class Interner {
   private readonly ids = new Map<string, number>();
   readonly values: (string | null)[] = [null];
 
+  /** The last value interned: consecutive events mostly repeat it (same type, author, project). */
+  private lastValue: string | null = null;
+  private lastId = 0;
+
   intern(value: string | null | undefined): number {
     if (value === null || value === undefined) return 0;
+    if (value === this.lastValue) return this.lastId;
     let id = this.ids.get(value);
     if (id === undefined) {
       id = this.values.length;
       this.values.push(value);
       this.ids.set(value, id);
     }
+    this.lastValue = value;
+    this.lastId = id;
     return id;
   }
 

@@ -52,21 +52,22 @@ export interface EventColumns {
 class IndexedColumn {
   readonly names = new Interner();
   readonly rows = new U32List(1024);
-  readonly postings = new Map<number, U32List>();
+  /** Indexed by interned id (ids are small and dense): an array lookup, not a Map's. */
+  readonly postings: (U32List | undefined)[] = [];
 
   push(row: number, value: string | null): void {
     const id = this.names.intern(value);
     this.rows.push(id);
     if (id === 0) return;
-    let list = this.postings.get(id);
-    if (!list) this.postings.set(id, (list = new U32List()));
+    let list = this.postings[id];
+    if (!list) this.postings[id] = list = new U32List();
     list.push(row);
   }
 
   pop(row: number): void {
     const id = this.rows.pop();
     if (id === 0) return;
-    const list = this.postings.get(id)!;
+    const list = this.postings[id]!;
     if (list.pop() !== row) throw new Error(`index of row ${row} out of step`);
   }
 
@@ -76,8 +77,8 @@ class IndexedColumn {
       const id = ids[i];
       this.rows.push(id);
       if (id === 0) continue;
-      let list = this.postings.get(id);
-      if (!list) this.postings.set(id, (list = new U32List()));
+      let list = this.postings[id];
+      if (!list) this.postings[id] = list = new U32List();
       list.push(firstRow + i);
     }
   }
@@ -85,7 +86,7 @@ class IndexedColumn {
   /** Rows holding `value`, ascending; null when no event ever had it. */
   rowsOf(value: string): Uint32Array | null {
     const id = this.names.find(value);
-    return id > 0 ? this.postings.get(id)!.view() : null;
+    return id > 0 ? this.postings[id]!.view() : null;
   }
 }
 

@@ -4,6 +4,7 @@
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import type { Op } from '../state/ops.js';
 import type { EventRecord } from '../state/types.js';
+import { decodeCommon } from './fast-decode.js';
 
 export interface WalRecord {
   /** Log sequence number: 1, 2, 3 … across segments and restarts. */
@@ -20,7 +21,9 @@ export function encodeRecord(rec: WalRecord): Uint8Array {
 }
 
 export function decodeRecord(payload: Uint8Array): WalRecord {
-  const rec = decoder.decode(payload) as WalRecord;
+  const buf = Buffer.isBuffer(payload) ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  // The fast decoder handles nearly every record; the rest (and damage, with its real error) go the general way.
+  const rec = (decodeCommon(buf) ?? decoder.decode(payload)) as WalRecord;
   if (!rec || typeof rec !== 'object' || typeof rec.lsn !== 'number' || !Array.isArray(rec.ops) || !Array.isArray(rec.events)) {
     throw new Error('record does not have the shape {lsn, ops, events}');
   }

@@ -1,0 +1,112 @@
+// The fast WAL decoder against @msgpack/msgpack: whatever it decodes must be exactly what the
+// general decoder gives; whatever it cannot must come back undefined (the general path then).
+import { isDeepStrictEqual } from 'node:util';
+import { Decoder, Encoder } from '@msgpack/msgpack';
+import t from 'tap';
+import { decodeCommon } from '../../src/wal/fast-decode.js';
+import { decodeRecord, encodeRecord } from '../../src/wal/record.js';
+
+const encoder = new Encoder({ ignoreUndefined: true });
+const decoder = new Decoder();
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const ASCII_WORDS = ['featureEnv.put', 'production', 'flag-1', 'feature-environment-enabled', '', 'x', 'a"b\\c\n', 'k'.repeat(31), 'k'.repeat(32), 'k'.repeat(33), 'z'.repeat(300)];
+const OTHER_WORDS = ['Größe', 'Ødegaard', '日本語', '\ud83d\ude00', 'lone \ud800 surrogate', 'é'.repeat(120)];
+const NUMBERS = [0, 1, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, 1.7e12, 2 ** 53 - 1, -1, -32, -33, -128, -129, -32768, -32769, -(2 ** 31), -(2 ** 31) - 1, -1.7e12, 0.5, -2.25, 1e-300, NaN, Infinity];
+
+function randomValue(r: () => number, depth: number, ascii: boolean): unknown {
+  const k = Math.floor(r() * (depth > 3 ? 5 : 8));
+  const words = ascii ? ASCII_WORDS : [...ASCII_WORDS, ...OTHER_WORDS];
+  switch (k) {
+    case 0: return NUMBERS[Math.floor(r() * NUMBERS.length)];
+    case 1: return words[Math.floor(r() * words.length)];
+    case 2: return [null, true, false][Math.floor(r() * 3)];
+    case 3: return `${words[Math.floor(r() * words.length)]}-${Math.floor(r() * 1e6)}`;
+    case 4: return new Date(1.7e12 + Math.floor(r() * 1e9)).toISOString();
+    case 5: return Array.from({ length: Math.floor(r() * (r() < 0.05 ? 40 : 5)) }, () => randomValue(r, depth + 1, ascii));
+    default: {
+      const o: Record<string, unknown> = {};
+      const n = Math.floor(r() * (r() < 0.05 ? 20 : 6));
+      for (let i = 0; i < n; i++) o[r() < 0.5 ? words[Math.floor(r() * words.length)] : `key${i}`] = randomValue(r, depth + 1, ascii);
+      return o;
+    }
+  }
+}
+
+t.test('random ASCII values decode, and exactly as @msgpack/msgpack decodes them', async (t) => {
+  const r = rng(1);
+  let same = 0;
+  for (let i = 0; i < 3000; i++) {
+    const bytes = Buffer.from(encoder.encode(randomValue(r, 0, true)));
+    const fast = decodeCommon(bytes);
+    const general = decoder.decode(bytes);
+    if (fast !== undefined && isDeepStrictEqual(fast, general)) same++;
+    else t.fail(`differs: ${JSON.stringify(general)}`);
+  }
+  t.equal(same, 3000);
+});
+
+t.test('values with non-ASCII text, binary or extensions are left to the general decoder (or decoded identically)', async (t) => {
+  const r = rng(2);
+  let gaveUp = 0;
+  let wrong = 0;
+  const extras: unknown[] = [new Uint8Array([1, 2, 3]), new Date(0), { '__proto__x': 1 }, Object.fromEntries([['__proto__', 1]])];
+  for (let i = 0; i < 3000; i++) {
+    const v = i < extras.length ? extras[i] : randomValue(r, 0, false);
+    const bytes = Buffer.from(encoder.encode(v));
+    let general: unknown;
+    let generalFailed = false;
+    try {
+      general = decoder.decode(bytes);
+    } catch {
+      generalFailed = true;
+    }
+    const fast = decodeCommon(bytes);
+    if (fast === undefined) gaveUp++;
+    else if (generalFailed || !isDeepStrictEqual(fast, general)) wrong++;
+  }
+  t.equal(wrong, 0, 'nothing decoded differently');
+  t.ok(gaveUp > 100, `gave up on ${gaveUp} values`);
+});
+
+t.test('damaged bytes: the fast decoder gives up rather than answer, so the general error is reported', async (t) => {
+  const r = rng(3);
+  for (let i = 0; i < 2000; i++) {
+    const good = Buffer.from(encoder.encode(randomValue(r, 0, true)));
+    const bad = Buffer.from(good);
+    if (i % 2 === 0) bad[Math.floor(r() * bad.length)] = Math.floor(r() * 256);
+    const cut = i % 3 === 0 ? bad.subarray(0, Math.floor(r() * bad.length)) : bad;
+    let general: unknown;
+    let generalFailed = false;
+    try {
+      general = decoder.decode(cut);
+    } catch {
+      generalFailed = true;
+    }
+    const fast = decodeCommon(cut);
+    if (fast !== undefined && (generalFailed || !isDeepStrictEqual(fast, general))) t.fail(`decoded damaged bytes ${cut.toString('hex')}`);
+  }
+  t.equal(decodeCommon(Buffer.from([0x92, 0x01])), undefined, 'an array shorter than announced');
+  t.equal(decodeCommon(Buffer.from([0x01, 0x02])), undefined, 'bytes after the value');
+  t.equal(decodeCommon(Buffer.from([0xdd, 0xff, 0xff, 0xff, 0xff])), undefined, 'a huge announced length');
+});
+
+t.test('decodeRecord reads records with and without non-ASCII text the same as before', async (t) => {
+  const rec = {
+    lsn: 7,
+    ops: [{ o: 'feature.put', feature: { name: 'f', description: 'Größe 日本', createdAt: '2026-01-01T00:00:00.000Z', impressionData: false } }],
+    events: [{ id: 3, type: 'feature-created', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'admin', createdByUserId: null, environment: null, project: 'default', featureName: 'f', data: { n: 1 }, preData: null, tags: null }],
+  };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  t.strictSame(decodeRecord(encodeRecord(rec as any)), rec);
+  const ascii = { ...rec, ops: [] };
+  t.strictSame(decodeRecord(encodeRecord(ascii as any)), ascii);
+  t.throws(() => decodeRecord(encoder.encode({ lsn: 'x', ops: [], events: [] })), /shape/);
+});
