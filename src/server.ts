@@ -14,7 +14,7 @@ import { environmentRoutes } from './environments/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { stateRoutes } from './state-io/routes.js';
 import { featureRoutes } from './features/routes.js';
-import { directGet, mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
+import { directGet, indexRoutes, mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
 import { sendError, sendJson } from './http/respond.js';
 import { SchemaRegistry } from './http/validation.js';
 import type { Logger } from './log.js';
@@ -97,6 +97,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     onNoMatch: (req, res) => (app.handler as unknown as http.RequestListener)(req, res),
   });
   mount(front, ctx, routes.filter((r) => r.fastPath));
+  indexRoutes(app);
+  indexRoutes(front);
   const openapi = openApiDocument(routes, ctx.schemas.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
 
