@@ -1,5 +1,6 @@
 // The state export: every kind the import takes, in the same shape, in a deterministic order,
 // so export → import into an empty server → export gives the same document.
+import { featureMetadata } from '../features/lookup.js';
 import { projectRecord } from '../projects/logic.js';
 import { strategiesOf, type State } from '../state/state.js';
 import type { Feature, Project, Segment, Strategy } from '../state/types.js';
@@ -11,16 +12,8 @@ const sortedKeys = <V>(m: Map<string, V>) => [...m.keys()].sort(byString);
 
 export function exportedFeature(f: Feature) {
   return {
-    name: f.name,
-    description: f.description,
-    type: f.type,
-    project: f.project,
-    stale: f.stale,
-    impressionData: f.impressionData,
-    archived: f.archived,
+    ...featureMetadata(f),
     archivedAt: f.archivedAt,
-    createdAt: f.createdAt,
-    lastSeenAt: f.lastSeenAt,
     dependencies: f.dependencies.map((d) => ({ feature: d.feature, enabled: d.enabled, variants: [...d.variants] })),
   };
 }
