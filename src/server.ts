@@ -89,39 +89,21 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
   const routes = [...ROUTE_MODULES, tokenRoutes(hasher)].flatMap((m) => m(ctx));
-  mount(app, ctx, routes.filter((r) => !r.fastPath));
-  // The SDK routes sit in a polka of their own, in front: everything else falls through to `app`
-  // (called with two arguments, so that `app` runs its own routing chain, not the front's).
-  const front = polka({
-    onError: (err, req, res) => sendError(res, err, log, { method: req.method, path: req.path }),
-    onNoMatch: (req, res) => (app.handler as unknown as http.RequestListener)(req, res),
-  });
-  mount(front, ctx, routes.filter((r) => r.fastPath));
+  mount(app, ctx, routes);
   indexRoutes(app);
-  indexRoutes(front);
   const openapi = openApiDocument(routes, ctx.schemas.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
 
+  // The path SDKs poll is answered before polka routes anything; every other request, SDK
+  // register/metrics included, goes through the one polka app.
   const poll = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === CLIENT_FEATURES);
   const answerPoll = poll ? directGet(ctx, poll) : null;
-  const frontHandler = front.handler as unknown as http.RequestListener;
   const appHandler = app.handler as unknown as http.RequestListener;
-  // Only a path that could match an SDK route goes through the front polka; every admin request
-  // would otherwise be parsed and routed twice (measured: ~4% of a strategy add's CPU). Polka
-  // matches routes case-insensitively, so this test does too.
-  const frontPrefixes = [...new Set(routes.filter((r) => r.fastPath).map((r) => r.path.split(':')[0].toLowerCase()))];
-  const prefixLength = Math.max(0, ...frontPrefixes.map((p) => p.length));
-  const mayBeFront = (url: string) => {
-    const head = url.slice(0, prefixLength).toLowerCase();
-    return frontPrefixes.some((p) => head.startsWith(p));
-  };
   const server = http.createServer((req, res) => {
     const url = req.url!;
     // Exactly /api/client/features, with or without a query string (63 is '?').
     if (answerPoll && req.method === 'GET' && url.startsWith(CLIENT_FEATURES) && (url.length === CLIENT_FEATURES.length || url.charCodeAt(CLIENT_FEATURES.length) === 63)) {
       answerPoll(req, res);
-    } else if (mayBeFront(url)) {
-      frontHandler(req, res);
     } else {
       appHandler(req, res);
     }

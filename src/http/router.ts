@@ -49,8 +49,8 @@ export interface RouteDef {
   /** 'client': authenticate as an SDK (ctx.auth.client) before the body is read. */
   auth?: 'client';
   /**
-   * Served by the small front router (server.ts) that sees every request first: polka tests
-   * routes one by one, so the SDK hot path must not queue behind the whole admin table.
+   * An SDK route: a GET is mounted with a synchronous handler (no promise of ours per request),
+   * and the client features poll is answered before polka routes anything (server.ts).
    */
   fastPath?: boolean;
   /** The path carries a secret (an API token): logs get the route pattern instead of the path. */
@@ -110,13 +110,13 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
 }
 
 /** The SDK hot path: no body, no permission, a synchronous handler, so no promise of ours per request. */
-function mountFastGet(app: Polka, ctx: AppContext, route: RouteDef): void {
+function syncGet(ctx: AppContext, route: RouteDef): (req: Request, res: ServerResponse) => void {
   const fail = (req: Request, res: ServerResponse, err: unknown) =>
     sendError(res, err, ctx.log, { method: req.method, path: route.secretInPath ? route.path : req.path });
-  app.get(route.path, (req: Request, res: ServerResponse) => {
+  return (req, res) => {
     try {
       const client = route.auth === 'client' ? ctx.auth.client(req) : undefined;
-      const reply = route.handler({ req, res, params: req.params ?? {}, query: req.query as Call['query'], body: undefined, actor: ANONYMOUS, client });
+      const reply = route.handler({ req, res, params: req.params ?? {}, query: (req.query ?? {}) as Call['query'], body: undefined, actor: ANONYMOUS, client });
       if (reply instanceof Promise) {
         reply.then((r) => r && sendJson(res, r.status, r.body, r.headers), (err) => fail(req, res, err));
       } else if (reply) {
@@ -125,7 +125,11 @@ function mountFastGet(app: Polka, ctx: AppContext, route: RouteDef): void {
     } catch (err) {
       fail(req, res, err);
     }
-  });
+  };
+}
+
+function mountFastGet(app: Polka, ctx: AppContext, route: RouteDef): void {
+  app.get(route.path, syncGet(ctx, route));
 }
 
 /**
@@ -137,23 +141,15 @@ export function directGet(ctx: AppContext, route: RouteDef): (req: IncomingMessa
   if (route.method !== 'GET' || route.permission || route.path.includes(':')) {
     throw new Error(`${route.method} ${route.path} cannot be served directly: only parameterless GETs without a permission`);
   }
+  const serve = syncGet(ctx, route);
   return (incoming, res) => {
+    // What polka would have set for the handler: the path (for error logs) and the raw query.
     const req = incoming as Request;
     const url = req.url;
     const at = url.indexOf('?');
     req.path = at < 0 ? url : url.slice(0, at);
     req.search = at < 0 ? '' : url.slice(at);
-    try {
-      const client = route.auth === 'client' ? ctx.auth.client(req) : undefined;
-      const reply = route.handler({ req, res, params: {}, query: {}, body: undefined, actor: ANONYMOUS, client });
-      if (reply instanceof Promise) {
-        reply.then((r) => r && sendJson(res, r.status, r.body, r.headers), (err) => sendError(res, err, ctx.log, { method: req.method, path: req.path }));
-      } else if (reply) {
-        sendJson(res, reply.status, reply.body, reply.headers);
-      }
-    } catch (err) {
-      sendError(res, err, ctx.log, { method: req.method, path: req.path });
-    }
+    serve(req, res);
   };
 }
 
