@@ -20,6 +20,7 @@ import { crashPoint } from './crash-points.js';
 import { aligned, bytesOf, decodeEventChunk } from './event-chunk.js';
 import { frame, readFrame } from './frame.js';
 import type { FileLayer } from './file-layer.js';
+import { listNumbered } from './numbered-files.js';
 
 export const CHECKPOINT_FORMAT = 'fanion-checkpoint';
 export const CHECKPOINT_VERSION = 2;
@@ -66,12 +67,7 @@ export function checkpointName(lsn: number): string {
 
 /** Checkpoints in the folder, oldest first. Temporary and set-aside files are not listed. */
 export function listCheckpoints(dir: string): CheckpointFile[] {
-  return fs
-    .readdirSync(dir)
-    .map((name) => ({ name, m: CHECKPOINT_RE.exec(name) }))
-    .filter((x) => x.m)
-    .map((x) => ({ file: path.join(dir, x.name), lsn: Number(x.m![1]) }))
-    .sort((a, b) => a.lsn - b.lsn);
+  return listNumbered(dir, CHECKPOINT_RE);
 }
 
 /**

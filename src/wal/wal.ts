@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { crashDue, crashNow } from './crash-points.js';
 import { allZero, frame, FRAME_HEADER, readFrame } from './frame.js';
 import { realFiles, type FileLayer } from './file-layer.js';
+import { listNumbered } from './numbered-files.js';
 import { decodeRecord, encodeRecord, type WalRecord } from './record.js';
 
 export class WalCorruptError extends Error {}
@@ -24,12 +25,7 @@ export interface Segment {
 }
 
 export function listSegments(dir: string): Segment[] {
-  return fs
-    .readdirSync(dir)
-    .map((name) => ({ name, m: SEGMENT_RE.exec(name) }))
-    .filter((x) => x.m)
-    .map((x) => ({ file: path.join(dir, x.name), firstLsn: Number(x.m![1]) }))
-    .sort((a, b) => a.firstLsn - b.firstLsn);
+  return listNumbered(dir, SEGMENT_RE).map(({ file, lsn }) => ({ file, firstLsn: lsn }));
 }
 
 export interface ScanResult {
