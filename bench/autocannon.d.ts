@@ -1,11 +1,24 @@
-// The few parts of autocannon's programmatic API the benchmark uses (the package ships no types).
+// The few parts of autocannon's programmatic API the benchmarks use (the package ships no types).
 declare module 'autocannon' {
+  /** One request of a connection's list; built into a buffer once when it has no setupRequest. */
+  export interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+  }
+  /** One connection, as handed to `setupClient` before its first request. */
+  export interface Client {
+    setRequests(requests: Request[]): void;
+  }
   export interface Options {
     url: string;
     connections?: number;
     pipelining?: number;
     duration?: number;
     headers?: Record<string, string>;
+    requests?: Request[];
+    setupClient?: (client: Client) => void;
   }
   export interface Histogram {
     average: number;

@@ -1,32 +1,39 @@
 // `npm run bench:writes`: durability figures. Not part of `npm test` (figures depend on the disk
 // and the machine's load).
-//   1. Durable mutations/s (strategy adds over HTTP, WAL_SYNC=always) at 1, 8 and 32 concurrent
-//      clients, with p50/p99 latency, against a plain loop of one append + fdatasync per record
-//      on the same disk: group commit should make 32 clients ≥ 3× the plain loop.
+//   1. Durable mutations/s (strategy adds, WAL_SYNC=always) at 1, 8 and 32 concurrent clients,
+//      with p50/p99 latency, against a plain loop of one append + fdatasync per record on the
+//      same disk: group commit should make 32 clients ≥ 3× the plain loop. Measured twice:
+//      - engine only (no HTTP): the real Engine + WAL in this process, N commands in flight,
+//        each awaiting its own durable ack: what group commit alone delivers;
+//      - over HTTP: autocannon against a spawned server, with the CPU both sides spend per
+//        request, and the same autocannon load against a bare node:http server (the ceiling
+//        of this machine for that request shape, load generator included).
 //   2. Replay rate (records/s) of a WAL with 10,000 flags × 3 strategies and 1,000,000 events,
 //      and the real server's start-up time (spawn → /health answers) on that folder once it
 //      has a checkpoint and a WAL tail just under CHECKPOINT_RECORDS.
 //
-//   BENCH_DIR        where the data folders go (default: the OS temp folder); put it on the disk to measure
+//   BENCH_DIR        where the data folders go (default: <repo>/data, the default DATA_DIR's disk)
 //   BENCH_SECONDS    length of each throughput run (default 5)
 //   BENCH_EVENTS     events in the start-up data set (default 1,000,000)
 //   BENCH_SKIP       comma list of parts to skip: writes, startup
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import autocannon, { type Result } from 'autocannon';
+import autocannon, { type Client, type Request, type Result } from 'autocannon';
 import { Engine } from '../src/engine/engine.js';
 import { createFeature, setEnvironmentEnabled } from '../src/features/logic.js';
 import { createLogger } from '../src/log.js';
 import { openStorage } from '../src/storage.js';
-import { addStrategy, type StrategyInput } from '../src/strategies/logic.js';
+import { addStrategy, MAX_STRATEGIES, type StrategyInput } from '../src/strategies/logic.js';
 import { Checkpointer } from '../src/wal/checkpointer.js';
 import { recover } from '../src/wal/recovery.js';
-import { client, MAIN, spawnServer } from '../test/helpers/server.js';
+import { MAIN, ROOT, spawnServer } from '../test/helpers/server.js';
 
-const BASE = process.env.BENCH_DIR ?? os.tmpdir();
+// The WAL and the plain loop must sit on the disk a real deployment writes to: DATA_DIR's
+// default is <repo>/data, whereas the OS temp folder is often tmpfs or another device.
+const BASE = process.env.BENCH_DIR ?? path.join(ROOT, 'data');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
@@ -34,9 +41,33 @@ const FLAGS = 10_000;
 const P = '/api/admin/projects/default/features';
 const silent = createLogger('silent');
 
-const tempDir = (prefix: string) => fs.mkdtempSync(path.join(BASE, prefix));
+const CLIENTS = [1, 8, 32];
+const ENVS = ['development', 'production'];
+// The server refuses a 31st strategy on a flag/environment, so the write runs need enough
+// (flag, environment) targets that none is hit more than MAX_STRATEGIES times in one run.
+// Sized for 100,000 adds/s (far above what 2 cores reach, HTTP or not), twice over for
+// connections that run ahead of the others.
+const WRITE_FLAGS = Math.max(3_000, Math.ceil((SECONDS * 100_000 * 2) / (ENVS.length * MAX_STRATEGIES)));
+const TARGETS = WRITE_FLAGS * ENVS.length;
+// The same actor AUTH_TYPE=none gives HTTP requests, so engine-only records match in size.
+const ADMIN = { name: 'admin', userId: null };
+
+const tempDir = (prefix: string) => {
+  fs.mkdirSync(BASE, { recursive: true });
+  return fs.mkdtempSync(path.join(BASE, prefix));
+};
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const walBytes = (dir: string) => fs.readdirSync(dir).filter((n) => n.startsWith('wal-')).reduce((s, n) => s + fs.statSync(path.join(dir, n)).size, 0);
+
+/** Runs `run(0..n-1)` with up to 2,000 in flight, so the WAL writes them in batches like a busy server. */
+async function inParallel(n: number, run: (i: number) => Promise<unknown>): Promise<void> {
+  for (let from = 0; from < n; from += 2_000) {
+    const batch = [];
+    for (let i = from; i < Math.min(n, from + 2_000); i++) batch.push(run(i));
+    await Promise.all(batch);
+  }
+}
 
 interface Rate {
   perSecond: number;
@@ -68,81 +99,223 @@ function plainLoop(dir: string, recordBytes: number, seconds: number): Rate {
   return { perSecond: lat.length / elapsed, p50: pct(lat, 50), p99: pct(lat, 99), n: lat.length };
 }
 
-async function durableWrites(): Promise<void> {
-  const dataDir = tempDir('fanion-bench-writes-');
-  let srv = await spawnServer({ dataDir, env: { WAL_SYNC: 'always' } });
-  const api = client(srv.url);
-  const flags = 3_000;
+/** Target t: a flag and an environment; every run walks targets so each gets ≤ MAX_STRATEGIES adds. */
+const target = (t: number) => ({ flag: `bench-${t % WRITE_FLAGS}`, env: ENVS[Math.floor(t / WRITE_FLAGS)] });
+const strategyBody = (t: number): StrategyInput => {
+  const { flag } = target(t);
+  return {
+    name: 'flexibleRollout', parameters: { rollout: String(t % 100), stickiness: 'default', groupId: flag },
+    constraints: [{ contextName: 'country', operator: 'IN', values: ['NO', 'SE'] }],
+  };
+};
+
+/** A data folder with WRITE_FLAGS flags and no strategies, written once and copied for every run. */
+async function seedFolder(): Promise<string> {
+  const dir = tempDir('fanion-bench-seed-');
+  const storage = await openStorage({ dataDir: dir, sync: false, log: silent });
+  const engine = new Engine({ state: storage.state, wal: storage.wal, log: silent });
+  await inParallel(WRITE_FLAGS, (i) => engine.run(ADMIN, createFeature('default', { name: `bench-${i}` })));
+  await storage.wal.close();
+  storage.release();
+  return dir;
+}
+
+/** Each run starts from the same state (flags, no strategies), so the levels compare fairly. */
+function copyOf(seed: string, prefix: string): string {
+  const dir = tempDir(prefix);
+  fs.cpSync(seed, dir, { recursive: true, filter: (src) => path.basename(src) !== 'fanion.lock' });
+  return dir;
+}
+
+interface Level {
+  clients: number;
+  rate: Rate;
+  perSync: number;
+}
+
+/**
+ * Engine only (no HTTP): `clients` loops each await their own durable strategy add before the
+ * next, like clients with one request in flight. Targets come from one counter, so each gets
+ * its adds in turn and MAX_STRATEGIES is never passed below TARGETS × MAX_STRATEGIES adds.
+ */
+async function engineOnly(seed: string, clients: number): Promise<Level & { recordBytes: number; cpuUs: number }> {
+  const dir = copyOf(seed, 'fanion-bench-engine-');
+  const storage = await openStorage({ dataDir: dir, sync: true, log: silent });
+  const engine = new Engine({ state: storage.state, wal: storage.wal, log: silent });
+  const bytes0 = walBytes(dir);
+  const { records: records0, syncs: syncs0 } = storage.wal.stats;
+  const lat: number[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: 32 }, async () => {
-    for (let i = next++; i < flags; i = next++) {
-      const res = await api('POST', P, { name: `bench-${i}` });
-      if (res.status !== 201) throw new Error(`create: ${res.status}`);
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  const end = start + SECONDS * 1000;
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (performance.now() < end) {
+      const k = next++;
+      if (k >= TARGETS * MAX_STRATEGIES) throw new Error(`engine only: more than ${fmt(TARGETS * MAX_STRATEGIES)} adds; raise WRITE_FLAGS`);
+      const t = k % TARGETS;
+      const { flag, env } = target(t);
+      const t0 = performance.now();
+      await engine.run(ADMIN, addStrategy({ project: 'default', feature: flag, environment: env }, strategyBody(t)));
+      lat.push(performance.now() - t0);
     }
   }));
-  // Each flag/environment takes up to 30 strategies: spread the adds over all of them.
-  let counter = 0;
-  const envs = ['development', 'production'];
-  const addOne = async () => {
-    const k = counter++;
-    const flag = `bench-${k % flags}`;
-    const env = envs[Math.floor(k / flags) % 2];
-    const res = await api('POST', `${P}/${flag}/environments/${env}/strategies`, {
-      name: 'flexibleRollout', parameters: { rollout: String(k % 100), stickiness: 'default', groupId: flag },
-      constraints: [{ contextName: 'country', operator: 'IN', values: ['NO', 'SE'] }],
+  const elapsed = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const records = storage.wal.stats.records - records0;
+  const syncs = storage.wal.stats.syncs - syncs0;
+  const recordBytes = (walBytes(dir) - bytes0) / records;
+  await storage.wal.close();
+  storage.release();
+  fs.rmSync(dir, { recursive: true, force: true });
+  lat.sort((a, b) => a - b);
+  return { clients, rate: { perSecond: lat.length / elapsed, p50: pct(lat, 50), p99: pct(lat, 99), n: lat.length }, perSync: records / syncs, recordBytes, cpuUs: (cpu.user + cpu.system) / lat.length };
+}
+
+/** CPU time (user + system, µs) a child process has used so far, from /proc/<pid>/stat. */
+const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
+function childCpuUs(proc: ChildProcess): number {
+  const stat = fs.readFileSync(`/proc/${proc.pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * TICK_US;
+}
+
+/**
+ * Connection c of n cycles through targets c, c+n, c+2n, …: disjoint slices, so a target sees
+ * only its own connection's passes (autocannon restarts each connection's list from the top).
+ * Bodies and request buffers are built once here, before the run, instead of per request.
+ */
+function requestLists(connections: number): Request[][] {
+  const lists: Request[][] = Array.from({ length: connections }, () => []);
+  for (let t = 0; t < TARGETS; t++) {
+    const { flag, env } = target(t);
+    lists[t % connections].push({
+      method: 'POST', path: `${P}/${flag}/environments/${env}/strategies`,
+      headers: { 'content-type': 'application/json' }, body: JSON.stringify(strategyBody(t)),
     });
-    if (res.status !== 200) throw new Error(`add strategy: ${res.status} ${res.text}`);
-  };
-  const segment = () => fs.readdirSync(dataDir).filter((n) => n.startsWith('wal-')).sort().pop()!;
-  const sizeBefore = fs.statSync(path.join(dataDir, segment())).size;
-  for (let i = 0; i < 50; i++) await addOne();
-  const recordBytes = Math.round((fs.statSync(path.join(dataDir, segment())).size - sizeBefore) / 50);
-
-  // autocannon drives the load: it costs the shared CPU far less per request than fetch.
-  const results: { clients: number; rate: Rate; perSync: number }[] = [];
-  for (const clients of [1, 8, 32]) {
-    // A fresh process per level, so its closing log line counts this level's fdatasyncs alone.
-    await srv.stop();
-    srv = await spawnServer({ dataDir, env: { WAL_SYNC: 'always' } });
-    const r = (await (autocannon as unknown as (o: object) => Promise<Result>)({
-      url: srv.url, connections: clients, duration: SECONDS,
-      requests: [{
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        setupRequest: (req: Record<string, unknown>) => {
-          const k = counter++;
-          const flag = `bench-${k % flags}`;
-          const env = envs[Math.floor(k / flags) % 2];
-          return {
-            ...req, path: `${P}/${flag}/environments/${env}/strategies`,
-            body: JSON.stringify({
-              name: 'flexibleRollout', parameters: { rollout: String(k % 100), stickiness: 'default', groupId: flag },
-              constraints: [{ contextName: 'country', operator: 'IN', values: ['NO', 'SE'] }],
-            }),
-          };
-        },
-      }],
-    }));
-    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${clients} clients: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
-    await srv.stop();
-    const closed = JSON.parse(srv.output().split('\n').find((l) => l.includes('write-ahead log closed'))!);
-    results.push({ clients, rate: { perSecond: r['2xx'] / SECONDS, p50: r.latency.p50, p99: r.latency.p99, n: r['2xx'] }, perSync: closed.records / closed.syncs });
-    srv = await spawnServer({ dataDir, env: { WAL_SYNC: 'always' } });
   }
+  return lists;
+}
+
+interface Driven {
+  result: Result;
+  /** autocannon's own CPU per answered request, µs (this process does nothing else meanwhile). */
+  loadCpuUs: number;
+  /** The server's CPU per answered request, µs. */
+  serverCpuUs: number;
+}
+
+/** Strategy adds from `connections` autocannon connections against `url`, served by `server`. */
+async function drive(url: string, server: ChildProcess, connections: number): Promise<Driven> {
+  const lists = requestLists(connections);
+  let configured = 0;
+  let cpu0 = process.cpuUsage();
+  let server0 = childCpuUs(server);
+  const result = await autocannon({
+    url, connections, duration: SECONDS,
+    setupClient: (c: Client) => {
+      c.setRequests(lists[configured++]);
+      // Clients are set up one after the other before the first request: start the CPU
+      // clocks after the last one, so building the request buffers is not counted.
+      if (configured === connections) {
+        cpu0 = process.cpuUsage();
+        server0 = childCpuUs(server);
+      }
+    },
+  });
+  const serverUs = childCpuUs(server) - server0;
+  const cpu = process.cpuUsage(cpu0);
+  const answered = result['2xx'] + result.non2xx;
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new Error(`${connections} connections: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
+  }
+  return { result, loadCpuUs: (cpu.user + cpu.system) / answered, serverCpuUs: serverUs / answered };
+}
+
+async function overHttp(seed: string, clients: number): Promise<Level & Omit<Driven, 'result'>> {
+  const dataDir = copyOf(seed, 'fanion-bench-http-');
+  const srv = await spawnServer({ dataDir, env: { WAL_SYNC: 'always' } });
+  const { result: r, loadCpuUs, serverCpuUs } = await drive(srv.url, srv.proc, clients);
   await srv.stop();
-  const plain = plainLoop(dataDir, recordBytes, SECONDS);
+  // A fresh process per level, so its closing log line counts this level's fdatasyncs alone.
+  const closed = JSON.parse(srv.output().split('\n').find((l) => l.includes('write-ahead log closed'))!);
   fs.rmSync(dataDir, { recursive: true, force: true });
+  return {
+    clients, rate: { perSecond: r['2xx'] / SECONDS, p50: r.latency.p50, p99: r.latency.p99, n: r['2xx'] },
+    perSync: closed.records / closed.syncs, loadCpuUs, serverCpuUs,
+  };
+}
 
-  console.log(`\n## Durable writes (strategy adds over HTTP, WAL_SYNC=always), ${SECONDS} s per run, data in ${BASE}`);
-  console.log(`record size ≈ ${recordBytes} bytes (framed msgpack)`);
-  console.log('| clients | mutations/s | p50 ms | p99 ms | records per fdatasync | × plain loop |');
-  console.log('|---:|---:|---:|---:|---:|---:|');
-  for (const r of results) {
-    console.log(`| ${r.clients} | ${fmt(r.rate.perSecond)} | ${fmt(r.rate.p50, 2)} | ${fmt(r.rate.p99, 2)} | ${fmt(r.perSync, 1)} | ${fmt(r.rate.perSecond / plain.perSecond, 1)} |`);
+// What this machine can do at all for this request shape: same requests, same autocannon
+// settings, against a server that only reads the body and answers a small JSON.
+const BARE_SERVER = `
+const http = require('node:http');
+const s = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    Buffer.concat(chunks);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  });
+});
+s.listen(0, '127.0.0.1', () => console.log('port ' + s.address().port));
+`;
+
+async function bareCeiling(connections: number): Promise<Driven> {
+  const proc = spawn(process.execPath, ['-e', BARE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  proc.stdout!.on('data', (c) => (out += c));
+  let port: string | undefined;
+  while (!(port = /port (\d+)/.exec(out)?.[1])) {
+    if (proc.exitCode !== null) throw new Error(`bare server exited: ${out}`);
+    await new Promise((r) => setTimeout(r, 10));
   }
-  console.log(`| plain append+fdatasync loop | ${fmt(plain.perSecond)} | ${fmt(plain.p50, 2)} | ${fmt(plain.p99, 2)} | 1.0 | 1.0 |`);
-  console.log('(latencies from autocannon have 1 ms resolution; the plain loop is timed with performance.now())');
-  const at32 = results.find((r) => r.clients === 32)!.rate;
-  console.log(`\n32 clients: ${fmt(at32.perSecond / plain.perSecond, 1)}× the plain loop (target ≥ 3×), p99 ${fmt(at32.p99, 1)} ms (target < 20 ms)`);
+  try {
+    return await drive(`http://127.0.0.1:${port}`, proc, connections);
+  } finally {
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+  }
+}
+
+async function durableWrites(): Promise<void> {
+  const seed = await seedFolder();
+  const load = os.loadavg();
+  const engine: Awaited<ReturnType<typeof engineOnly>>[] = [];
+  for (const clients of CLIENTS) engine.push(await engineOnly(seed, clients));
+  const recordBytes = Math.round(engine[0].recordBytes);
+  const plainDir = tempDir('fanion-bench-plain-');
+  const plain = plainLoop(plainDir, recordBytes, SECONDS);
+  fs.rmSync(plainDir, { recursive: true, force: true });
+  const http: Awaited<ReturnType<typeof overHttp>>[] = [];
+  for (const clients of CLIENTS) http.push(await overHttp(seed, clients));
+  const bare = await bareCeiling(32);
+  fs.rmSync(seed, { recursive: true, force: true });
+
+  const x = (perSecond: number) => fmt(perSecond / plain.perSecond, 1);
+  console.log(`\n## Durable writes (strategy adds, WAL_SYNC=always), ${SECONDS} s per run, data in ${BASE}`);
+  console.log(`${os.cpus().length} cores, load average before/after the runs ${load.map((l) => fmt(l, 2)).join(' ')} / ${os.loadavg().map((l) => fmt(l, 2)).join(' ')}; record ≈ ${recordBytes} bytes (framed msgpack); ${fmt(WRITE_FLAGS)} flags × ${ENVS.length} environments as targets`);
+  console.log(`plain loop (one ${recordBytes}-byte append + fdatasync per record, same disk): ${fmt(plain.perSecond)}/s, p50 ${fmt(plain.p50, 2)} ms, p99 ${fmt(plain.p99, 2)} ms`);
+  console.log('\n### Engine only (no HTTP): real Engine + WAL in one process, N commands in flight, each awaiting its durable ack (no checkpointer)');
+  console.log('| in flight | mutations/s | p50 ms | p99 ms | records per fdatasync | × plain loop | CPU µs/mutation |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of engine) {
+    console.log(`| ${r.clients} | ${fmt(r.rate.perSecond)} | ${fmt(r.rate.p50, 2)} | ${fmt(r.rate.p99, 2)} | ${fmt(r.perSync, 1)} | ${x(r.rate.perSecond)} | ${fmt(r.cpuUs)} |`);
+  }
+  console.log('\n### Over HTTP: autocannon (in this process) → spawned server, both on the same cores');
+  console.log('| clients | mutations/s | p50 ms | p99 ms | records per fdatasync | × plain loop | server CPU µs/mutation | autocannon CPU µs/request |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of http) {
+    console.log(`| ${r.clients} | ${fmt(r.rate.perSecond)} | ${fmt(r.rate.p50, 2)} | ${fmt(r.rate.p99, 2)} | ${fmt(r.perSync, 1)} | ${x(r.rate.perSecond)} | ${fmt(r.serverCpuUs)} | ${fmt(r.loadCpuUs)} |`);
+  }
+  const bareRate = bare.result['2xx'] / SECONDS;
+  console.log(`| ceiling: bare node:http, 32 | ${fmt(bareRate)} | ${fmt(bare.result.latency.p50, 2)} | ${fmt(bare.result.latency.p99, 2)} | – | ${x(bareRate)} | ${fmt(bare.serverCpuUs)} | ${fmt(bare.loadCpuUs)} |`);
+  console.log('(HTTP latencies from autocannon have 1 ms resolution; server CPU from /proc/<pid>/stat, 10 ms ticks; the ceiling server reads the body and answers {"ok":true})');
+  const at32 = http.find((r) => r.clients === 32)!.rate;
+  const e32 = engine.find((r) => r.clients === 32)!.rate;
+  console.log(`\n32 clients over HTTP: ${x(at32.perSecond)}× the plain loop (target ≥ 3×), p99 ${fmt(at32.p99, 1)} ms (target < 20 ms); engine only: ${x(e32.perSecond)}×, p99 ${fmt(e32.p99, 1)} ms; bare node:http ceiling: ${x(bareRate)}×`);
 }
 
 /** Builds the start-up data set in-process through the real commands, engine and WAL. */
@@ -151,14 +324,6 @@ async function buildDataSet(dataDir: string, opts: { events: number; checkpoint:
   const engine = new Engine({ state: storage.state, wal: storage.wal, log: silent });
   const actor = { name: 'bench', userId: null };
   const where = (f: string, environment: string) => ({ project: 'default', feature: f, environment });
-  // Many commands in flight at once so the WAL writes them in batches, like a busy server.
-  const inParallel = async (n: number, run: (i: number) => Promise<unknown>) => {
-    for (let from = 0; from < n; from += 2_000) {
-      const batch = [];
-      for (let i = from; i < Math.min(n, from + 2_000); i++) batch.push(run(i));
-      await Promise.all(batch);
-    }
-  };
   await inParallel(FLAGS, (i) => engine.run(actor, createFeature('default', { name: `flag-${i}`, description: `Flag number ${i}` })));
   await inParallel(FLAGS * 3, (k) => {
     const i = k % FLAGS;
