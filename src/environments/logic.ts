@@ -8,6 +8,7 @@ import type { Op } from '../state/ops.js';
 import { checkName } from '../state/names.js';
 import { strategiesOf, type State } from '../state/state.js';
 import type { Environment } from '../state/types.js';
+import { tokensWithout } from '../tokens/logic.js';
 
 export const MAX_ENVIRONMENTS = 50;
 
@@ -62,8 +63,9 @@ export function updateEnvironment(name: string, input: Partial<EnvironmentInput>
   };
 }
 
+/** API tokens of that environment are deleted with it (tokensWithout). */
 export function deleteEnvironment(name: string) {
-  return (state: State): Change<null> => {
+  return (state: State, env: { now: string }): Change<null> => {
     const before = requireEnvironment(state, name);
     requireUnprotected(before, 'delete');
     const ops: Op[] = [];
@@ -73,6 +75,11 @@ export function deleteEnvironment(name: string) {
       ops.push({ o: 'featureEnv.del', feature, environment: name });
     }
     ops.push({ o: 'env.del', name });
-    return { ops, events: [{ type: 'environment-deleted', environment: name, preData: environmentView(before) }], result: null };
+    const tokens = tokensWithout(state, { environment: name }, env.now);
+    return {
+      ops: [...ops, ...tokens.ops],
+      events: [{ type: 'environment-deleted', environment: name, preData: environmentView(before) }, ...tokens.events],
+      result: null,
+    };
   };
 }

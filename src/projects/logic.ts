@@ -6,6 +6,7 @@ import type { Op } from '../state/ops.js';
 import { checkName, invalid } from '../state/names.js';
 import type { State } from '../state/state.js';
 import type { Project } from '../state/types.js';
+import { tokensWithout } from '../tokens/logic.js';
 
 export const MAX_PROJECTS = 500;
 export const DEFAULT_PROJECT = 'default';
@@ -104,10 +105,11 @@ export function updateProject(id: string, input: ProjectInput) {
 /**
  * Refused (403, as Unleash's InvalidOperationError) for `default` and for a project that still
  * holds flags, archived ones included: deleting it would orphan them. Segments scoped to the
- * project go with it; only that project's flags could use them, and there are none left.
+ * project go with it; only that project's flags could use them, and there are none left. API
+ * tokens of that project alone are deleted, tokens of several projects lose it (tokensWithout).
  */
 export function deleteProject(id: string) {
-  return (state: State): Change<null> => {
+  return (state: State, env: { now: string }): Change<null> => {
     const before = requireProject(state, id);
     if (id === DEFAULT_PROJECT) throw new NoAccessError('You can not delete the default project.');
     const flags = [...state.features.values()].filter((f) => f.project === id);
@@ -126,6 +128,7 @@ export function deleteProject(id: string) {
     }
     ops.push({ o: 'project.del', id });
     events.push({ type: 'project-deleted', project: id, preData: projectRecord(before) });
-    return { ops, events, result: null };
+    const tokens = tokensWithout(state, { project: id }, env.now);
+    return { ops: [...ops, ...tokens.ops], events: [...events, ...tokens.events], result: null };
   };
 }

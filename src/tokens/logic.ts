@@ -3,6 +3,7 @@
 import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { invalid } from '../state/names.js';
+import type { Op } from '../state/ops.js';
 import type { State } from '../state/state.js';
 import type { ApiToken, TokenType } from '../state/types.js';
 import { projectPart } from './format.js';
@@ -173,17 +174,47 @@ export function updateTokenExpiry(ref: TokenRef, expiresAt: string | null) {
   };
 }
 
-/** Deletes a token and remembers its hash, so INIT_*_API_TOKENS never brings it back. */
+/** The removal of a token, remembering its hash so INIT_*_API_TOKENS never brings it back. */
+function removal(prev: ApiToken, now: string): { ops: Op[]; event: EventDraft } {
+  return {
+    ops: [{ o: 'token.del', hash: prev.hash }, { o: 'token.revoke', revoked: { hash: prev.hash, revokedAt: now } }],
+    event: { ...tokenEvent('api-token-deleted', prev), data: null, preData: tokenView(prev) },
+  };
+}
+
 export function deleteToken(ref: TokenRef) {
   return (state: State, env: CommandEnv): Change<TokenView> => {
     const prev = requireToken(state, ref);
-    const view = tokenView(prev);
-    return {
-      ops: [{ o: 'token.del', hash: prev.hash }, { o: 'token.revoke', revoked: { hash: prev.hash, revokedAt: env.now } }],
-      events: [{ ...tokenEvent('api-token-deleted', prev), data: null, preData: view }],
-      result: view,
-    };
+    const { ops, event } = removal(prev, env.now);
+    return { ops, events: [event], result: tokenView(prev) };
   };
+}
+
+/**
+ * What a deleted project or environment does to the tokens scoped to it, as Unleash does for
+ * projects: a token left with no project, or whose one environment is gone, is deleted (and can
+ * never come back, even if a project or environment of that name is created again); a token of
+ * several projects only loses the deleted one. Part of the deleting command's change, so the
+ * scope and its tokens go in the same WAL record.
+ */
+export function tokensWithout(state: State, gone: { project?: string; environment?: string }, now: string): { ops: Op[]; events: EventDraft[] } {
+  const ops: Op[] = [];
+  const events: EventDraft[] = [];
+  const byAge = [...state.apiTokens.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.hash < b.hash ? -1 : 1));
+  for (const prev of byAge) {
+    const loses = gone.project !== undefined && prev.projects.includes(gone.project);
+    const projects = loses ? prev.projects.filter((p) => p !== gone.project) : prev.projects;
+    if (projects.length === 0 || (gone.environment !== undefined && prev.environment === gone.environment)) {
+      const r = removal(prev, now);
+      ops.push(...r.ops);
+      events.push(r.event);
+    } else if (loses) {
+      const token: ApiToken = { ...prev, projects };
+      ops.push({ o: 'token.put', token });
+      events.push(tokenEvent('api-token-updated', token, tokenView(prev)));
+    }
+  }
+  return { ops, events };
 }
 
 /**

@@ -32,6 +32,8 @@ t.test('deleteEnvironment: removes every flag configuration and strategy there, 
   t.same(strategiesOf(after, 'alpha', 'development'), []);
   t.same(strategiesOf(after, 'alpha', 'production').map((s) => s.id), ['s4']);
   t.same([...after.strategies.keys()], ['s4']);
-  t.same(change.events.map((e) => e.type), ['environment-deleted']);
+  t.same(change.events.map((e) => e.type), ['environment-deleted', 'api-token-deleted'], "the fixture's development client token goes with it");
+  t.notOk(after.apiTokens.has('h1'));
+  t.same(runPure(t, deleteEnvironment('production')).change.events.map((e) => e.type), ['environment-deleted'], 'no token of production: none deleted');
   runFailing(t, deleteEnvironment('nope'), 'NotFoundError');
 });
