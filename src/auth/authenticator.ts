@@ -7,6 +7,27 @@ import type { Actor } from '../state/types.js';
 export interface AdminScope {
   project?: string;
   environment?: string;
+  /**
+   * The route answers only what the caller may see (event listings filter by `adminView`), so
+   * any admin token may call it, whatever its limits.
+   */
+  visibleOnly?: boolean;
+}
+
+/**
+ * What an admin caller may see of the server's history: a token's stored limits. `['*']` and
+ * `'*'` mean no limit; only an unlimited view (both) sees what belongs to no project.
+ */
+export interface AdminView {
+  projects: readonly string[];
+  environment: string;
+}
+
+export const FULL_VIEW: AdminView = Object.freeze({ projects: Object.freeze(['*']), environment: '*' });
+
+/** How a refusal names a token's limits, e.g. `projects=a,b and environment=production`. */
+export function describeLimits(limits: AdminView): string {
+  return `project${limits.projects.length > 1 ? 's' : ''}=${limits.projects.join(',')} and environment=${limits.environment}`;
 }
 
 /** What a client (SDK) token may see. `projects` of ['*'] means every project. */
@@ -21,6 +42,8 @@ export interface ClientScope {
 export interface Authenticator {
   /** Returns the calling actor, or throws AuthenticationRequired (401) / NoAccessError (403). */
   admin(req: IncomingMessage, permission: string, scope: AdminScope): Actor;
+  /** What the admin caller of a `visibleOnly` route may see; throws like `admin` for anyone else. */
+  adminView(req: IncomingMessage): AdminView;
   /** Returns what the caller may see on /api/client, or throws 401 / 403. */
   client(req: IncomingMessage): ClientScope;
   /** Frontend API callers (frontend tokens). */
@@ -34,6 +57,9 @@ export class OpenAuthenticator implements Authenticator {
   private readonly scope: ClientScope = { environment: 'development', projects: ['*'], key: 'open', actor: OPEN_ADMIN };
   admin(): Actor {
     return OPEN_ADMIN;
+  }
+  adminView(): AdminView {
+    return FULL_VIEW;
   }
   client(): ClientScope {
     return this.scope;

@@ -2,8 +2,11 @@
 import type { AppContext, RouteDef } from '../http/router.js';
 import { invalid } from '../state/names.js';
 import { eventSchemas, MAX_EVENT_PAGE, type SearchEventsBody } from './schema.js';
+import { searchVisible } from './search-visible.js';
 
 const TAG = 'Events';
+/** Any admin token may list events; a limited one sees only its own (search-visible.ts). */
+const visibleOnly = () => ({ visibleOnly: true });
 
 /** A single-valued query parameter; a repeated one is ambiguous, so it is refused. */
 function one(query: Record<string, string | string[] | undefined>, name: string): string | undefined {
@@ -19,13 +22,14 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'POST', path: '/api/admin/events/search', tag: TAG,
       summary: 'Search events, newest first (type, project, feature exact; query case-insensitive; offset is an event-id cursor)',
-      body: 'searchEventsSchema', permission: 'READ',
-      responses: { 200: '{version: 1, events, totalEvents}', 400: 'Invalid search', 415: 'Not JSON' },
-      handler: ({ body }) => {
+      body: 'searchEventsSchema', permission: 'READ', scope: visibleOnly,
+      responses: { 200: '{version: 1, events, totalEvents}', 400: 'Invalid search', 403: 'A project outside the token\'s limits', 415: 'Not JSON' },
+      handler: ({ req, body }) => {
         const b = body as SearchEventsBody;
         const wall = performance.now();
         const cpu = process.cpuUsage();
-        const page = engine.state.events.search({ type: b.type, project: b.project, feature: b.feature, query: b.query }, b.limit ?? MAX_EVENT_PAGE, b.offset ?? 0);
+        const filter = { type: b.type, project: b.project, feature: b.feature, query: b.query };
+        const page = searchVisible(engine.state.events, filter, b.limit ?? MAX_EVENT_PAGE, b.offset ?? 0, ctx.auth.adminView(req));
         // Server-Timing lets an operator (and bench/event-search.ts) tell search time from transfer
         // time, and wall time from CPU time on a busy machine.
         const used = process.cpuUsage(cpu);
@@ -34,18 +38,19 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'GET', path: '/api/admin/events', tag: TAG, permission: 'READ',
+      method: 'GET', path: '/api/admin/events', tag: TAG, permission: 'READ', scope: visibleOnly,
       summary: 'The newest 100 events, optionally only those of a project (?project=) or a flag (?feature=)',
-      handler: ({ query }) => {
-        const page = engine.state.events.search({ project: one(query, 'project'), feature: one(query, 'feature') }, MAX_EVENT_PAGE);
+      handler: ({ req, query }) => {
+        const filter = { project: one(query, 'project'), feature: one(query, 'feature') };
+        const page = searchVisible(engine.state.events, filter, MAX_EVENT_PAGE, 0, ctx.auth.adminView(req));
         return { status: 200, body: { version: 1, events: page.events, totalEvents: page.total } };
       },
     },
     {
-      method: 'GET', path: '/api/admin/events/:featureName', tag: TAG, permission: 'READ',
+      method: 'GET', path: '/api/admin/events/:featureName', tag: TAG, permission: 'READ', scope: visibleOnly,
       summary: "The newest 100 events of one flag",
-      handler: ({ params }) => {
-        const page = engine.state.events.search({ feature: params.featureName }, MAX_EVENT_PAGE);
+      handler: ({ req, params }) => {
+        const page = searchVisible(engine.state.events, { feature: params.featureName }, MAX_EVENT_PAGE, 0, ctx.auth.adminView(req));
         return { status: 200, body: { version: 1, toggleName: params.featureName, events: page.events, totalEvents: page.total } };
       },
     },

@@ -2,7 +2,7 @@
 // State.apiTokens; the derived, per-token facts (digest bytes, expiry, client scope) are cached by
 // token object, so the client API's hot path allocates nothing else per request.
 import type { IncomingMessage } from 'node:http';
-import type { AdminScope, Authenticator, ClientScope } from '../auth/authenticator.js';
+import { describeLimits, type AdminScope, type AdminView, type Authenticator, type ClientScope } from '../auth/authenticator.js';
 import { AuthenticationRequired, NoAccessError } from '../errors.js';
 import type { State } from '../state/state.js';
 import type { Actor, ApiToken, TokenType } from '../state/types.js';
@@ -15,6 +15,7 @@ interface Known {
   expiresAtMs: number;
   actor: Actor;
   scope: ClientScope;
+  view: AdminView;
 }
 
 const API_OF: Record<TokenType, string> = { admin: 'admin', client: 'client', frontend: 'frontend' };
@@ -46,6 +47,14 @@ export class TokenAuthenticator implements Authenticator {
       );
     }
     return k.actor;
+  }
+
+  adminView(req: IncomingMessage): AdminView {
+    const k = this.identify(req);
+    if (k.token.type !== 'admin') {
+      throw new NoAccessError(`You need permission=READ to perform this action on environment=*: ${article(k.token.type)} ${k.token.type} token only works on the ${API_OF[k.token.type]} API.`);
+    }
+    return k.view;
   }
 
   client(req: IncomingMessage): ClientScope {
@@ -114,6 +123,7 @@ export class TokenAuthenticator implements Authenticator {
       actor,
       // Tokens with the same scope share the key, so they share the client API's cached responses.
       scope: { environment: token.environment, projects: token.projects, key: `${token.environment}|${token.projects.join(',')}`, actor },
+      view: { projects: token.projects, environment: token.environment },
     };
     this.known.set(hash, k);
     return k;
@@ -122,12 +132,14 @@ export class TokenAuthenticator implements Authenticator {
 
 /**
  * Why an admin token may not act on `scope`, or null when it may. A route whose scope names no
- * project acts on the whole server (tokens, environments, import…), so it needs an unrestricted token.
+ * project acts on the whole server (tokens, environments, import…), so it needs an unrestricted
+ * token, unless it only shows what the token may see.
  */
 export function outsideScope(token: ApiToken, scope: AdminScope): string | null {
+  if (scope.visibleOnly) return null;
   const allProjects = token.projects.includes('*');
   const allEnvs = token.environment === '*';
-  const limits = () => `project${token.projects.length > 1 ? 's' : ''}=${token.projects.join(',')} and environment=${token.environment}`;
+  const limits = () => describeLimits(token);
   if (!scope.project) return allProjects && allEnvs ? null : limits();
   if (!allProjects && !token.projects.includes(scope.project)) return limits();
   if (scope.environment && !allEnvs && token.environment !== scope.environment) return limits();

@@ -62,6 +62,22 @@ t.test('a scoped admin token acts inside its project only', async (t) => {
   t.throws(() => auth.admin(req('a:*.scoped'), 'ADMIN', {}), NoAccessError);
 });
 
+t.test('listings that show only what the caller may see: any admin token gets in, with its stored limits as its view', async (t) => {
+  t.equal(auth.admin(req('a:*.scoped'), 'READ', { visibleOnly: true }).name, 'scoped');
+  t.same(auth.adminView(req('a:*.scoped')), { projects: ['a'], environment: '*' });
+  t.same(auth.adminView(req('*:*.admin')), { projects: ['*'], environment: '*' });
+  for (const other of ['a:production.client', '*:development.front']) {
+    t.throws(() => auth.admin(req(other), 'READ', { visibleOnly: true }), NoAccessError, `${other.split('.')[1]} token: 403`);
+    t.throws(() => auth.adminView(req(other)), NoAccessError);
+  }
+  t.throws(() => auth.adminView(req('*:*.unknown')), AuthenticationRequired);
+  const hash = hasher.hash('a:*.scoped');
+  const before = state.apiTokens.get(hash)!;
+  state.apiTokens.set(hash, { ...before, projects: ['a', 'b'] });
+  t.same(auth.adminView(req('a:*.scoped')).projects, ['a', 'b'], 'a changed token (a project deleted or added) is re-read at once');
+  state.apiTokens.set(hash, before);
+});
+
 t.test('client scope comes from the stored token, and is the same object on every call', async (t) => {
   const s1 = auth.client(req('a:production.client'));
   t.same({ environment: s1.environment, projects: s1.projects, actor: s1.actor.name }, { environment: 'production', projects: ['a'], actor: 'client' });
