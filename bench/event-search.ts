@@ -12,6 +12,7 @@ import type { Op } from '../src/state/ops.js';
 import type { EventRecord } from '../src/state/types.js';
 import { frame } from '../src/wal/frame.js';
 import { encodeRecord } from '../src/wal/record.js';
+import { storeEvent } from '../src/events/stored.js';
 import { segmentName } from '../src/wal/wal.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -95,7 +96,7 @@ export function writeWal(dir: string): { bytes: number; ms: number } {
       flush();
       segmentFirst = lsn;
     }
-    const bytes = frame(encodeRecord({ lsn: lsn++, ops, events }));
+    const bytes = frame(encodeRecord({ lsn: lsn++, ops, events: events.map(storeEvent) }));
     segment.push(bytes);
     segmentSize += bytes.length;
   };

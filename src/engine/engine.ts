@@ -4,6 +4,7 @@
 //   after it are rolled back and their callers get 503; reads go on from the restored state.
 import { randomUUID } from 'node:crypto';
 import { ServiceUnavailableError } from '../errors.js';
+import { storeEvent } from '../events/stored.js';
 import type { Logger } from '../log.js';
 import { applyRecord } from '../state/apply.js';
 import type { Undo } from '../state/ops.js';
@@ -62,7 +63,7 @@ export class Engine {
     const env: CommandEnv = { now: this.clock().toISOString(), newId: this.newId, actor };
     const change = command(this.state, env);
     if (change.ops.length === 0 && change.events.length === 0) return change.result;
-    const events = resolveEvents(this.state, env, change.events);
+    const events = resolveEvents(this.state, env, change.events).map(storeEvent);
     const lsn = this.wal.takeLsn();
     const rec: WalRecord = { lsn, ops: change.ops, events };
     let bytes: Buffer;

@@ -4,9 +4,10 @@
 // the timestamp is a number, and data/preData/tags are kept as their JSON text in a TextArena.
 // Posting lists (ascending row indexes per type, project and flag) answer exact searches
 // without looking at any other event; free text runs one regular expression over the arena.
-import type { EventRecord, Tag } from '../state/types.js';
+import type { EventRecord } from '../state/types.js';
 import { countAtMost, F64List, Interner, U32List } from './columns.js';
-import { isoMs, isoOf } from './iso-date.js';
+import { isoOf } from './iso-date.js';
+import { payloadOf, storeEvent, type StoredEvent } from './stored.js';
 import { TextArena } from './text-arena.js';
 import { trigramsOf } from './trigram-filter.js';
 
@@ -90,11 +91,6 @@ class IndexedColumn {
   }
 }
 
-const json = (v: unknown): string => (v === null || v === undefined ? '' : (JSON.stringify(v) ?? ''));
-const isNone = (v: unknown) => v === null || v === undefined;
-/** The stored text of an event without data, preData or tags (most of them). */
-const EMPTY_TEXT = '\n\n\n';
-const unjson = (s: string): unknown => (s === '' ? null : JSON.parse(s));
 /** Raw control characters never occur in JSON text (it escapes them), so they separate fields. */
 const CONTROL = /[\u0000-\u001f]/;
 /** Scan results kept for this many recent queries (one byte per event each). */
@@ -131,28 +127,30 @@ export class EventLog {
   }
 
   append(event: EventRecord): void {
-    if (event.id !== this.lastId + 1) {
-      throw new Error(`event id ${event.id} does not follow ${this.lastId}: the log would have a gap`);
+    this.appendStored(storeEvent(event));
+  }
+
+  /** Appends an event in its stored form (what a WAL record holds); the tuple is not kept. */
+  appendStored(s: StoredEvent): void {
+    const id = s[0];
+    if (id !== this.lastId + 1) {
+      throw new Error(`event id ${id} does not follow ${this.lastId}: the log would have a gap`);
     }
-    const row = event.id - 1;
-    // Serialize first: if the payload cannot be encoded, nothing has been recorded.
-    const text = isNone(event.data) && isNone(event.preData) && isNone(event.tags)
-      ? EMPTY_TEXT
-      : `${json(event.data)}\n${json(event.preData)}\n${json(event.tags)}\n`;
-    this.type.push(row, event.type);
-    this.project.push(row, event.project ?? null);
-    this.feature.push(row, event.featureName ?? null);
-    this.environmentRows.push(this.environment.intern(event.environment));
-    this.createdByRows.push(this.createdBy.intern(event.createdBy));
-    this.userIds.push(event.createdByUserId ?? NaN);
-    const ms = isoMs(event.createdAt);
-    if (ms === ms) {
-      this.createdAt.push(ms);
+    const row = id - 1;
+    this.type.push(row, s[1]);
+    this.project.push(row, s[6]);
+    this.feature.push(row, s[7]);
+    this.environmentRows.push(this.environment.intern(s[5]));
+    this.createdByRows.push(this.createdBy.intern(s[3]));
+    this.userIds.push(s[4] ?? NaN);
+    const at = s[2];
+    if (typeof at === 'number') {
+      this.createdAt.push(at);
     } else {
       this.createdAt.push(NaN);
-      this.oddDates.set(row, event.createdAt);
+      this.oddDates.set(row, at);
     }
-    this.payload.append(text);
+    this.payload.append(s[8]);
   }
 
   /** Events [fromId, toId] in compact form (see EventColumns). */
@@ -389,7 +387,6 @@ export class EventLog {
   }
 
   private decode(row: number): EventRecord {
-    const [data, preData, tags] = this.payload.text(row).split('\n', 3);
     const ms = this.createdAt.get(row);
     const userId = this.userIds.get(row);
     return {
@@ -401,9 +398,7 @@ export class EventLog {
       environment: this.environment.value(this.environmentRows.get(row)),
       project: this.project.names.value(this.project.rows.get(row)),
       featureName: this.feature.names.value(this.feature.rows.get(row)),
-      data: unjson(data),
-      preData: unjson(preData),
-      tags: unjson(tags) as Tag[] | null,
+      ...payloadOf(this.payload.text(row)),
     };
   }
 }

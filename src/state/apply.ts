@@ -4,17 +4,19 @@ import type { State } from './state.js';
 
 /** Applies a whole record (its ops, then its events). Returns the inverse when asked for it. */
 export function applyRecord(state: State, rec: WalRecord, withUndo: boolean): Undo | null {
-  const undos: Undo[] = [];
-  for (const op of rec.ops) {
-    const u = applyOp(state, op);
-    if (withUndo) undos.push(u);
+  if (!withUndo) {
+    for (const op of rec.ops) applyOp(state, op, false);
+    for (const e of rec.events) state.events.appendStored(e);
+    state.revision++;
+    return null;
   }
-  for (const e of rec.events) state.events.append(e);
+  const undos: Undo[] = [];
+  for (const op of rec.ops) undos.push(applyOp(state, op));
+  for (const e of rec.events) state.events.appendStored(e);
   state.revision++;
-  if (!withUndo) return null;
   return () => {
     state.revision--;
-    for (let i = rec.events.length - 1; i >= 0; i--) state.events.removeLast(rec.events[i].id);
+    for (let i = rec.events.length - 1; i >= 0; i--) state.events.removeLast(rec.events[i][0]);
     for (let i = undos.length - 1; i >= 0; i--) undos[i]();
   };
 }

@@ -3,6 +3,7 @@
 import type { Test } from 'tap';
 import { resolveEvents, type Change, type Command } from '../../src/engine/command.js';
 import { applyRecord } from '../../src/state/apply.js';
+import { storeEvent } from '../../src/events/stored.js';
 import type { State } from '../../src/state/state.js';
 import { deepFreeze, fixedEnv, fixtureState, snapshot } from '../state/fixture.js';
 
@@ -25,7 +26,7 @@ export function runPure<R>(t: Test, command: Command<R>, base: () => State = fix
   const env = fixedEnv();
   const events = resolveEvents(after, env, first.events);
   t.strictSame(events, resolveEvents(frozen, fixedEnv(), first.events), 'event resolution is pure too');
-  applyRecord(after, { lsn: 2, ops: first.ops, events }, false);
+  applyRecord(after, { lsn: 2, ops: first.ops, events: events.map(storeEvent) }, false);
   return { change: first, after };
 }
 

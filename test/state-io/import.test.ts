@@ -3,6 +3,7 @@
 import t from 'tap';
 import { resolveEvents, type Command, type CommandEnv } from '../../src/engine/command.js';
 import { applyRecord } from '../../src/state/apply.js';
+import { storeEvent } from '../../src/events/stored.js';
 import { defaultOps } from '../../src/state/defaults.js';
 import { dumpState } from '../../src/state/dump.js';
 import { emptyState, featureEnvKey, tagKey, type State } from '../../src/state/state.js';
@@ -19,7 +20,7 @@ function harness() {
   const env: CommandEnv = { now: '2026-02-01T00:00:00.000Z', newId: () => `id-${++ids}`, actor: { name: 'tester', userId: null } };
   const run = <R>(cmd: Command<R>) => {
     const change = cmd(state, env);
-    applyRecord(state, { lsn: lsn++, ops: change.ops, events: resolveEvents(state, env, change.events) }, false);
+    applyRecord(state, { lsn: lsn++, ops: change.ops, events: resolveEvents(state, env, change.events).map(storeEvent) }, false);
     return change;
   };
   const imp = (doc: Omit<StateDocument, 'version'>, opts: { drop?: boolean; keep?: boolean } = {}) =>

@@ -3,6 +3,7 @@
 import type { CommandEnv } from '../../src/engine/command.js';
 import { EventLog } from '../../src/events/event-log.js';
 import { applyRecord } from '../../src/state/apply.js';
+import { storeEvent } from '../../src/events/stored.js';
 import { defaultOps } from '../../src/state/defaults.js';
 import { dumpState, loadDump, type StateDump } from '../../src/state/dump.js';
 import type { Op } from '../../src/state/ops.js';
@@ -70,7 +71,7 @@ export function fixtureState(): State {
     events: [1, 2].map((id) => ({
       id, type: 'feature-created', createdAt: T0, createdBy: 'admin', createdByUserId: null, environment: null, project: 'default',
       featureName: id === 1 ? 'alpha' : 'beta', data: { n: id }, preData: null, tags: null,
-    })),
+    })).map(storeEvent),
   }, false);
   return s;
 }

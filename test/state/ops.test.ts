@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { applyRecord } from '../../src/state/apply.js';
+import { storeEvent } from '../../src/events/stored.js';
 import { dumpState, loadDump } from '../../src/state/dump.js';
 import { applyOp, type Op } from '../../src/state/ops.js';
 import { strategiesOf } from '../../src/state/state.js';
@@ -200,7 +201,7 @@ t.test('applyRecord undo removes the events and restores maps and revision', asy
     events: [lastId + 1, lastId + 2].map((id) => ({
       id, type: 'feature-created', createdAt: T1, createdBy: 'x', createdByUserId: null, environment: null, project: null,
       featureName: 'gamma', data: null, preData: null, tags: null,
-    })),
+    })).map(storeEvent),
   };
   const undo = applyRecord(s, rec, true)!;
   t.equal(s.events.lastId, lastId + 2);
@@ -215,7 +216,7 @@ t.test('applyRecord undo removes the events and restores maps and revision', asy
 t.test('applyRecord refuses events that would leave a gap in the event ids', async (t) => {
   const s = fixtureState();
   const ev = { id: s.events.lastId + 2, type: 'x', createdAt: T1, createdBy: 'x', createdByUserId: null, environment: null, project: null, featureName: null, data: null, preData: null, tags: null };
-  t.throws(() => applyRecord(s, { lsn: 2, ops: [], events: [ev] }, false), /gap/);
+  t.throws(() => applyRecord(s, { lsn: 2, ops: [], events: [storeEvent(ev)] }, false), /gap/);
 });
 
 t.test('dumpState → loadDump → dumpState is a round trip (events included)', async (t) => {

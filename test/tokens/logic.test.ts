@@ -4,6 +4,7 @@ import t from 'tap';
 import { ValidationError, NotFoundError } from '../../src/errors.js';
 import { resolveEvents, type EventDraft } from '../../src/engine/command.js';
 import { applyRecord } from '../../src/state/apply.js';
+import { storeEvent } from '../../src/events/stored.js';
 import { loadDump } from '../../src/state/dump.js';
 import type { Op } from '../../src/state/ops.js';
 import type { State } from '../../src/state/state.js';
@@ -27,7 +28,7 @@ function run<R>(s: State, cmd: (s: State, e: ReturnType<typeof fixedEnv>) => { o
   const frozen = deepFreeze(loadDump(snapshot(s)));
   const change = cmd(frozen, fixedEnv(NOW));
   const env = fixedEnv(NOW);
-  applyRecord(s, { lsn: 99, ops: structuredClone(change.ops), events: resolveEvents(s, env, change.events) }, false);
+  applyRecord(s, { lsn: 99, ops: structuredClone(change.ops), events: resolveEvents(s, env, change.events).map(storeEvent) }, false);
   return change.result;
 }
 

@@ -4,7 +4,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import t from 'tap';
 import { decodeCommon } from '../../src/wal/fast-decode.js';
-import { decodeRecord, encodeRecord } from '../../src/wal/record.js';
+import { eventOf, storeEvent } from '../../src/events/stored.js';
+import { decodeRecord, encodeRecord, encodeRecordV1, type WalRecord } from '../../src/wal/record.js';
 
 const encoder = new Encoder({ ignoreUndefined: true });
 const decoder = new Decoder();
@@ -98,15 +99,42 @@ t.test('damaged bytes: the fast decoder gives up rather than answer, so the gene
   t.equal(decodeCommon(Buffer.from([0xdd, 0xff, 0xff, 0xff, 0xff])), undefined, 'a huge announced length');
 });
 
-t.test('decodeRecord reads records with and without non-ASCII text the same as before', async (t) => {
-  const rec = {
+t.test('decodeRecord reads version-2 records with and without non-ASCII text as they were written', async (t) => {
+  const event = { id: 3, type: 'feature-created', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'admin', createdByUserId: null, environment: null, project: 'default', featureName: 'f', data: { n: 1, d: 'Größe' }, preData: null, tags: null };
+  const rec: WalRecord = {
     lsn: 7,
-    ops: [{ o: 'feature.put', feature: { name: 'f', description: 'Größe 日本', createdAt: '2026-01-01T00:00:00.000Z', impressionData: false } }],
-    events: [{ id: 3, type: 'feature-created', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'admin', createdByUserId: null, environment: null, project: 'default', featureName: 'f', data: { n: 1 }, preData: null, tags: null }],
+    ops: [{ o: 'feature.put', feature: { name: 'f', description: 'Größe 日本', createdAt: '2026-01-01T00:00:00.000Z', impressionData: false } } as any],
+    events: [storeEvent(event)],
   };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  t.strictSame(decodeRecord(encodeRecord(rec as any)), rec);
-  const ascii = { ...rec, ops: [] };
-  t.strictSame(decodeRecord(encodeRecord(ascii as any)), ascii);
+  t.strictSame(decodeRecord(encodeRecord(rec)), rec);
+  t.strictSame(eventOf(decodeRecord(encodeRecord(rec)).events[0]), event, 'the stored event reads back as the event');
+  const ascii = { ...rec, ops: [], events: [storeEvent({ ...event, data: { n: 1 } })] };
+  t.strictSame(decodeRecord(encodeRecord(ascii)), ascii);
   t.throws(() => decodeRecord(encoder.encode({ lsn: 'x', ops: [], events: [] })), /shape/);
+  t.throws(() => decodeRecord(encoder.encode([3, 1, [], []])), /shape/, 'an unknown version');
+});
+
+t.test('decodeRecord still reads version-1 records (maps with event objects) into stored events', async (t) => {
+  const event = { id: 3, type: 'feature-created', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'admin', createdByUserId: 4, environment: 'production', project: 'default', featureName: 'f', data: { n: 1 }, preData: { n: 0 }, tags: [{ type: 'simple', value: 'x' }] };
+  const odd = { ...event, id: 4, createdAt: '2026-01-01T00:00:00Z', data: null, preData: null, tags: null };
+  const v1 = { lsn: 7, ops: [], events: [event, odd] };
+  const rec = decodeRecord(encodeRecordV1(v1));
+  t.strictSame(rec, { lsn: 7, ops: [], events: [storeEvent(event), storeEvent(odd)] });
+  t.equal(rec.events[1][2], '2026-01-01T00:00:00Z', 'a date toISOString would print differently is kept as text');
+  t.strictSame(rec.events.map(eventOf), [event, odd]);
+});
+
+t.test('decodeRecord refuses a version-2 record whose event tuple is malformed, naming the problem', async (t) => {
+  const good = storeEvent({ id: 1, type: 'x', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'a', createdByUserId: null, environment: null, project: null, featureName: null, data: null, preData: null, tags: null });
+  const cases: [unknown[], RegExp][] = [
+    [good.slice(0, 8), /tuple of 9/],
+    [[0, ...good.slice(1)], /valid id/],
+    [[1, '', ...good.slice(2)], /no type/],
+    [[...good.slice(0, 2), null, ...good.slice(3)], /no date/],
+    [[...good.slice(0, 4), 'u', ...good.slice(5)], /user id/],
+    [[...good.slice(0, 6), 5, ...good.slice(7)], /name field/],
+    [[...good.slice(0, 8), '{}\n\n'], /text of event 1/],
+    [[...good.slice(0, 8), '{}\n\n\n\n'], /text of event 1/],
+  ];
+  for (const [tuple, message] of cases) t.throws(() => decodeRecord(encoder.encode([2, 1, [], [tuple]])), message);
 });
