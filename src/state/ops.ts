@@ -34,7 +34,18 @@ export type Op =
 
 export type Undo = () => void;
 
-function putIn<K, V>(map: Map<K, V>, key: K, value: V): Undo {
+/** What replay gets back: it never undoes, so it allocates no inverse. */
+const NO_UNDO: Undo = () => {};
+
+function putIn<K, V>(map: Map<K, V>, key: K, value: V, undo: boolean): Undo {
+  if (!undo) {
+    map.set(key, value);
+    return NO_UNDO;
+  }
+  return putInUndoable(map, key, value);
+}
+
+function putInUndoable<K, V>(map: Map<K, V>, key: K, value: V): Undo {
   const had = map.has(key);
   const prev = map.get(key);
   map.set(key, value);
@@ -44,7 +55,15 @@ function putIn<K, V>(map: Map<K, V>, key: K, value: V): Undo {
   };
 }
 
-function delIn<K, V>(map: Map<K, V>, key: K): Undo {
+function delIn<K, V>(map: Map<K, V>, key: K, undo: boolean): Undo {
+  if (!undo) {
+    map.delete(key);
+    return NO_UNDO;
+  }
+  return delInUndoable(map, key);
+}
+
+function delInUndoable<K, V>(map: Map<K, V>, key: K): Undo {
   if (!map.has(key)) return () => {};
   const prev = map.get(key) as V;
   map.delete(key);
@@ -54,22 +73,33 @@ function delIn<K, V>(map: Map<K, V>, key: K): Undo {
 /**
  * Applies one op. Ops are validated by the command that produced them, so application never
  * fails on a live server; during replay an impossible op means a corrupt log and throws.
- * Returns the inverse, used to roll back changes whose WAL write failed.
+ * Returns the inverse, used to roll back changes whose WAL write failed; replay passes
+ * `undo: false` and gets a shared no-op instead (a million replayed ops would otherwise
+ * allocate a million closures that are thrown away).
  */
-export function applyOp(s: State, op: Op): Undo {
+export function applyOp(s: State, op: Op, withUndo = true): Undo {
+  // The commonest ops during replay, without entering the cases below, whose captured
+  // variables would cost an allocation even when no inverse is made.
+  if (!withUndo && op.o === 'featureEnv.put') {
+    const envs = s.featureEnvs.get(op.feature);
+    if (envs) {
+      envs.set(op.env.environment, op.env);
+      return NO_UNDO;
+    }
+  }
   switch (op.o) {
     case 'project.put':
-      return putIn(s.projects, op.project.id, op.project);
+      return putIn(s.projects, op.project.id, op.project, withUndo);
     case 'project.del':
-      return delIn(s.projects, op.id);
+      return delIn(s.projects, op.id, withUndo);
     case 'env.put':
-      return putIn(s.environments, op.environment.name, op.environment);
+      return putIn(s.environments, op.environment.name, op.environment, withUndo);
     case 'env.del':
-      return delIn(s.environments, op.name);
+      return delIn(s.environments, op.name, withUndo);
     case 'feature.put':
-      return putIn(s.features, op.feature.name, op.feature);
+      return putIn(s.features, op.feature.name, op.feature, withUndo);
     case 'feature.del': {
-      const undos = [delIn(s.features, op.name), delIn(s.featureEnvs, op.name), delIn(s.featureTags, op.name)];
+      const undos = [delIn(s.features, op.name, withUndo), delIn(s.featureEnvs, op.name, withUndo), delIn(s.featureTags, op.name, withUndo)];
       return () => undos.reverse().forEach((u) => u());
     }
     case 'featureEnv.put': {
@@ -79,7 +109,7 @@ export function applyOp(s: State, op: Op): Undo {
         envs = new Map();
         s.featureEnvs.set(op.feature, envs);
       }
-      const undo = putIn(envs, op.env.environment, op.env);
+      const undo = putIn(envs, op.env.environment, op.env, withUndo);
       return () => {
         undo();
         if (created) s.featureEnvs.delete(op.feature);
@@ -87,7 +117,7 @@ export function applyOp(s: State, op: Op): Undo {
     }
     case 'featureEnv.del': {
       const envs = s.featureEnvs.get(op.feature);
-      return envs ? delIn(envs, op.environment) : () => {};
+      return envs ? delIn(envs, op.environment, withUndo) : NO_UNDO;
     }
     case 'strategy.put': {
       const st = op.strategy;
@@ -134,7 +164,7 @@ export function applyOp(s: State, op: Op): Undo {
     }
     case 'segment.put': {
       const prevNext = s.nextSegmentId;
-      const undo = putIn(s.segments, op.segment.id, op.segment);
+      const undo = putIn(s.segments, op.segment.id, op.segment, withUndo);
       if (op.segment.id >= s.nextSegmentId) s.nextSegmentId = op.segment.id + 1;
       return () => {
         undo();
@@ -142,15 +172,15 @@ export function applyOp(s: State, op: Op): Undo {
       };
     }
     case 'segment.del':
-      return delIn(s.segments, op.id);
+      return delIn(s.segments, op.id, withUndo);
     case 'tagType.put':
-      return putIn(s.tagTypes, op.tagType.name, op.tagType);
+      return putIn(s.tagTypes, op.tagType.name, op.tagType, withUndo);
     case 'tagType.del':
-      return delIn(s.tagTypes, op.name);
+      return delIn(s.tagTypes, op.name, withUndo);
     case 'tag.put':
-      return putIn(s.tags, tagKey(op.tag), op.tag);
+      return putIn(s.tags, tagKey(op.tag), op.tag, withUndo);
     case 'tag.del':
-      return delIn(s.tags, tagKey(op.tag));
+      return delIn(s.tags, tagKey(op.tag), withUndo);
     case 'featureTag.add': {
       const prev = s.featureTags.get(op.feature);
       const key = tagKey(op.tag);
@@ -171,15 +201,15 @@ export function applyOp(s: State, op: Op): Undo {
       return () => void s.featureTags.set(op.feature, prev);
     }
     case 'strategyType.put':
-      return putIn(s.strategyTypes, op.strategyType.name, op.strategyType);
+      return putIn(s.strategyTypes, op.strategyType.name, op.strategyType, withUndo);
     case 'strategyType.del':
-      return delIn(s.strategyTypes, op.name);
+      return delIn(s.strategyTypes, op.name, withUndo);
     case 'token.put':
-      return putIn(s.apiTokens, op.token.hash, op.token);
+      return putIn(s.apiTokens, op.token.hash, op.token, withUndo);
     case 'token.del':
-      return delIn(s.apiTokens, op.hash);
+      return delIn(s.apiTokens, op.hash, withUndo);
     case 'token.revoke':
-      return putIn(s.revokedTokens, op.revoked.hash, op.revoked);
+      return putIn(s.revokedTokens, op.revoked.hash, op.revoked, withUndo);
     case 'lastSeen': {
       const fe = s.featureEnvs.get(op.feature)?.get(op.environment);
       const feature = s.features.get(op.feature);

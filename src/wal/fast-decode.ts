@@ -196,10 +196,10 @@ function value(): unknown {
  * The value msgpack-encoded in `buf`, or `undefined` when it is not one this decoder handles
  * (msgpack has no undefined, so the answer is unambiguous): decode it the general way then.
  */
-export function decodeCommon(buf: Buffer): unknown {
+export function decodeCommon(buf: Buffer, from = 0, to = buf.length): unknown {
   bytes = buf;
-  pos = 0;
-  end = buf.length;
+  pos = from;
+  end = to;
   try {
     const v = value();
     return pos === end ? v : undefined;
