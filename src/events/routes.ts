@@ -1,7 +1,9 @@
 // Event search (spec endpoint 5) and Unleash's plain event listings.
 import type { AppContext, RouteDef } from '../http/router.js';
+import type { EventFilter } from './event-log.js';
 import { invalid } from '../state/names.js';
 import { eventSchemas, MAX_EVENT_PAGE, type SearchEventsBody } from './schema.js';
+import { EnvironmentIndex } from './search-index.js';
 import { searchVisible } from './search-visible.js';
 
 const TAG = 'Events';
@@ -18,6 +20,19 @@ function one(query: Record<string, string | string[] | undefined>, name: string)
 export function eventRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(eventSchemas);
   const { engine } = ctx;
+  // Built on the first search by an environment-limited token; most servers never need it.
+  let index: EnvironmentIndex | null = null;
+  const indexed = () => {
+    if (index === null || index.log !== engine.state.events) index = new EnvironmentIndex(engine.state.events);
+    return index;
+  };
+  engine.onChange((_rec, kind) => {
+    if (kind === 'rolled-back') index?.rolledBack();
+  });
+  const search = (req: Parameters<typeof ctx.auth.adminView>[0], filter: EventFilter, limit: number, offset: number) => {
+    const view = ctx.auth.adminView(req);
+    return searchVisible(engine.state.events, filter, limit, offset, view, view.environment === '*' ? undefined : indexed());
+  };
   return [
     {
       method: 'POST', path: '/api/admin/events/search', tag: TAG,
@@ -29,7 +44,7 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
         const wall = performance.now();
         const cpu = process.cpuUsage();
         const filter = { type: b.type, project: b.project, feature: b.feature, query: b.query };
-        const page = searchVisible(engine.state.events, filter, b.limit ?? MAX_EVENT_PAGE, b.offset ?? 0, ctx.auth.adminView(req));
+        const page = search(req, filter, b.limit ?? MAX_EVENT_PAGE, b.offset ?? 0);
         // Server-Timing lets an operator (and bench/event-search.ts) tell search time from transfer
         // time, and wall time from CPU time on a busy machine.
         const used = process.cpuUsage(cpu);
@@ -42,7 +57,7 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
       summary: 'The newest 100 events, optionally only those of a project (?project=) or a flag (?feature=)',
       handler: ({ req, query }) => {
         const filter = { project: one(query, 'project'), feature: one(query, 'feature') };
-        const page = searchVisible(engine.state.events, filter, MAX_EVENT_PAGE, 0, ctx.auth.adminView(req));
+        const page = search(req, filter, MAX_EVENT_PAGE, 0);
         return { status: 200, body: { version: 1, events: page.events, totalEvents: page.total } };
       },
     },
@@ -50,7 +65,7 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
       method: 'GET', path: '/api/admin/events/:featureName', tag: TAG, permission: 'READ', scope: visibleOnly,
       summary: "The newest 100 events of one flag",
       handler: ({ req, params }) => {
-        const page = searchVisible(engine.state.events, { feature: params.featureName }, MAX_EVENT_PAGE, 0, ctx.auth.adminView(req));
+        const page = search(req, { feature: params.featureName }, MAX_EVENT_PAGE, 0);
         return { status: 200, body: { version: 1, toggleName: params.featureName, events: page.events, totalEvents: page.total } };
       },
     },
