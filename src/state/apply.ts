@@ -1,5 +1,5 @@
 import type { WalRecord } from '../wal/record.js';
-import { applyOp, type Undo } from './ops.js';
+import { applyOp, OrderKeeper, type Undo } from './ops.js';
 import type { State } from './state.js';
 
 /** Applies a whole record (its ops, then its events). Returns the inverse when asked for it. */
@@ -11,12 +11,14 @@ export function applyRecord(state: State, rec: WalRecord, withUndo: boolean): Un
     return null;
   }
   const undos: Undo[] = [];
-  for (const op of rec.ops) undos.push(applyOp(state, op));
+  const order = new OrderKeeper();
+  for (const op of rec.ops) undos.push(applyOp(state, op, true, order));
   for (const e of rec.events) state.events.appendStored(e);
   state.revision++;
   return () => {
     state.revision--;
     for (let i = rec.events.length - 1; i >= 0; i--) state.events.removeLast(rec.events[i][0]);
     for (let i = undos.length - 1; i >= 0; i--) undos[i]();
+    order.restore();
   };
 }

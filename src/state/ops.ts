@@ -55,29 +55,59 @@ function putInUndoable<K, V>(map: Map<K, V>, key: K, value: V): Undo {
   };
 }
 
-function delIn<K, V>(map: Map<K, V>, key: K, undo: boolean): Undo {
+function delIn<K, V>(map: Map<K, V>, key: K, undo: boolean, order: OrderKeeper | null = null): Undo {
   if (!undo) {
     map.delete(key);
     return NO_UNDO;
   }
-  return delInUndoable(map, key);
+  return delInUndoable(map, key, order);
 }
 
-function delInUndoable<K, V>(map: Map<K, V>, key: K): Undo {
-  if (!map.has(key)) return () => {};
+function delInUndoable<K, V>(map: Map<K, V>, key: K, order: OrderKeeper | null): Undo {
+  if (!map.has(key)) return NO_UNDO;
   const prev = map.get(key) as V;
+  const keeper = order ?? new OrderKeeper();
+  keeper.note(map);
   map.delete(key);
-  return () => void map.set(key, prev);
+  return () => {
+    map.set(key, prev);
+    if (!order) keeper.restore();
+  };
+}
+
+/**
+ * Remembers the key order of maps a change deletes from, so that undoing the change puts every
+ * entry back where it was, not at the end: listings follow Map order, and after a rollback they
+ * must read as before (and as a replay of the log rebuilds them). One snapshot per map per
+ * change, taken at its first delete, so a large import pays it once, not once per delete.
+ */
+export class OrderKeeper {
+  private readonly saved = new Map<Map<unknown, unknown>, unknown[]>();
+
+  note(map: Map<unknown, unknown> | Map<never, unknown>): void {
+    const m = map as Map<unknown, unknown>;
+    if (!this.saved.has(m)) this.saved.set(m, [...m.keys()]);
+  }
+
+  /** Call after every op of the change is undone: the maps then hold the same keys as before. */
+  restore(): void {
+    for (const [map, keys] of this.saved) {
+      const entries = new Map(map);
+      map.clear();
+      for (const k of keys) if (entries.has(k)) map.set(k, entries.get(k));
+      for (const [k, v] of entries) if (!map.has(k)) map.set(k, v);
+    }
+  }
 }
 
 /**
  * Applies one op. Ops are validated by the command that produced them, so application never
  * fails on a live server; during replay an impossible op means a corrupt log and throws.
  * Returns the inverse, used to roll back changes whose WAL write failed; replay passes
- * `undo: false` and gets a shared no-op instead (a million replayed ops would otherwise
+ * `withUndo: false` and gets a shared no-op instead (a million replayed ops would otherwise
  * allocate a million closures that are thrown away).
  */
-export function applyOp(s: State, op: Op, withUndo = true): Undo {
+export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | null = null): Undo {
   // The commonest ops during replay, without entering the cases below, whose captured
   // variables would cost an allocation even when no inverse is made.
   if (!withUndo && op.o === 'featureEnv.put') {
@@ -91,15 +121,15 @@ export function applyOp(s: State, op: Op, withUndo = true): Undo {
     case 'project.put':
       return putIn(s.projects, op.project.id, op.project, withUndo);
     case 'project.del':
-      return delIn(s.projects, op.id, withUndo);
+      return delIn(s.projects, op.id, withUndo, order);
     case 'env.put':
       return putIn(s.environments, op.environment.name, op.environment, withUndo);
     case 'env.del':
-      return delIn(s.environments, op.name, withUndo);
+      return delIn(s.environments, op.name, withUndo, order);
     case 'feature.put':
       return putIn(s.features, op.feature.name, op.feature, withUndo);
     case 'feature.del': {
-      const undos = [delIn(s.features, op.name, withUndo), delIn(s.featureEnvs, op.name, withUndo), delIn(s.featureTags, op.name, withUndo)];
+      const undos = [delIn(s.features, op.name, withUndo, order), delIn(s.featureEnvs, op.name, withUndo, order), delIn(s.featureTags, op.name, withUndo, order)];
       return () => undos.reverse().forEach((u) => u());
     }
     case 'featureEnv.put': {
@@ -117,7 +147,7 @@ export function applyOp(s: State, op: Op, withUndo = true): Undo {
     }
     case 'featureEnv.del': {
       const envs = s.featureEnvs.get(op.feature);
-      return envs ? delIn(envs, op.environment, withUndo) : NO_UNDO;
+      return envs ? delIn(envs, op.environment, withUndo, order) : NO_UNDO;
     }
     case 'strategy.put': {
       const st = op.strategy;
@@ -152,14 +182,19 @@ export function applyOp(s: State, op: Op, withUndo = true): Undo {
       const key = featureEnvKey(prev.featureName, prev.environment);
       const ids = s.strategiesByFeatureEnv.get(key) ?? [];
       const at = ids.indexOf(op.id);
+      const keeper = withUndo ? (order ?? new OrderKeeper()) : null;
+      keeper?.note(s.strategies);
+      keeper?.note(s.strategiesByFeatureEnv);
       if (at >= 0) ids.splice(at, 1);
       if (ids.length === 0) s.strategiesByFeatureEnv.delete(key);
       s.strategies.delete(op.id);
+      if (!keeper) return NO_UNDO;
       return () => {
         s.strategies.set(op.id, prev);
         const list = s.strategiesByFeatureEnv.get(key) ?? [];
         if (at >= 0) list.splice(at, 0, op.id);
         s.strategiesByFeatureEnv.set(key, list);
+        if (!order) keeper.restore();
       };
     }
     case 'segment.put': {
@@ -172,15 +207,15 @@ export function applyOp(s: State, op: Op, withUndo = true): Undo {
       };
     }
     case 'segment.del':
-      return delIn(s.segments, op.id, withUndo);
+      return delIn(s.segments, op.id, withUndo, order);
     case 'tagType.put':
       return putIn(s.tagTypes, op.tagType.name, op.tagType, withUndo);
     case 'tagType.del':
-      return delIn(s.tagTypes, op.name, withUndo);
+      return delIn(s.tagTypes, op.name, withUndo, order);
     case 'tag.put':
       return putIn(s.tags, tagKey(op.tag), op.tag, withUndo);
     case 'tag.del':
-      return delIn(s.tags, tagKey(op.tag), withUndo);
+      return delIn(s.tags, tagKey(op.tag), withUndo, order);
     case 'featureTag.add': {
       const prev = s.featureTags.get(op.feature);
       const key = tagKey(op.tag);
@@ -196,18 +231,24 @@ export function applyOp(s: State, op: Op, withUndo = true): Undo {
       if (!prev) return () => {};
       const key = tagKey(op.tag);
       const next = prev.filter((t) => tagKey(t) !== key);
+      const keeper = withUndo && next.length === 0 ? (order ?? new OrderKeeper()) : null;
+      keeper?.note(s.featureTags);
       if (next.length === 0) s.featureTags.delete(op.feature);
       else s.featureTags.set(op.feature, next);
-      return () => void s.featureTags.set(op.feature, prev);
+      if (!withUndo) return NO_UNDO;
+      return () => {
+        s.featureTags.set(op.feature, prev);
+        if (keeper && !order) keeper.restore();
+      };
     }
     case 'strategyType.put':
       return putIn(s.strategyTypes, op.strategyType.name, op.strategyType, withUndo);
     case 'strategyType.del':
-      return delIn(s.strategyTypes, op.name, withUndo);
+      return delIn(s.strategyTypes, op.name, withUndo, order);
     case 'token.put':
       return putIn(s.apiTokens, op.token.hash, op.token, withUndo);
     case 'token.del':
-      return delIn(s.apiTokens, op.hash, withUndo);
+      return delIn(s.apiTokens, op.hash, withUndo, order);
     case 'token.revoke':
       return putIn(s.revokedTokens, op.revoked.hash, op.revoked, withUndo);
     case 'lastSeen': {

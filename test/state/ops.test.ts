@@ -7,7 +7,7 @@ import { applyRecord } from '../../src/state/apply.js';
 import { storeEvent } from '../../src/events/stored.js';
 import { dumpState, loadDump } from '../../src/state/dump.js';
 import { applyOp, type Op } from '../../src/state/ops.js';
-import { strategiesOf } from '../../src/state/state.js';
+import { strategiesOf, type State } from '../../src/state/state.js';
 import { ROOT } from '../helpers/server.js';
 import { feature, featureEnv, fixtureState, snapshot, strategy, T0 } from './fixture.js';
 
@@ -249,4 +249,36 @@ t.test('dumpState is deterministic whatever the insertion order of the maps', as
 
 t.test('dumpState can leave events out', async (t) => {
   t.same(dumpState(fixtureState(), { events: false }).events, []);
+});
+
+/** Every map of the state as [key, …] lists in iteration order (what listings and checkpoints follow). */
+function orders(s: State): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const [name, value] of Object.entries(s)) if (value instanceof Map) out[name] = [...value.keys()];
+  out.featureEnvs = [...s.featureEnvs].map(([f, envs]) => [f, [...envs.keys()]]);
+  return out;
+}
+
+t.test('undoing a delete puts the entry back at its old place in iteration order, not at the end', async (t) => {
+  for (const [name, cases] of Object.entries(CASES)) {
+    for (const c of cases.filter((x) => x.changes && (x.op.o.endsWith('.del')))) {
+      const s = fixtureState();
+      const before = orders(s);
+      const undo = applyOp(s, c.op);
+      undo();
+      t.strictSame(orders(s), before, `${name}: ${JSON.stringify(c.op)}`);
+    }
+  }
+});
+
+t.test('undoing a record that deletes the first of several entries restores every map order', async (t) => {
+  const s = fixtureState();
+  const first = [...s.features.keys()][0];
+  const firstStrategy = [...s.strategies.keys()][0];
+  const before = orders(s);
+  const undo = applyRecord(s, { lsn: 2, ops: [{ o: 'strategy.del', id: firstStrategy }, { o: 'feature.del', name: first }], events: [] }, true)!;
+  t.notSame(orders(s), before);
+  undo();
+  t.strictSame(orders(s), before);
+  t.equal([...s.features.keys()][0], first, 'the deleted flag is first again');
 });
