@@ -75,7 +75,7 @@ export function deleteEnvironment(name: string) {
       ops.push({ o: 'featureEnv.del', feature, environment: name });
     }
     ops.push({ o: 'env.del', name });
-    const tokens = tokensWithout(state, { environment: name }, env.now);
+    const tokens = tokensWithout(state, { environments: [name] }, env.now);
     return {
       ops: [...ops, ...tokens.ops],
       events: [{ type: 'environment-deleted', environment: name, preData: environmentView(before) }, ...tokens.events],

@@ -128,7 +128,7 @@ export function deleteProject(id: string) {
     }
     ops.push({ o: 'project.del', id });
     events.push({ type: 'project-deleted', project: id, preData: projectRecord(before) });
-    const tokens = tokensWithout(state, { project: id }, env.now);
+    const tokens = tokensWithout(state, { projects: [id] }, env.now);
     return { ops: [...ops, ...tokens.ops], events: [...events, ...tokens.events], result: null };
   };
 }

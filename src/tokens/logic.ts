@@ -194,17 +194,19 @@ export function deleteToken(ref: TokenRef) {
  * What a deleted project or environment does to the tokens scoped to it, as Unleash does for
  * projects: a token left with no project, or whose one environment is gone, is deleted (and can
  * never come back, even if a project or environment of that name is created again); a token of
- * several projects only loses the deleted one. Part of the deleting command's change, so the
- * scope and its tokens go in the same WAL record.
+ * several projects only loses the deleted ones. Part of the deleting command's change, so the
+ * scope and its tokens go in the same WAL record. Several at once: for an import that drops some.
  */
-export function tokensWithout(state: State, gone: { project?: string; environment?: string }, now: string): { ops: Op[]; events: EventDraft[] } {
+export function tokensWithout(state: State, gone: { projects?: readonly string[]; environments?: readonly string[] }, now: string): { ops: Op[]; events: EventDraft[] } {
   const ops: Op[] = [];
   const events: EventDraft[] = [];
+  const goneProjects = new Set(gone.projects ?? []);
+  const goneEnvironments = new Set(gone.environments ?? []);
   const byAge = [...state.apiTokens.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.hash < b.hash ? -1 : 1));
   for (const prev of byAge) {
-    const loses = gone.project !== undefined && prev.projects.includes(gone.project);
-    const projects = loses ? prev.projects.filter((p) => p !== gone.project) : prev.projects;
-    if (projects.length === 0 || (gone.environment !== undefined && prev.environment === gone.environment)) {
+    const loses = prev.projects.some((p) => goneProjects.has(p));
+    const projects = loses ? prev.projects.filter((p) => !goneProjects.has(p)) : prev.projects;
+    if (projects.length === 0 || goneEnvironments.has(prev.environment)) {
       const r = removal(prev, now);
       ops.push(...r.ops);
       events.push(r.event);

@@ -42,7 +42,7 @@ export async function seedTokens(opts: SeedOptions): Promise<void> {
       const state = engine.state;
       if (state.apiTokens.has(hash)) continue;
       if (state.revokedTokens.has(hash)) {
-        log.warn({ source: where, scope: tokenPrefix([parsed.project], parsed.environment) }, 'a seeded API token was deleted through the API; it stays deleted');
+        log.warn({ source: where, scope: tokenPrefix([parsed.project], parsed.environment) }, 'a seeded API token was deleted (through the API, or with its project or environment); it stays deleted');
         continue;
       }
       const spec: TokenSpec = {

@@ -137,7 +137,7 @@ t.test('token lifecycle over HTTP, across restarts', async (t) => {
     t.equal((await admin('GET', TOKENS)).status, 200, 'the seeded admin token still matches (same hash key)');
     t.equal((await client(srv.url, { authorization: created.secret })('GET', '/api/client/features')).status, 200);
     t.equal((await client(srv.url, { authorization: SEEDED_CLIENT })('GET', '/api/client/features')).status, 401);
-    t.match(srv.output(), /a seeded API token was deleted through the API; it stays deleted/);
+    t.match(srv.output(), /a seeded API token was deleted \(through the API, or with its project or environment\); it stays deleted/);
     const names = (await admin('GET', TOKENS)).json.tokens.map((x: any) => x.tokenName);
     t.notOk(names.includes('init-client-token'));
     t.equal(names.filter((n: string) => n === 'init-admin-token').length, 1, 'seeding twice does not duplicate');

@@ -99,7 +99,7 @@ t.test('deleting a project or an environment takes the tokens scoped to it along
     await srv.stop();
     srv = await spawnServer({ dataDir, env: { ...env, INIT_CLIENT_API_TOKENS: SEEDED_SHOP } });
     admin = client(srv.url, { authorization: ADMIN });
-    t.match(srv.output(), /a seeded API token was deleted through the API; it stays deleted/, 'start-up warns instead of failing on the unknown project');
+    t.match(srv.output(), /a seeded API token was deleted \(through the API, or with its project or environment\); it stays deleted/, 'start-up warns instead of failing on the unknown project');
     for (const s of [SEEDED_SHOP, secrets.shopClient, secrets.stagingClient]) t.equal((await sdk(s)).status, 401);
     t.equal((await sdk(secrets.bothClient)).status, 200);
     t.same((await listed()).find((x) => x.tokenName === 'both-client')!.projects, ['default']);

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { deleteEnvironment } from '../../src/environments/logic.js';
 import { deleteProject } from '../../src/projects/logic.js';
+import { tokensWithout } from '../../src/tokens/logic.js';
 import type { Op } from '../../src/state/ops.js';
 import type { State } from '../../src/state/state.js';
 import type { ApiToken } from '../../src/state/types.js';
@@ -86,4 +87,12 @@ t.test('a token whose last project goes is deleted; a project no token holds del
   t.same(change.events.map((e) => e.type), ['project-deleted', 'api-token-deleted', 'api-token-deleted']);
   const none = runPure(t, (s) => ({ ops: [{ o: 'project.put', project: { ...s.projects.get('other')!, id: 'empty' } }], events: [], result: null })).after;
   t.same(runPure(t, deleteProject('empty'), copiesOf(none)).change.events.map((e) => e.type), ['project-deleted']);
+});
+
+t.test('several projects and environments at once (an import that drops them): each token gets one op set and one event', async (t) => {
+  const { change, after } = runPure(t, (s, env) => ({ ...tokensWithout(s, { projects: ['other', 'shop'], environments: ['staging'] }, env.now), result: null }), withTokens());
+  for (const name of NAMES.filter((n) => n !== 'full-admin')) t.notOk(after.apiTokens.has(H(name)), `${name} is deleted`);
+  t.ok(after.apiTokens.has(H('full-admin')) && after.apiTokens.has('h1'), 'tokens of every project and environment stay');
+  t.equal(change.events.length, 6);
+  t.ok(change.events.every((e) => e.type === 'api-token-deleted'), 'a token losing both its projects is deleted, not updated');
 });
