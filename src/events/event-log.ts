@@ -17,6 +17,17 @@ export interface EventFilter {
   feature?: string;
   /** Case-insensitive substring of the type, createdBy, or the JSON of data, preData or tags. */
   query?: string;
+  /** Only events this limit may see (a limited admin token's); absent: every event. */
+  visible?: Visibility;
+}
+
+/**
+ * What a limited admin token may see: events of one of `projects` (any project for '*'; never an
+ * event of no project) and, when `environment` is not '*', of that environment or of none.
+ */
+export interface Visibility {
+  projects: readonly string[] | '*';
+  environment: string;
 }
 
 export interface EventPage {
@@ -95,6 +106,8 @@ class IndexedColumn {
 const CONTROL = /[\u0000-\u001f]/;
 /** Scan results kept for this many recent queries (one byte per event each). */
 const CACHED_SCANS = 4;
+/** An id beyond any interned one (ids are dense from 1), to compare rows against. */
+const NO_ROW_HOLDS_IT = 2 ** 32 - 1;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export class EventLog {
@@ -294,11 +307,40 @@ export class EventLog {
   /**
    * Events matching every given filter, newest first. `offset` is an id cursor: only events
    * with id <= offset are listed (0: from the newest). `total` ignores limit and offset.
+   * `visible` is tested per row on the interned project and environment columns, like the
+   * other filters, so `total` counts only what that limit may see.
    */
   search(filter: EventFilter, limit: number, offset = 0): EventPage {
     const maxRow = (offset > 0 ? Math.min(offset, this.lastId) : this.lastId) - 1;
+    const visible = filter.visible;
+    let project = filter.project;
+    if (visible !== undefined && visible.projects !== '*') {
+      if (project !== undefined && !visible.projects.includes(project)) return { events: [], total: 0 };
+      // A limit of one project is that project's posting list: no row outside it is looked at.
+      if (project === undefined && visible.projects.length === 1) project = visible.projects[0];
+    }
+    // Per row: 1 at the interned ids of the projects that may be seen (never at 0, no project).
+    // Not needed when an exact project filter already keeps only rows of an allowed project.
+    let allowedProjects: Uint8Array | null = null;
+    if (visible !== undefined && project === undefined) {
+      allowedProjects = new Uint8Array(this.project.names.values.length);
+      if (visible.projects === '*') allowedProjects.fill(1, 1);
+      else for (const p of visible.projects) {
+        const id = this.project.names.find(p);
+        if (id > 0) allowedProjects[id] = 1;
+      }
+    }
+    // -1: any environment; otherwise the environment id that passes besides 0 (none). For an
+    // environment no event ever had, NO_ROW_HOLDS_IT: then only rows of no environment pass.
+    let allowedEnvironment = -1;
+    if (visible !== undefined && visible.environment !== '*') {
+      const id = this.environment.find(visible.environment);
+      allowedEnvironment = id > 0 ? id : NO_ROW_HOLDS_IT;
+    }
+    const checksRows = allowedProjects !== null || allowedEnvironment !== -1;
+
     const exact: { column: IndexedColumn; rows: Uint32Array; value: string }[] = [];
-    for (const [column, value] of [[this.type, filter.type], [this.project, filter.project], [this.feature, filter.feature]] as const) {
+    for (const [column, value] of [[this.type, filter.type], [this.project, project], [this.feature, filter.feature]] as const) {
       if (value === undefined) continue;
       const rows = column.rowsOf(value);
       if (!rows) return { events: [], total: 0 };
@@ -307,7 +349,7 @@ export class EventLog {
     const query = filter.query ? filter.query : null;
     const picked: number[] = [];
 
-    if (!query && exact.length <= 1) {
+    if (!query && exact.length <= 1 && !checksRows) {
       // One posting list (or the whole log) already is the answer: no event needs looking at.
       const total = exact.length === 0 ? this.size : exact[0].rows.length;
       const upto = exact.length === 0 ? maxRow + 1 : countAtMost(exact[0].rows, maxRow);
@@ -326,12 +368,16 @@ export class EventLog {
     const rows2 = c2?.rows ?? null;
     const id2 = c2?.id ?? 0;
     const matchesQuery = query ? this.queryMatcher(query, candidates) : null;
+    const projectRows = allowedProjects !== null ? this.project.rows.view() : null;
+    const environmentRows = allowedEnvironment !== -1 ? this.environmentRows.view() : null;
 
     let total = 0;
     for (let k = candidates - 1; k >= 0; k--) {
       const row = driver ? driver[k] : k;
       if (rows1 !== null && rows1[row] !== id1) continue;
       if (rows2 !== null && rows2[row] !== id2) continue;
+      if (projectRows !== null && allowedProjects![projectRows[row]] !== 1) continue;
+      if (environmentRows !== null && environmentRows[row] !== 0 && environmentRows[row] !== allowedEnvironment) continue;
       if (matchesQuery !== null && !matchesQuery(row)) continue;
       total++;
       if (row <= maxRow && picked.length < limit) picked.push(row);
