@@ -3,7 +3,6 @@ import type { AppContext, RouteDef } from '../http/router.js';
 import type { EventFilter } from './event-log.js';
 import { invalid } from '../state/names.js';
 import { eventSchemas, MAX_EVENT_PAGE, type SearchEventsBody } from './schema.js';
-import { EnvironmentIndex } from './search-index.js';
 import { searchVisible } from './search-visible.js';
 
 const TAG = 'Events';
@@ -20,18 +19,8 @@ function one(query: Record<string, string | string[] | undefined>, name: string)
 export function eventRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(eventSchemas);
   const { engine } = ctx;
-  // Built on the first search by an environment-limited token; most servers never need it.
-  let index: EnvironmentIndex | null = null;
-  const indexed = () => {
-    if (index === null || index.log !== engine.state.events) index = new EnvironmentIndex(engine.state.events);
-    return index;
-  };
-  engine.onChange((_rec, kind) => {
-    if (kind === 'rolled-back') index?.rolledBack();
-  });
   const search = (req: Parameters<typeof ctx.auth.adminView>[0], filter: EventFilter, limit: number, offset: number) => {
-    const view = ctx.auth.adminView(req);
-    return searchVisible(engine.state.events, filter, limit, offset, view, view.environment === '*' ? undefined : indexed());
+    return searchVisible(engine.state.events, filter, limit, offset, ctx.auth.adminView(req));
   };
   return [
     {
