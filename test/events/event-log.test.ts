@@ -1,7 +1,7 @@
 // The compact event log against a brute-force reference: every filter, their combinations,
 // limits, offsets and pagination, over a random log spread across many small slabs.
 import t from 'tap';
-import { EventLog } from '../../src/events/event-log.js';
+import { EventLog, type Visibility } from '../../src/events/event-log.js';
 import type { EventRecord } from '../../src/state/types.js';
 
 /** Deterministic PRNG so a failure can be replayed. */
@@ -111,6 +111,37 @@ t.test('every filter and combination matches the brute-force reference', async (
     }
   }
   t.equal(checked, 400);
+});
+
+t.test('a visibility limit keeps only its projects (never project-less events) and its environment or none, in total and page', async (t) => {
+  const r = rng(13);
+  const pick = <T>(list: T[]) => list[Math.floor(r() * list.length)];
+  const limits: Visibility[] = [
+    { projects: '*', environment: '*' }, { projects: '*', environment: 'production' }, { projects: ['default'], environment: '*' },
+    { projects: ['Payments'], environment: 'development' }, { projects: ['default', 'payments', 'nope'], environment: '*' },
+    { projects: ['default', 'Payments'], environment: 'production' }, { projects: [], environment: '*' }, { projects: '*', environment: 'staging' },
+  ];
+  const sees = (v: Visibility, e: EventRecord) => e.project !== null && (v.projects === '*' || v.projects.includes(e.project))
+    && (v.environment === '*' || e.environment === null || e.environment === v.environment);
+  let checked = 0;
+  for (const visible of limits) {
+    const shown = events.filter((e) => sees(visible, e));
+    for (let mask = 0; mask < 16; mask++) {
+      for (let round = 0; round < 6; round++) {
+        const f: Filter = {};
+        if (mask & 1) f.type = pick(TYPES);
+        if (mask & 2) f.project = pick(['default', 'Payments', 'payments', 'nope']);
+        if (mask & 4) f.feature = pick(['flag-1', 'flag-10', 'Checkout']);
+        if (mask & 8) f.query = pick(QUERIES);
+        const limit = pick([1, 7, 100]);
+        const offset = pick([0, 0, 1, Math.floor(r() * N), N + 50]);
+        const got = log.search({ ...f, visible }, limit, offset);
+        t.same({ ids: got.events.map((e) => e.id), total: got.total }, reference(shown, f, limit, offset), JSON.stringify({ f, visible, limit, offset }));
+        checked++;
+      }
+    }
+  }
+  t.equal(checked, limits.length * 96);
 });
 
 t.test('each query word, alone and with a selective filter (row-by-row path), matches the reference', async (t) => {
