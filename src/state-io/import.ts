@@ -1,7 +1,8 @@
 // The state import as one pure command: the whole document is applied to a Draft, every
 // reference is checked against the result, and only then are ops produced, as a diff of the
 // draft against the state. One bad item anywhere → a ValidationError naming it, no ops at
-// all; otherwise one change, hence one WAL record, with Unleash 5.12's import events.
+// all; otherwise one change, hence one WAL record, with Unleash 5.12's import events (and the
+// api-token events of tokens whose project or environment a drop removed).
 import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
 import { normalizeConstraints } from '../constraints/constraints.js';
 import { ValidationError } from '../errors.js';
@@ -13,6 +14,7 @@ import type {
 import { Draft, featureOfEnvKey, flagTagKey, type Tracked } from './draft.js';
 import { exportedFeature, exportedProject, exportedSegment } from './export.js';
 import type { StateDocument } from './schema.js';
+import { tokensWithout } from '../tokens/logic.js';
 
 export interface ImportOptions {
   /** Remove the existing items of every kind present in the document first. */
@@ -315,7 +317,11 @@ export function importState(doc: StateDocument, opts: ImportOptions) {
 
     settleExisting(d);
 
-    const ops = diffOps(d, state);
+    // Tokens of projects and environments the import removed go with them, as when one is
+    // deleted through the API; one that the document brings back is not removed.
+    const tokens = tokensWithout(state, { projects: [...d.projects.removed()], environments: [...d.environments.removed()] }, env.now);
+    const ops = [...diffOps(d, state), ...tokens.ops];
+    events.push(...tokens.events);
     return { ops, events, result: { ops: ops.length, events: events.length } };
   };
 }
