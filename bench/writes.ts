@@ -28,7 +28,6 @@ import { createLogger } from '../src/log.js';
 import { openStorage } from '../src/storage.js';
 import { addStrategy, MAX_STRATEGIES, type StrategyInput } from '../src/strategies/logic.js';
 import { Checkpointer } from '../src/wal/checkpointer.js';
-import { recover } from '../src/wal/recovery.js';
 import { MAIN, ROOT, spawnServer } from '../test/helpers/server.js';
 
 // The WAL and the plain loop must sit on the disk a real deployment writes to: DATA_DIR's
@@ -390,22 +389,41 @@ async function timeToHealth(dataDir: string): Promise<{ ms: number; log: string 
   return { ms, log: out };
 }
 
+interface Replay {
+  ms: number;
+  cpuMs: number;
+  records: number;
+  flags: number;
+  strategies: number;
+  events: number;
+}
+
+/** recover() of `dir` in a new node process: wall and CPU time, and what it rebuilt. */
+function replayInChild(dir: string): Replay {
+  const recovery = path.join(ROOT, 'dist/src/wal/recovery.js');
+  const script = `
+    const { recover } = await import(${JSON.stringify(recovery)});
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    const r = recover(${JSON.stringify(dir)});
+    const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    console.log(JSON.stringify({ ms, cpuMs: (c.user + c.system) / 1000, records: r.scan.records,
+      flags: r.state.features.size, strategies: r.state.strategies.size, events: r.state.events.lastId }));`;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as Replay;
+}
+
 async function startup(): Promise<void> {
   const walOnly = tempDir('fanion-bench-replay-');
   let t0 = performance.now();
   const built = await buildDataSet(walOnly, { events: EVENTS, checkpoint: false, tailRecords: 0 });
   const buildS = (performance.now() - t0) / 1000;
   const walBytes = fs.readdirSync(walOnly).filter((n) => n.startsWith('wal-')).reduce((s, n) => s + fs.statSync(path.join(walOnly, n)).size, 0);
-  t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const r = recover(walOnly);
-  const replayMs = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  // Wall time on a shared machine includes waiting for a core; CPU time says what replay costs.
-  const replayCpuMs = (cpu.user + cpu.system) / 1000;
-  const flags = r.state.features.size;
-  const strategies = r.state.strategies.size;
-  const events = r.state.events.lastId;
+  // Replay runs in a fresh process, as at start-up: in this one the heap still holds what
+  // building the data set left behind, which makes every garbage collection dearer.
+  const replays = [1, 2, 3].map(() => replayInChild(walOnly));
+  const best = replays.reduce((a, b) => (b.ms < a.ms ? b : a));
+  const { flags, strategies, events } = best;
   fs.rmSync(walOnly, { recursive: true, force: true });
 
   const withCheckpoint = tempDir('fanion-bench-startup-');
@@ -421,7 +439,8 @@ async function startup(): Promise<void> {
 
   console.log(`\n## Replay and start-up: ${fmt(flags)} flags, ${fmt(strategies)} strategies, ${fmt(events)} events`);
   console.log(`data set built in ${fmt(buildS, 1)} s through the engine (${fmt(built.records)} WAL records, ${fmt(walBytes / 1e6, 1)} MB)`);
-  console.log(`replay of the whole WAL (no checkpoint): ${fmt(replayMs)} ms = ${fmt(built.records / (replayMs / 1000))} records/s (target ≥ 300,000); CPU time ${fmt(replayCpuMs)} ms`);
+  console.log(`replay of the whole WAL (no checkpoint), in a fresh process, 3 runs: ${replays.map((r) => `${fmt(r.ms)} ms`).join(', ')}; ` +
+    `best ${fmt(best.records / (best.ms / 1000))} records/s (target ≥ 300,000), CPU time ${fmt(best.cpuMs)} ms`);
   console.log(`taking the checkpoint: writes paused ${fmt(cp.pauseMs!)} ms (WAL roll + snapshot of flags and strategies), file written in ${fmt(cp.writeMs! / 1000, 1)} s in the background, longest event-loop stall meanwhile ${fmt(cp.stallMs!)} ms`);
   console.log(`with a checkpoint (${fmt(ckptBytes / 1e6, 1)} MB) + a WAL tail of ${fmt(tail)} records:`);
   console.log(`  checkpoint load ${fmt(replayed.checkpoint.ms)} ms, tail replay of ${fmt(replayed.records)} records, rebuild ${fmt(replayed.ms)} ms in total`);
