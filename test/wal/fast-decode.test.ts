@@ -138,3 +138,26 @@ t.test('decodeRecord refuses a version-2 record whose event tuple is malformed, 
   ];
   for (const [tuple, message] of cases) t.throws(() => decodeRecord(encoder.encode([2, 1, [], [tuple]])), message);
 });
+t.test('featureEnv.put travels as a tuple and comes back as the same object, keys in the same order', async (t) => {
+  const op = { o: 'featureEnv.put', feature: 'f', env: { environment: 'production', enabled: true, variants: [{ name: 'v', weight: 1000 }], lastSeenAt: null } };
+  const bytes = encodeRecord({ lsn: 1, ops: [op as any], events: [] });
+  t.ok(Array.isArray((decoder.decode(bytes) as any[])[2][0]), 'written as a tuple');
+  const back = decodeRecord(bytes).ops[0] as any;
+  t.strictSame(back, op);
+  t.same(Object.keys(back), Object.keys(op));
+  t.same(Object.keys(back.env), Object.keys(op.env));
+  // Any other shape is written as it is, so nothing is lost or reordered.
+  for (const odd of [
+    { ...op, env: { enabled: true, environment: 'production', variants: [], lastSeenAt: null } },
+    { ...op, env: { ...op.env, extra: 1 } },
+    { ...op, note: 'x' },
+  ]) {
+    const bytes2 = encodeRecord({ lsn: 1, ops: [odd as any], events: [] });
+    t.notOk(Array.isArray((decoder.decode(bytes2) as any[])[2][0]), 'written as a map');
+    const again = decodeRecord(bytes2).ops[0] as any;
+    t.strictSame(again, odd);
+    t.same(Object.keys(again.env), Object.keys(odd.env));
+  }
+  t.throws(() => decodeRecord(encoder.encode([2, 1, [[1, 'f', 'production', 'yes', [], null]], []])), /op tuple is malformed/);
+  t.throws(() => decodeRecord(encoder.encode([2, 1, [[9, 'f']], []])), /op tuple is malformed/);
+});
