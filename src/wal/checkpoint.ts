@@ -4,7 +4,7 @@
 //   header {k:'header', format, version, lsn, createdAt, firstEventId, lastEventId}
 //   state  {k:'state', fields, maps}          the State's plain fields, and the names of its Maps
 //   map    {k:'map', name, entries} …         each Map's entries, in slices (nested Maps as values)
-//   events {k:'events', …columns} …         in id order, 2,000 per frame: the event log's own compact
+//   events {k:'events', …columns} …         in id order, 500 per frame: the event log's own compact
 //                                          columns (EventLog.exportColumns; version 1: event-chunk.ts)
 //   end    {k:'end', frames, events}          proves the file is complete
 // Maps are stored as msgpack extension values holding their entries in iteration order:
@@ -28,7 +28,7 @@ export const CHECKPOINT_VERSION = 2;
 const READABLE_VERSIONS = new Set([1, 2]);
 const CHECKPOINT_RE = /^checkpoint-(\d{16})\.ckpt$/;
 /** Events per frame: small enough to encode (~10 ms) between two writes without stalling requests. */
-const CHUNK = 2_000;
+const CHUNK = 500;
 /** Frames are gathered into writes of about this size. */
 const WRITE_SIZE = 4 * 1024 * 1024;
 
@@ -107,7 +107,7 @@ export function takeSnapshot(state: State, lsn: number, now: Date): Snapshot {
 /** Lets requests run between two slices of checkpoint work. */
 const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Map entries per frame: about a couple of ms of encoding. */
-const MAP_SLICE = 2_000;
+const MAP_SLICE = 500;
 
 /** An events frame: the columns, typed arrays as plain bytes. */
 function eventsFrame(log: EventLog, from: number, to: number): Record<string, unknown> {
