@@ -133,21 +133,26 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return () => undos.reverse().forEach((u) => u());
     }
     case 'featureEnv.put': {
-      let envs = s.featureEnvs.get(op.feature);
-      const created = !envs;
-      if (!envs) {
-        envs = new Map();
-        s.featureEnvs.set(op.feature, envs);
-      }
-      const undo = putIn(envs, op.env.environment, op.env, withUndo);
+      // Live changes replace the nested Map instead of changing it (copy-on-write), so a
+      // checkpoint snapshot can share it; replay (no undo) has no snapshot to protect.
+      const envs = s.featureEnvs.get(op.feature);
+      const next = new Map(envs ?? []);
+      next.set(op.env.environment, op.env);
+      s.featureEnvs.set(op.feature, next);
+      if (!withUndo) return NO_UNDO;
       return () => {
-        undo();
-        if (created) s.featureEnvs.delete(op.feature);
+        if (envs) s.featureEnvs.set(op.feature, envs);
+        else s.featureEnvs.delete(op.feature);
       };
     }
     case 'featureEnv.del': {
       const envs = s.featureEnvs.get(op.feature);
-      return envs ? delIn(envs, op.environment, withUndo, order) : NO_UNDO;
+      if (!envs) return NO_UNDO;
+      if (!withUndo) return delIn(envs, op.environment, false);
+      const next = new Map(envs);
+      next.delete(op.environment);
+      s.featureEnvs.set(op.feature, next);
+      return () => void s.featureEnvs.set(op.feature, envs);
     }
     case 'strategy.put': {
       const st = op.strategy;
@@ -156,44 +161,53 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       const prevSeq = s.nextStrategySeq;
       s.strategies.set(st.id, st);
       if (st.seq >= s.nextStrategySeq) s.nextStrategySeq = st.seq + 1;
-      let addedToIndex = false;
-      if (!prev) {
-        const ids = s.strategiesByFeatureEnv.get(key);
+      if (prev) {
+        if (featureEnvKey(prev.featureName, prev.environment) !== key) {
+          throw new Error(`strategy ${st.id} cannot move between flags or environments`);
+        }
+        if (!withUndo) return NO_UNDO;
+        return () => {
+          s.nextStrategySeq = prevSeq;
+          s.strategies.set(st.id, prev);
+        };
+      }
+      const ids = s.strategiesByFeatureEnv.get(key);
+      if (!withUndo) {
         if (ids) ids.push(st.id);
         else s.strategiesByFeatureEnv.set(key, [st.id]);
-        addedToIndex = true;
-      } else if (featureEnvKey(prev.featureName, prev.environment) !== key) {
-        throw new Error(`strategy ${st.id} cannot move between flags or environments`);
+        return NO_UNDO;
       }
+      // Copy-on-write, as for featureEnv.put: a snapshot may share the old list.
+      s.strategiesByFeatureEnv.set(key, ids ? [...ids, st.id] : [st.id]);
       return () => {
         s.nextStrategySeq = prevSeq;
-        if (prev) s.strategies.set(st.id, prev);
-        else s.strategies.delete(st.id);
-        if (addedToIndex) {
-          const ids = s.strategiesByFeatureEnv.get(key)!;
-          ids.pop();
-          if (ids.length === 0) s.strategiesByFeatureEnv.delete(key);
-        }
+        s.strategies.delete(st.id);
+        if (ids) s.strategiesByFeatureEnv.set(key, ids);
+        else s.strategiesByFeatureEnv.delete(key);
       };
     }
     case 'strategy.del': {
       const prev = s.strategies.get(op.id);
-      if (!prev) return () => {};
+      if (!prev) return NO_UNDO;
       const key = featureEnvKey(prev.featureName, prev.environment);
       const ids = s.strategiesByFeatureEnv.get(key) ?? [];
       const at = ids.indexOf(op.id);
-      const keeper = withUndo ? (order ?? new OrderKeeper()) : null;
-      keeper?.note(s.strategies);
-      keeper?.note(s.strategiesByFeatureEnv);
-      if (at >= 0) ids.splice(at, 1);
-      if (ids.length === 0) s.strategiesByFeatureEnv.delete(key);
+      if (!withUndo) {
+        if (at >= 0) ids.splice(at, 1);
+        if (ids.length === 0) s.strategiesByFeatureEnv.delete(key);
+        s.strategies.delete(op.id);
+        return NO_UNDO;
+      }
+      const keeper = order ?? new OrderKeeper();
+      keeper.note(s.strategies);
+      keeper.note(s.strategiesByFeatureEnv);
+      const next = ids.filter((id) => id !== op.id);
+      if (next.length === 0) s.strategiesByFeatureEnv.delete(key);
+      else s.strategiesByFeatureEnv.set(key, next);
       s.strategies.delete(op.id);
-      if (!keeper) return NO_UNDO;
       return () => {
         s.strategies.set(op.id, prev);
-        const list = s.strategiesByFeatureEnv.get(key) ?? [];
-        if (at >= 0) list.splice(at, 0, op.id);
-        s.strategiesByFeatureEnv.set(key, list);
+        s.strategiesByFeatureEnv.set(key, ids);
         if (!order) keeper.restore();
       };
     }

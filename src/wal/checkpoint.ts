@@ -72,10 +72,10 @@ export function listCheckpoints(dir: string): CheckpointFile[] {
 
 /**
  * The state at one LSN, taken synchronously while nothing is in flight: the Maps' entries are
- * copied (nested Maps and arrays too, since ops change those in place), which takes a few ms
- * where encoding would take hundreds; the entity objects themselves are replaced, not changed,
- * by later ops, so they are shared and encoded while the file is written. (The one exception,
- * `lastSeenAt`, only moves forward, and replaying the later records sets it the same way.)
+ * copied, which takes a few ms where encoding would take hundreds. What the entries hold is
+ * shared and encoded while the file is written: live ops replace entity objects, nested Maps
+ * and arrays rather than change them (ops.ts, copy-on-write). (The one exception, `lastSeenAt`,
+ * only moves forward, and replaying the later records sets it the same way.)
  * Events are immutable once durable, so they are read from the log while writing.
  */
 export interface Snapshot {
@@ -88,8 +88,6 @@ export interface Snapshot {
   events: EventLog;
 }
 
-const copyValue = (v: unknown): unknown => (v instanceof Map ? new Map([...v].map(([k, x]) => [k, copyValue(x)])) : Array.isArray(v) ? v.slice() : v);
-
 export function takeSnapshot(state: State, lsn: number, now: Date): Snapshot {
   const lastEventId = state.events.lastId;
   const fields: Record<string, unknown> = {};
@@ -97,7 +95,7 @@ export function takeSnapshot(state: State, lsn: number, now: Date): Snapshot {
   for (const [key, value] of Object.entries(state)) {
     if (key === 'events') continue;
     const t = typeof value;
-    if (value instanceof Map) maps.push([key, [...value].map(([k, v]) => [k, copyValue(v)])]);
+    if (value instanceof Map) maps.push([key, [...value]]);
     else if (value === null || t === 'number' || t === 'string' || t === 'boolean') fields[key] = value;
     else throw new Error(`state field "${key}" is neither a Map nor a plain value; checkpoints cannot store it`);
   }

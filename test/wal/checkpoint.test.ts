@@ -13,7 +13,10 @@ import { frame, readFrame } from '../../src/wal/frame.js';
 import { recover } from '../../src/wal/recovery.js';
 import { listSegments } from '../../src/wal/wal.js';
 import { tempDataDir } from '../helpers/server.js';
-import { addFlag, openEngine } from './helpers.js';
+import { setEnvironmentEnabled } from '../../src/features/logic.js';
+import { addStrategy, deleteStrategy } from '../../src/strategies/logic.js';
+import { FaultyFiles } from '../../src/wal/file-layer.js';
+import { actor, addFlag, openEngine } from './helpers.js';
 
 const full = (s: Parameters<typeof dumpState>[0]) => structuredClone(dumpState(s));
 
@@ -57,6 +60,50 @@ t.test('commands arriving while a checkpoint is taken wait, then land after it; 
   t.strictSame(full(again.engine.state), final, 'checkpoint + later WAL rebuild the whole state');
   t.equal(again.storage.replayed.checkpoint?.lsn, lsn);
   t.equal(again.storage.replayed.records, 30, 'only the records after the checkpoint were replayed');
+  await again.close();
+});
+
+/** Holds the opening of a checkpoint's temporary file: the snapshot is taken, the file not yet written. */
+class HeldCheckpointWrite extends FaultyFiles {
+  entered = false;
+  private release: () => void = () => {};
+  private readonly held = new Promise<void>((r) => (this.release = r));
+  let(): void {
+    this.release();
+  }
+  override async open(p: string, flags: string): Promise<number> {
+    if (p.endsWith('.ckpt.tmp')) {
+      this.entered = true;
+      await this.held;
+    }
+    return super.open(p, flags);
+  }
+}
+
+t.test('changes to existing flags made after the snapshot, before the file is written, stay out of the checkpoint', async (t) => {
+  const dir = tempDataDir();
+  const files = new HeldCheckpointWrite();
+  const o = await openEngine(dir, { files });
+  for (let i = 0; i < 3; i++) await addFlag(o.engine, `flag-${i}`);
+  const where = (feature: string) => ({ project: 'default', feature, environment: 'development' });
+  await o.engine.run(actor, addStrategy(where('flag-2'), { name: 'default' }));
+  const atCheckpoint = full(o.engine.state);
+  const cp = o.checkpointer.checkpoint();
+  while (!files.entered) await new Promise((r) => setImmediate(r));
+  // Each of these changes a nested Map or list the snapshot holds: a flag's environments, a
+  // flag/environment's strategy ids (added to, removed from).
+  await o.engine.run(actor, setEnvironmentEnabled('default', 'flag-0', 'development', false));
+  await o.engine.run(actor, addStrategy(where('flag-1'), { name: 'userWithId', parameters: { userIds: 'a' } }));
+  const [doomed] = o.engine.state.strategiesByFeatureEnv.get('flag-2\u0000development')!;
+  await o.engine.run(actor, deleteStrategy(where('flag-2'), doomed));
+  files.let();
+  const report = await cp;
+  t.strictSame(full(readCheckpoint(report.file).state), atCheckpoint, 'the checkpoint holds the state at its LSN only');
+  const final = full(o.engine.state);
+  t.notSame(final, atCheckpoint);
+  await o.close();
+  const again = await openEngine(dir);
+  t.strictSame(full(again.engine.state), final, 'checkpoint + later WAL rebuild the live state');
   await again.close();
 });
 
