@@ -67,13 +67,16 @@ export class Engine {
     const lsn = this.wal.takeLsn();
     const rec: WalRecord = { lsn, ops: change.ops, events };
     let bytes: Buffer;
+    let undo: Undo;
     try {
       bytes = frame(encodeRecord(rec));
+      // Throws only on a bug in a command; applyRecord then leaves the state as it was.
+      undo = applyRecord(this.state, rec, true)!;
     } catch (err) {
-      this.wal.resetLsn(lsn);
+      // Nothing of this change exists anywhere: its LSN goes to the next one.
+      this.wal.returnLsn(lsn);
       throw err;
     }
-    const undo = applyRecord(this.state, rec, true)!;
     const entry: InFlight = { lsn, undo, rolledBack: false };
     this.inFlight.push(entry);
     this.emit(rec, 'applied');

@@ -12,13 +12,27 @@ export function applyRecord(state: State, rec: WalRecord, withUndo: boolean): Un
   }
   const undos: Undo[] = [];
   const order = new OrderKeeper();
-  for (const op of rec.ops) undos.push(applyOp(state, op, true, order));
-  for (const e of rec.events) state.events.appendStored(e);
+  let appended = 0;
+  const undo = () => {
+    for (let i = appended - 1; i >= 0; i--) state.events.removeLast(rec.events[i][0]);
+    for (let i = undos.length - 1; i >= 0; i--) undos[i]();
+    order.restore();
+  };
+  try {
+    for (const op of rec.ops) undos.push(applyOp(state, op, true, order));
+    for (const e of rec.events) {
+      state.events.appendStored(e);
+      appended++;
+    }
+  } catch (err) {
+    // An op that cannot apply (a bug in the command that built it): take back what did, so the
+    // state never holds part of a change that will not be logged.
+    undo();
+    throw err;
+  }
   state.revision++;
   return () => {
     state.revision--;
-    for (let i = rec.events.length - 1; i >= 0; i--) state.events.removeLast(rec.events[i][0]);
-    for (let i = undos.length - 1; i >= 0; i--) undos[i]();
-    order.restore();
+    undo();
   };
 }

@@ -159,12 +159,12 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       const prev = s.strategies.get(st.id);
       const key = featureEnvKey(st.featureName, st.environment);
       const prevSeq = s.nextStrategySeq;
+      if (prev && featureEnvKey(prev.featureName, prev.environment) !== key) {
+        throw new Error(`strategy ${st.id} cannot move between flags or environments`);
+      }
       s.strategies.set(st.id, st);
       if (st.seq >= s.nextStrategySeq) s.nextStrategySeq = st.seq + 1;
       if (prev) {
-        if (featureEnvKey(prev.featureName, prev.environment) !== key) {
-          throw new Error(`strategy ${st.id} cannot move between flags or environments`);
-        }
         if (!withUndo) return NO_UNDO;
         return () => {
           s.nextStrategySeq = prevSeq;

@@ -51,8 +51,9 @@ export interface Damage {
   tail: boolean;
 }
 
-/** The smallest payload a real record has: version, lsn, events and at least one op (an op alone takes more). */
-const MIN_RECORD = 16;
+/** Below the smallest payload a real record has: version, lsn, events and one op (a packed
+ * featureEnv.put with one-letter names takes 14 bytes). */
+const MIN_RECORD = 8;
 
 /**
  * Looks for a valid record (checksum and shape) starting anywhere after `from`. Finding one
@@ -283,6 +284,15 @@ export class Wal {
   /** Assigns the next LSN. Callers encode the record with it and then call `append`. */
   takeLsn(): number {
     return this.nextLsn++;
+  }
+
+  /**
+   * Gives back the LSN just taken, for a record that was never handed to `append` (it could not
+   * be built). Unlike resetLsn it leaves a failure being rolled back in place.
+   */
+  returnLsn(lsn: number): void {
+    if (this.nextLsn !== lsn + 1) throw new Error(`LSN ${lsn} is not the last one taken (next is ${this.nextLsn})`);
+    this.nextLsn = lsn;
   }
 
   /** Gives back an LSN whose record will not be written (its append failed, or it was never sent). */

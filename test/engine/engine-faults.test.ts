@@ -242,3 +242,34 @@ t.test('a non-durable change (metrics bookkeeping) whose write fails is undone, 
   t.strictSame(snap(again.engine), live, 'the log replays to the live state');
   await close(again.storage);
 });
+
+t.test('a change whose op cannot apply (a command bug) leaves no trace: state, LSN and event ids as before, the log still replays', async (t) => {
+  const dataDir = tempDir(t);
+  const { storage, engine } = await open(dataDir, realFiles);
+  await engine.run(actor, createFeature('default', { name: 'a' }));
+  await engine.run(actor, createFeature('default', { name: 'b' }));
+  await engine.run(actor, addStrategy(where('a'), { name: 'default' }));
+  const before = snap(engine);
+  const lsnBefore = storage.wal.nextLsn;
+  const [id] = engine.state.strategiesByFeatureEnv.get('a\u0000development')!;
+  const moved = { ...engine.state.strategies.get(id)!, featureName: 'b' };
+  // The first op applies, the second throws (a strategy cannot move to another flag).
+  const buggy = () => ({
+    ops: [
+      { o: 'project.put' as const, project: { ...engine.state.projects.get('default')!, description: 'changed' } },
+      { o: 'featureEnv.put' as const, feature: 'a', env: { ...engine.state.featureEnvs.get('a')!.get('development')!, enabled: true } },
+      { o: 'strategy.put' as const, strategy: moved },
+    ],
+    events: [{ type: 'feature-strategy-update', project: 'default', featureName: 'b', environment: 'development', data: null }],
+    result: null,
+  });
+  await t.rejects(engine.run(actor, buggy), /cannot move/);
+  t.strictSame(snap(engine), before, 'the ops that did apply were taken back');
+  t.equal(storage.wal.nextLsn, lsnBefore, 'the LSN was given back');
+  await engine.run(actor, createFeature('default', { name: 'after' }));
+  const live = snap(engine);
+  await close(storage);
+  const again = await open(dataDir, realFiles);
+  t.strictSame(snap(again.engine), live, 'the folder starts and replays to the live state');
+  await close(again.storage);
+});
