@@ -25,7 +25,19 @@ export type StoredEvent = [
 export const EMPTY_TEXT = '\n\n\n';
 
 const json = (v: unknown): string => (v === null || v === undefined ? '' : (JSON.stringify(v) ?? ''));
-const unjson = (s: string): unknown => (s === '' ? null : JSON.parse(s));
+/**
+ * One stored field back as a value. Replay checks a text's shape but does not parse its JSON (a
+ * million events would pay for it); should a field ever not parse, the listing shows it as the
+ * text it is rather than failing for every event around it.
+ */
+const unjson = (s: string): unknown => {
+  if (s === '') return null;
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+};
 
 export function storeEvent(e: EventRecord): StoredEvent {
   const none = (v: unknown) => v === null || v === undefined;
@@ -37,7 +49,8 @@ export function storeEvent(e: EventRecord): StoredEvent {
 /** The three payload fields of a stored text. */
 export function payloadOf(text: string): { data: unknown; preData: unknown; tags: Tag[] | null } {
   const [data, preData, tags] = text.split('\n', 3);
-  return { data: unjson(data), preData: unjson(preData), tags: unjson(tags) as Tag[] | null };
+  const t = unjson(tags);
+  return { data: unjson(data), preData: unjson(preData), tags: Array.isArray(t) ? (t as Tag[]) : null };
 }
 
 export function eventOf(s: StoredEvent): EventRecord {
@@ -68,7 +81,8 @@ export function storedEventProblem(s: unknown): string | null {
   const [id, type, createdAt, createdBy, userId, environment, project, featureName, text] = s as unknown[];
   if (!Number.isInteger(id) || (id as number) < 1) return 'an event has no valid id';
   if (!isStr(type) || (type as string).length === 0 || !isStr(createdBy)) return `event ${id} has no type or no author`;
-  if (!(typeof createdAt === 'number' ? Number.isFinite(createdAt) : isStr(createdAt))) return `event ${id} has no date`;
+  // Epoch ms as isoOf can print them: whole, within the Date range.
+  if (!(typeof createdAt === 'number' ? Number.isInteger(createdAt) && Math.abs(createdAt) <= 8.64e15 : isStr(createdAt))) return `event ${id} has no valid date`;
   if (!(userId === null || typeof userId === 'number')) return `event ${id} has a malformed user id`;
   if (!isStrOrNull(environment) || !isStrOrNull(project) || !isStrOrNull(featureName)) return `event ${id} has a malformed name field`;
   if (!isStr(text) || !threeFields(text as string)) return `the text of event ${id} is malformed`;

@@ -42,18 +42,23 @@ function packOp(op: Op): Op | unknown[] {
   const env = op.env;
   // Exact shapes only, keys in this order: replay must rebuild the very same objects (a field
   // the tuple has no place for, or another key order, would show in responses after a restart).
-  if (!sameKeys(op, OP_KEYS) || !sameKeys(env, ENV_KEYS) || env.variants === undefined || env.lastSeenAt === undefined || env.enabled === undefined || env.environment === undefined) return op;
+  if (!sameKeys(op, OP_KEYS) || !sameKeys(env, ENV_KEYS) || !packable(op.feature, env.environment, env.enabled, env.variants, env.lastSeenAt)) return op;
   return [FEATURE_ENV_PUT, op.feature, env.environment, env.enabled, env.variants, env.lastSeenAt];
+}
+
+/** What a packed featureEnv.put may hold: both sides check the same, so nothing packed fails to unpack. */
+function packable(feature: unknown, environment: unknown, enabled: unknown, variants: unknown, lastSeenAt: unknown): boolean {
+  return typeof feature === 'string' && typeof environment === 'string' && typeof enabled === 'boolean' &&
+    Array.isArray(variants) && (lastSeenAt === null || typeof lastSeenAt === 'string');
 }
 
 function unpackOp(raw: unknown): Op {
   if (!Array.isArray(raw)) return raw as Op;
   const [code, feature, environment, enabled, variants, lastSeenAt] = raw as unknown[];
-  if (code !== FEATURE_ENV_PUT || raw.length !== 6 || typeof feature !== 'string' || typeof environment !== 'string' ||
-    typeof enabled !== 'boolean' || !Array.isArray(variants) || !(lastSeenAt === null || typeof lastSeenAt === 'string')) {
+  if (code !== FEATURE_ENV_PUT || raw.length !== 6 || !packable(feature, environment, enabled, variants, lastSeenAt)) {
     throw new Error('an op tuple is malformed');
   }
-  return { o: 'featureEnv.put', feature, env: { environment, enabled, variants, lastSeenAt } };
+  return { o: 'featureEnv.put', feature, env: { environment, enabled, variants, lastSeenAt } } as Op;
 }
 
 export function encodeRecord(rec: WalRecord): Uint8Array {

@@ -130,7 +130,9 @@ t.test('decodeRecord refuses a version-2 record whose event tuple is malformed, 
     [good.slice(0, 8), /tuple of 9/],
     [[0, ...good.slice(1)], /valid id/],
     [[1, '', ...good.slice(2)], /no type/],
-    [[...good.slice(0, 2), null, ...good.slice(3)], /no date/],
+    [[...good.slice(0, 2), null, ...good.slice(3)], /no valid date/],
+    [[...good.slice(0, 2), 1.5, ...good.slice(3)], /no valid date/],
+    [[...good.slice(0, 2), 1e300, ...good.slice(3)], /no valid date/],
     [[...good.slice(0, 4), 'u', ...good.slice(5)], /user id/],
     [[...good.slice(0, 6), 5, ...good.slice(7)], /name field/],
     [[...good.slice(0, 8), '{}\n\n'], /text of event 1/],
@@ -160,4 +162,12 @@ t.test('featureEnv.put travels as a tuple and comes back as the same object, key
   }
   t.throws(() => decodeRecord(encoder.encode([2, 1, [[1, 'f', 'production', 'yes', [], null]], []])), /op tuple is malformed/);
   t.throws(() => decodeRecord(encoder.encode([2, 1, [[9, 'f']], []])), /op tuple is malformed/);
+});
+
+t.test('a stored text whose fields do not parse reads back as text, and tags that are not a list as none', async (t) => {
+  const e = eventOf([1, 'x', 0, 'a', null, null, null, null, '{\n[1]\n5\n']);
+  t.equal(e.data, '{', 'the unparsable field is shown as it is');
+  t.same(e.preData, [1]);
+  t.equal(e.tags, null);
+  t.equal(e.createdAt, '1970-01-01T00:00:00.000Z');
 });
