@@ -19,7 +19,7 @@ import { emptyState, type State } from '../state/state.js';
 import { crashPoint } from './crash-points.js';
 import { aligned, bytesOf, decodeEventChunk } from './event-chunk.js';
 import { frame, readFrame } from './frame.js';
-import type { FileLayer } from './file-layer.js';
+import { wrote, type FileLayer } from './file-layer.js';
 import { listNumbered } from './numbered-files.js';
 
 export const CHECKPOINT_FORMAT = 'fanion-checkpoint';
@@ -152,7 +152,7 @@ export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snaps
       pending = [];
       pendingBytes = 0;
       let written = 0;
-      while (written < buf.length) written += await files.write(fd, buf.subarray(written), pos + written);
+      while (written < buf.length) written += wrote(await files.writeLarge(fd, buf.subarray(written), pos + written));
       pos += buf.length;
     };
     const add = async (payload: Uint8Array) => {

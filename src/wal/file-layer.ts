@@ -5,7 +5,10 @@ import { promisify } from 'node:util';
 
 export interface FileLayer {
   open(path: string, flags: string): Promise<number>;
+  /** Writes for the WAL: small batches, done at once (see realFiles). */
   write(fd: number, buf: Buffer, position: number): Promise<number>;
+  /** Writes of megabytes (checkpoints), left to the thread pool so the event loop runs meanwhile. */
+  writeLarge(fd: number, buf: Buffer, position: number): Promise<number>;
   fdatasync(fd: number): Promise<void>;
   fsync(fd: number): Promise<void>;
   ftruncate(fd: number, len: number): Promise<void>;
@@ -34,6 +37,8 @@ export const realFiles: FileLayer = {
       return Promise.reject(err);
     }
   },
+  writeLarge: (fd, buf, position) =>
+    new Promise((resolve, reject) => fs.write(fd, buf, 0, buf.length, position, (err, n) => (err ? reject(err) : resolve(n)))),
   fdatasync: (fd) => fdatasync(fd),
   fsync: (fd) => fsyncP(fd),
   ftruncate: (fd, len) => ftruncate(fd, len),
@@ -50,7 +55,13 @@ export const realFiles: FileLayer = {
   },
 };
 
-export type FaultStep = keyof FileLayer;
+export type FaultStep = Exclude<keyof FileLayer, 'writeLarge'>;
+
+/** The byte count of a write, refusing 0: a loop waiting for the rest would otherwise never end. */
+export function wrote(n: number): number {
+  if (!(n > 0)) throw Object.assign(new Error('EIO: a write wrote nothing'), { code: 'EIO' });
+  return n;
+}
 
 /**
  * A FileLayer that fails chosen steps with a chosen errno until told otherwise.
@@ -77,6 +88,8 @@ export class FaultyFiles implements FileLayer {
   }
   async open(p: string, flags: string) { this.check('open'); return this.inner.open(p, flags); }
   async write(fd: number, buf: Buffer, pos: number) { this.check('write'); return this.inner.write(fd, buf, pos); }
+  /** Fails with the same step as write: a full or broken disk fails both. */
+  async writeLarge(fd: number, buf: Buffer, pos: number) { this.check('write'); return this.inner.writeLarge(fd, buf, pos); }
   async fdatasync(fd: number) { this.check('fdatasync'); return this.inner.fdatasync(fd); }
   async fsync(fd: number) { this.check('fsync'); return this.inner.fsync(fd); }
   async ftruncate(fd: number, len: number) { this.check('ftruncate'); return this.inner.ftruncate(fd, len); }

@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { crashDue, crashNow } from './crash-points.js';
 import { crc32 } from 'node:zlib';
 import { allZero, frame, FRAME_HEADER, MAX_RECORD, readFrame } from './frame.js';
-import { realFiles, type FileLayer } from './file-layer.js';
+import { realFiles, wrote, type FileLayer } from './file-layer.js';
 import { listNumbered } from './numbered-files.js';
 import { decodeRecord, decodeRecordAt, encodeRecord, type WalRecord } from './record.js';
 
@@ -339,7 +339,7 @@ export class Wal {
         }
         while (written < buf.length) {
           this.dirty = true;
-          written += await this.opts.files.write(this.fd, buf.subarray(written), this.durableSize + written);
+          written += wrote(await this.opts.files.write(this.fd, buf.subarray(written), this.durableSize + written));
         }
         if (this.opts.sync) {
           this.stats.syncs++;
