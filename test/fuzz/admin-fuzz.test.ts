@@ -125,6 +125,9 @@ function fillParams(r: Rng, route: Route, s: State): Record<string, string> {
     const f = pick(r, [...s.features.values()]);
     Object.assign(out, { projectId: f.project, featureName: f.name, environment: pick(r, [...s.environments.keys()]) });
   }
+  // Stored values go into the path escaped: an imported strategy id can be any string (say '😀'),
+  // which an HTTP client refuses to put in a path as it is.
+  for (const k of Object.keys(out)) out[k] = encodeParam(out[k]);
   for (const name of route.params) {
     const roll = r();
     if (out[name] !== undefined && roll < 0.8) continue;
