@@ -1,7 +1,7 @@
 // Event search over HTTP against a real server process: filters against a reference computed
 // from the full listing, validation, the offset cursor, and events surviving a restart.
 import t from 'tap';
-import { client, spawnServer } from '../helpers/server.js';
+import { client, spawnServer, succeeding } from '../helpers/server.js';
 
 const SEARCH = '/api/admin/events/search';
 const F = (p: string) => `/api/admin/projects/${p}/features`;
@@ -14,11 +14,7 @@ t.test('event search over HTTP', async (t) => {
   t.teardown(() => current.stop());
 
   // A little history: flags in two projects, strategies, on/off, metadata changes, tags.
-  const mustOk = async (m: string, p: string, b?: unknown) => {
-    const res = await api(m, p, b);
-    if (res.status >= 300) throw new Error(`${m} ${p} → ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const mustOk = succeeding(() => api);
   await mustOk('POST', '/api/admin/projects', { id: 'shop', name: 'Shop' });
   for (let i = 0; i < 6; i++) {
     const project = i % 2 ? 'shop' : 'default';

@@ -3,7 +3,7 @@
 // unlimited listing gives (events, order and totalEvents), and asking for another project is 403.
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { client, spawnServer } from '../helpers/server.js';
+import { client, spawnServer, succeeding } from '../helpers/server.js';
 
 const ADMIN = `*:*.${randomBytes(16).toString('hex')}`;
 const SEARCH = '/api/admin/events/search';
@@ -23,11 +23,7 @@ t.test('limited admin tokens see only their own events', async (t) => {
   const srv = await spawnServer({ env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN } });
   t.teardown(() => srv.stop());
   const admin = client(srv.url, { authorization: ADMIN });
-  const ok = async (m: string, p: string, b?: unknown) => {
-    const res = await admin(m, p, b);
-    if (res.status >= 300) throw new Error(`${m} ${p} → ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const ok = succeeding(() => admin);
 
   // History in three projects and both environments, plus server-wide events (no project).
   for (const p of ['shop', 'web']) await ok('POST', '/api/admin/projects', { id: p, name: p });

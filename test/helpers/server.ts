@@ -102,3 +102,16 @@ export function client(base: string, defaults: Record<string, string> = {}) {
     return { status: res.status, headers: res.headers, text, json };
   };
 }
+
+/**
+ * A caller for set-up steps that must succeed: throws on any status of 300 or more, naming the
+ * request and the answer, and returns the JSON. `call` is asked for on every request, so a test
+ * that restarts its server and makes a new client keeps the same helper.
+ */
+export function succeeding(call: () => ReturnType<typeof client>) {
+  return async (method: string, p: string, body?: unknown): Promise<any> => {
+    const res = await call()(method, p, body);
+    if (res.status >= 300) throw new Error(`${method} ${p} → ${res.status} ${res.text}`);
+    return res.json;
+  };
+}

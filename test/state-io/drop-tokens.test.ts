@@ -3,7 +3,7 @@
 // server with AUTH_TYPE=api-token, across a restart, with no secret in the events.
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { client, spawnServer, tempDataDir } from '../helpers/server.js';
+import { client, spawnServer, tempDataDir, succeeding } from '../helpers/server.js';
 
 const rnd = () => randomBytes(16).toString('hex');
 const ADMIN = `*:*.${rnd()}`;
@@ -23,11 +23,7 @@ t.test('import drop=true: tokens of dropped projects and environments are delete
   let srv = await spawnServer({ dataDir, env });
   t.teardown(() => srv.stop());
   let admin = client(srv.url, { authorization: ADMIN });
-  const ok = async (m: string, p: string, b?: unknown) => {
-    const res = await admin(m, p, b);
-    if (res.status >= 300) throw new Error(`${m} ${p} → ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const ok = succeeding(() => admin);
   for (const id of ['shop', 'web']) await ok('POST', '/api/admin/projects', { id, name: id });
   await ok('POST', '/api/admin/environments', { name: 'staging', type: 'test' });
   await ok('POST', '/api/admin/projects/web/features', { name: 'banner' });

@@ -4,7 +4,7 @@
 // any secret.
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { client, spawnServer, tempDataDir } from '../helpers/server.js';
+import { client, spawnServer, tempDataDir, succeeding } from '../helpers/server.js';
 
 const rnd = () => randomBytes(16).toString('hex');
 const ADMIN = `*:*.${rnd()}`;
@@ -17,11 +17,7 @@ t.test('deleting a project or an environment takes the tokens scoped to it along
   let srv = await spawnServer({ dataDir, env });
   t.teardown(() => srv.stop());
   let admin = client(srv.url, { authorization: ADMIN });
-  const ok = async (m: string, p: string, b?: unknown) => {
-    const res = await admin(m, p, b);
-    if (res.status >= 300) throw new Error(`${m} ${p} → ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const ok = succeeding(() => admin);
   await ok('POST', '/api/admin/projects', { id: 'shop', name: 'Shop' });
   await ok('POST', '/api/admin/environments', { name: 'staging', type: 'test' });
   await ok('POST', '/api/admin/projects/shop/features', { name: 'cart' });
