@@ -76,6 +76,22 @@ function delInUndoable<K, V>(map: Map<K, V>, key: K, order: OrderKeeper | null):
 }
 
 /**
+ * A flag's environments with `env` set, as a new Map (copy-on-write): a checkpoint snapshot may
+ * share the old one. Kept out of applyOp so that replay's in-place path there captures nothing
+ * (a captured variable costs a context allocation per call, a million times in a replay).
+ */
+function replaceFeatureEnvs(s: State, feature: string, envs: Map<string, FeatureEnv> | undefined, env: FeatureEnv, withUndo: boolean): Undo {
+  const next = new Map(envs ?? []);
+  next.set(env.environment, env);
+  s.featureEnvs.set(feature, next);
+  if (!withUndo) return NO_UNDO;
+  return () => {
+    if (envs) s.featureEnvs.set(feature, envs);
+    else s.featureEnvs.delete(feature);
+  };
+}
+
+/**
  * Remembers the key order of maps a change deletes from, so that undoing the change puts every
  * entry back where it was, not at the end: listings follow Map order, and after a rollback they
  * must read as before (and as a replay of the log rebuilds them). One snapshot per map per
@@ -108,15 +124,6 @@ export class OrderKeeper {
  * allocate a million closures that are thrown away).
  */
 export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | null = null): Undo {
-  // The commonest ops during replay, without entering the cases below, whose captured
-  // variables would cost an allocation even when no inverse is made.
-  if (!withUndo && op.o === 'featureEnv.put') {
-    const envs = s.featureEnvs.get(op.feature);
-    if (envs) {
-      envs.set(op.env.environment, op.env);
-      return NO_UNDO;
-    }
-  }
   switch (op.o) {
     case 'project.put':
       return putIn(s.projects, op.project.id, op.project, withUndo);
@@ -133,17 +140,13 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return () => undos.reverse().forEach((u) => u());
     }
     case 'featureEnv.put': {
-      // Live changes replace the nested Map instead of changing it (copy-on-write), so a
-      // checkpoint snapshot can share it; replay (no undo) has no snapshot to protect.
+      // Replay (no undo) has no checkpoint snapshot to protect: it changes the nested Map in place.
       const envs = s.featureEnvs.get(op.feature);
-      const next = new Map(envs ?? []);
-      next.set(op.env.environment, op.env);
-      s.featureEnvs.set(op.feature, next);
-      if (!withUndo) return NO_UNDO;
-      return () => {
-        if (envs) s.featureEnvs.set(op.feature, envs);
-        else s.featureEnvs.delete(op.feature);
-      };
+      if (!withUndo && envs) {
+        envs.set(op.env.environment, op.env);
+        return NO_UNDO;
+      }
+      return replaceFeatureEnvs(s, op.feature, envs, op.env, withUndo);
     }
     case 'featureEnv.del': {
       const envs = s.featureEnvs.get(op.feature);
@@ -233,7 +236,7 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
     case 'featureTag.add': {
       const prev = s.featureTags.get(op.feature);
       const key = tagKey(op.tag);
-      if (prev?.some((t) => tagKey(t) === key)) return () => {};
+      if (prev?.some((t) => tagKey(t) === key)) return NO_UNDO;
       s.featureTags.set(op.feature, [...(prev ?? []), op.tag]);
       return () => {
         if (prev) s.featureTags.set(op.feature, prev);
@@ -242,7 +245,7 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
     }
     case 'featureTag.del': {
       const prev = s.featureTags.get(op.feature);
-      if (!prev) return () => {};
+      if (!prev) return NO_UNDO;
       const key = tagKey(op.tag);
       const next = prev.filter((t) => tagKey(t) !== key);
       const keeper = withUndo && next.length === 0 ? (order ?? new OrderKeeper()) : null;
@@ -268,7 +271,7 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
     case 'lastSeen': {
       const fe = s.featureEnvs.get(op.feature)?.get(op.environment);
       const feature = s.features.get(op.feature);
-      if (!fe || !feature) return () => {};
+      if (!fe || !feature) return NO_UNDO;
       const prevEnv = fe.lastSeenAt;
       const prevFeature = feature.lastSeenAt;
       if (!prevEnv || prevEnv < op.at) fe.lastSeenAt = op.at;
