@@ -21,6 +21,21 @@ export type FrameResult =
   | { kind: 'torn'; reason: string }
   | { kind: 'bad'; reason: string; next: number | null };
 
+/**
+ * Where the frame at `offset` ends when it is whole, non-empty and its checksum matches; -1
+ * otherwise (readFrame says why). Replay calls this once per record: no result object, no
+ * Buffer view beyond the one the checksum needs.
+ */
+export function goodFrameEnd(buf: Buffer, offset: number): number {
+  if (offset + FRAME_HEADER > buf.length) return -1;
+  const len = buf.readUInt32LE(offset);
+  const start = offset + FRAME_HEADER;
+  const end = start + len;
+  if (len === 0 || len > MAX_RECORD || end > buf.length) return -1;
+  const payload = new Uint8Array(buf.buffer, buf.byteOffset + start, len);
+  return crc32(payload) === buf.readUInt32LE(offset + 4) ? end : -1;
+}
+
 export function readFrame(buf: Buffer, offset: number): FrameResult {
   if (offset === buf.length) return { kind: 'end' };
   if (buf.length - offset < FRAME_HEADER) return { kind: 'torn', reason: 'incomplete frame header' };

@@ -6,8 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log.js';
 import { crashDue, crashNow } from './crash-points.js';
-import { crc32 } from 'node:zlib';
-import { allZero, frame, FRAME_HEADER, MAX_RECORD, readFrame } from './frame.js';
+import { allZero, frame, FRAME_HEADER, goodFrameEnd, readFrame } from './frame.js';
 import { realFiles, wrote, type FileLayer } from './file-layer.js';
 import { listNumbered } from './numbered-files.js';
 import { decodeRecord, decodeRecordAt, encodeRecord, type WalRecord } from './record.js';
@@ -125,34 +124,28 @@ export function scanSegments(
       expect = seg.firstLsn;
     }
     const buf = fs.readFileSync(seg.file);
-    const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
     let offset = 0;
     for (;;) {
-      // The common case inline: a whole frame with a matching checksum, decoded in place. A
-      // million records would otherwise cost a million result objects and Buffer views.
-      if (offset + FRAME_HEADER <= buf.length) {
-        const len = buf.readUInt32LE(offset);
-        const start = offset + FRAME_HEADER;
-        const stop = start + len;
-        if (len > 0 && len <= MAX_RECORD && stop <= buf.length && crc32(bytes.subarray(start, stop)) === buf.readUInt32LE(offset + 4)) {
-          const lsn = expect;
-          if (lsn > afterLsn) {
-            let rec: WalRecord;
-            try {
-              rec = decodeRecordAt(buf, start, stop);
-            } catch (err) {
-              throw new WalCorruptError(`${seg.file}: record at offset ${offset} has a valid checksum but cannot be decoded: ${(err as Error).message}`);
-            }
-            if (rec.lsn !== lsn) {
-              throw new WalCorruptError(`${seg.file}: record at offset ${offset} has lsn ${rec.lsn}, expected ${lsn}`);
-            }
-            onRecord(rec);
-            records++;
+      // The common case: a good frame, decoded in place.
+      const stop = goodFrameEnd(buf, offset);
+      if (stop >= 0) {
+        const lsn = expect;
+        if (lsn > afterLsn) {
+          let rec: WalRecord;
+          try {
+            rec = decodeRecordAt(buf, offset + FRAME_HEADER, stop);
+          } catch (err) {
+            throw new WalCorruptError(`${seg.file}: record at offset ${offset} has a valid checksum but cannot be decoded: ${(err as Error).message}`);
           }
-          expect++;
-          offset = stop;
-          continue;
+          if (rec.lsn !== lsn) {
+            throw new WalCorruptError(`${seg.file}: record at offset ${offset} has lsn ${rec.lsn}, expected ${lsn}`);
+          }
+          onRecord(rec);
+          records++;
         }
+        expect++;
+        offset = stop;
+        continue;
       }
       // Everything else (the end, an empty, torn or damaged frame) the careful way.
       const r = readFrame(buf, offset);
