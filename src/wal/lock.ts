@@ -1,55 +1,67 @@
 // One process per data folder: two writers appending to the same WAL would corrupt it.
-// The lock file holds the owner's pid and the folder's identity (device:inode); a lock left by
-// a dead process (kill -9) is taken over, and so is one copied along with the folder (a hot
-// backup restored on the same machine names a live pid, but a different folder).
+//
+// The lock is a kernel lock, flock(2) on DATA_DIR/fanion.lock, held through an open descriptor
+// for the life of the process. The kernel drops it the moment its holder exits, however it
+// exits: a kill -9 leaves nothing to clean up, a zombie waiting to be reaped no longer holds it,
+// a reused pid or another boot means nothing, and it holds between processes in different pid
+// namespaces (two containers sharing one volume), because it belongs to the file, not to a pid.
+// The file also records the holder's pid, for the refusal message only; it is never deleted
+// (unlinking a lock file lets a third process lock a fresh inode while a second still waits on
+// the old one). A folder copied along with its lock file carries no lock: flock is not copied.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 export class DataDirLockedError extends Error {}
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** The part of the `fs-ext` native module used here (flock(2); Node has no binding of its own). */
+interface FsExt {
+  flockSync(fd: number, flags: 'exnb' | 'un'): void;
 }
+const { flockSync } = createRequire(import.meta.url)('fs-ext') as FsExt;
 
-function folderId(dataDir: string): string {
-  const st = fs.statSync(dataDir);
-  return `${st.dev}:${st.ino}`;
-}
+export const LOCK_FILE = 'fanion.lock';
 
+/**
+ * Takes the data folder's lock or throws {@link DataDirLockedError} naming the holder's pid.
+ * Returns the release function; the lock is released by the kernel anyway when the process ends.
+ */
 export function acquireLock(dataDir: string): () => void {
-  const file = path.join(dataDir, 'fanion.lock');
-  const me = `${process.pid} ${folderId(dataDir)}`;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = fs.openSync(file, 'wx');
-      fs.writeSync(fd, me);
-      fs.fsyncSync(fd);
-      fs.closeSync(fd);
-      return () => {
-        try {
-          if (fs.readFileSync(file, 'utf8') === me) fs.unlinkSync(file);
-        } catch {
-          /* already gone */
-        }
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const [pid, folder] = fs.readFileSync(file, 'utf8').trim().split(/\s+/);
-      const owner = Number(pid);
-      const sameFolder = folder === undefined || folder === folderId(dataDir);
-      if (sameFolder && Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
-        throw new DataDirLockedError(
-          `data folder ${dataDir} is in use by another Fanion process (pid ${owner}); ` +
-            `stop it first, or remove ${file} if you are sure no process uses it`,
-        );
-      }
-      fs.unlinkSync(file); // stale: its owner is gone
-    }
+  const file = path.join(dataDir, LOCK_FILE);
+  // 'a+': create if missing, never truncate before the lock is ours (the holder's pid is in it).
+  const fd = fs.openSync(file, 'a+', 0o600);
+  try {
+    flockSync(fd, 'exnb');
+  } catch (err) {
+    fs.closeSync(fd);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') throw err;
+    const holder = readHolder(file);
+    throw new DataDirLockedError(
+      `data folder ${dataDir} is in use by another Fanion process${holder ? ` (pid ${holder})` : ''}; ` +
+        'stop it first: the lock is released by the kernel when that process ends',
+    );
   }
-  throw new DataDirLockedError(`could not take the lock ${file}`);
+  fs.ftruncateSync(fd, 0);
+  fs.writeSync(fd, `${process.pid}\n`, 0);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    try {
+      fs.ftruncateSync(fd, 0);
+      flockSync(fd, 'un');
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+}
+
+function readHolder(file: string): string | null {
+  try {
+    const pid = fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0];
+    return pid && /^\d+$/.test(pid) ? pid : null;
+  } catch {
+    return null;
+  }
 }

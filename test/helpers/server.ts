@@ -19,6 +19,8 @@ export interface Spawned {
   stop(): Promise<number | null>;
   /** SIGKILL and wait for exit. */
   kill(): Promise<void>;
+  /** SIGKILL the whole process group (needs `detached`), without waiting: what a container runtime does. */
+  killGroup(): void;
 }
 
 export function tempDataDir(prefix = 'fanion-test-'): string {
@@ -30,11 +32,18 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** Resolve once the process has exited instead of waiting for it to listen (start-up failures). */
   expectExit?: boolean;
+  /** Run this instead of `node dist/src/main.js` (e.g. `npm start`, or main.js under `unshare`), from the repository root. */
+  command?: string[];
+  /** Start it as the leader of its own process group, as a supervisor does (see Spawned.killGroup). */
+  detached?: boolean;
 }
 
 export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
   const dataDir = opts.dataDir ?? tempDataDir();
-  const proc = spawn(process.execPath, [MAIN], {
+  const [cmd, ...args] = opts.command ?? [process.execPath, MAIN];
+  const proc = spawn(cmd, args, {
+    cwd: ROOT,
+    detached: opts.detached ?? false,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', LOG_LEVEL: 'info', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -60,6 +69,7 @@ export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
             proc.kill('SIGKILL');
             await exited;
           },
+          killGroup: () => killGroup(proc),
         });
       }
     };
@@ -67,12 +77,20 @@ export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
     proc.stderr!.on('data', onData);
     void exited.then((code) => {
       if (opts.expectExit) {
-        resolve({ url: '', port: 0, dataDir, proc, output: () => out, stop: async () => code, kill: async () => {} });
+        resolve({ url: '', port: 0, dataDir, proc, output: () => out, stop: async () => code, kill: async () => {}, killGroup: () => {} });
       } else {
         reject(new Error(`server exited with ${code} before listening:\n${out}`));
       }
     });
   });
+}
+
+function killGroup(proc: ChildProcess): void {
+  try {
+    process.kill(-proc.pid!, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
 }
 
 export interface Res<T = any> {
