@@ -8,7 +8,7 @@ import { applyRecord } from './state/apply.js';
 import { defaultOps } from './state/defaults.js';
 import type { State } from './state/state.js';
 import { acquireLock } from './wal/lock.js';
-import { realFiles, type FileLayer } from './wal/file-layer.js';
+import { DIR_MODE, realFiles, type FileLayer } from './wal/file-layer.js';
 import { recover } from './wal/recovery.js';
 import { Wal } from './wal/wal.js';
 
@@ -40,7 +40,7 @@ export interface StorageOptions {
 const TEMP_RE = /^checkpoint-\d{16}\.ckpt\.tmp$/;
 
 export async function openStorage(opts: StorageOptions): Promise<Storage> {
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  fs.mkdirSync(opts.dataDir, { recursive: true, mode: DIR_MODE });
   const files = opts.files ?? realFiles;
   const release = acquireLock(opts.dataDir);
   try {

@@ -7,9 +7,11 @@
 // whole WAL tail is in the copy as long as no more than one checkpoint completes during it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { DIR_MODE, FILE_MODE } from './file-layer.js';
+import { LOCK_FILE } from './lock.js';
 
 /** Not copied: the lock names the source's process, and temporary files are never loaded. */
-const SKIP = (name: string) => name === 'fanion.lock' || name.endsWith('.tmp');
+const SKIP = (name: string) => name === LOCK_FILE || name.endsWith('.tmp');
 
 export interface BackupResult {
   copied: string[];
@@ -29,7 +31,7 @@ function fsyncPath(p: string): void {
 
 export function backupDataDir(src: string, dest: string): BackupResult {
   const names = fs.readdirSync(src).filter((n) => !SKIP(n) && fs.statSync(path.join(src, n), { throwIfNoEntry: false })?.isFile());
-  fs.mkdirSync(dest, { recursive: true });
+  fs.mkdirSync(dest, { recursive: true, mode: DIR_MODE });
   if (fs.readdirSync(dest).length > 0) throw new Error(`${dest} is not empty; back up into a new folder`);
   const copied: string[] = [];
   const vanished: string[] = [];
@@ -38,6 +40,7 @@ export function backupDataDir(src: string, dest: string): BackupResult {
     const to = path.join(dest, name);
     try {
       fs.copyFileSync(path.join(src, name), to);
+      fs.chmodSync(to, FILE_MODE);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         vanished.push(name);

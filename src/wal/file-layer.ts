@@ -25,8 +25,13 @@ const ftruncate = promisify(fs.ftruncate);
 const close = promisify(fs.close);
 const open = promisify(fs.open);
 
+/** Files Fanion creates are readable by their owner only, as PostgreSQL's data files are. */
+export const FILE_MODE = 0o600;
+/** … and so is a data folder Fanion creates (an existing folder's mode is left as it is). */
+export const DIR_MODE = 0o700;
+
 export const realFiles: FileLayer = {
-  open: (p, flags) => open(p, flags),
+  open: (p, flags) => open(p, flags, FILE_MODE),
   // Synchronous: a write only copies into the page cache (the fdatasync after it is what waits
   // for the disk, and stays asynchronous). Handing it to the thread pool cost far more: on a busy
   // machine, waking a pool thread for each batch preempts the event loop it was meant to spare.
