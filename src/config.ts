@@ -37,25 +37,42 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
   return n;
 }
 
+/** A setting Fanion cannot start with: reported as one line, without a stack trace. */
+export class ConfigError extends Error {}
+
+function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const n = int(env, name, fallback);
+  if (n > 65535) throw new ConfigError(`${name} must be a port number from 0 to 65535, got "${env[name]}"`);
+  return n;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads every setting from the environment; throws {@link ConfigError} naming the first bad one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const walSync = (env.WAL_SYNC ?? 'always').toLowerCase();
-  if (walSync !== 'always' && walSync !== 'none') throw new Error(`WAL_SYNC must be "always" or "none", got "${walSync}"`);
+  if (walSync !== 'always' && walSync !== 'none') throw new ConfigError(`WAL_SYNC must be "always" or "none", got "${walSync}"`);
   const rawAuth = (env.AUTH_TYPE ?? 'api-token').toLowerCase();
   let authType: AuthType;
   if (rawAuth === 'api-token' || rawAuth === 'open-source') authType = 'api-token';
   else if (rawAuth === 'none') authType = 'none';
-  else throw new Error(`AUTH_TYPE must be "api-token", "open-source" or "none", got "${rawAuth}"`);
+  else throw new ConfigError(`AUTH_TYPE must be "api-token", "open-source" or "none", got "${rawAuth}"`);
+  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  const tokenHashKey = env.TOKEN_HASH_KEY || undefined;
+  if (tokenHashKey !== undefined && tokenHashKey.length < 16) throw new ConfigError('TOKEN_HASH_KEY must be at least 16 characters long');
   return {
-    port: int(env, 'PORT', int(env, 'HTTP_PORT', 4242)),
-    host: env.HOST ?? '0.0.0.0',
+    port: port(env, 'PORT', port(env, 'HTTP_PORT', 4242)),
+    // Without authentication every caller is an admin: unless told otherwise, only this machine.
+    host: env.HOST || (authType === 'none' ? '127.0.0.1' : '0.0.0.0'),
     dataDir: path.resolve(env.DATA_DIR ?? './data'),
     walSync,
     authType,
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel,
     initAdminTokens: list(env.INIT_ADMIN_API_TOKENS),
     initClientTokens: [...list(env.INIT_CLIENT_API_TOKENS), ...list(env.INIT_BACKEND_API_TOKENS)],
     initFrontendTokens: list(env.INIT_FRONTEND_API_TOKENS),
@@ -64,6 +81,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkpointBytes: int(env, 'CHECKPOINT_BYTES', 64 * 1024 * 1024),
     checkpointRecords: int(env, 'CHECKPOINT_RECORDS', 50_000),
     metricsFlushMs: int(env, 'METRICS_FLUSH_MS', 10_000),
-    tokenHashKey: env.TOKEN_HASH_KEY || undefined,
+    tokenHashKey,
   };
 }

@@ -1,10 +1,20 @@
 #!/usr/bin/env node
 // `npm start`: read the environment, start serving, shut down cleanly on SIGTERM/SIGINT.
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { startServer } from './server.js';
+import { checkSeedTokens } from './tokens/seed.js';
 
-const config = loadConfig();
+let config: Config;
+try {
+  config = loadConfig();
+  checkSeedTokens(config);
+} catch (err) {
+  // Before anything is opened or replayed: one line a person can act on, no stack trace.
+  if (!(err instanceof ConfigError)) throw err;
+  process.stderr.write(`Fanion cannot start: ${err.message}\n`);
+  process.exit(2);
+}
 const log = createLogger(config.logLevel);
 
 startServer({ config, log })

@@ -30,9 +30,14 @@ import { TokenAuthenticator } from './tokens/authenticator.js';
 import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
 import { SECRET_PATH_PREFIX, tokenRoutes } from './tokens/routes.js';
-import { seedTokens } from './tokens/seed.js';
+import { ensureFirstAdminToken, seedTokens } from './tokens/seed.js';
 
 const CLIENT_FEATURES = '/api/client/features';
+
+/** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
 
 export interface ServerOptions {
   config: Config;
@@ -74,7 +79,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await seedTokens({ engine, config, hasher, log });
   const auth: Authenticator = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : new OpenAuthenticator();
   if (config.authType === 'none') {
-    log.warn('AUTH_TYPE=none: authentication is OFF. Every caller is an admin and the client API serves "development" to anyone.');
+    if (isLoopback(config.host)) {
+      log.warn({ host: config.host }, `AUTH_TYPE=none: authentication is OFF, so Fanion listens on ${config.host} only (this machine). Every caller is an admin.`);
+    } else {
+      log.warn(
+        { host: config.host },
+        `DANGER: AUTH_TYPE=none and HOST=${config.host}: authentication is OFF and Fanion is reachable from the network. ` +
+          'Anyone who can reach this port is an admin and can change or delete every flag. Use AUTH_TYPE=api-token, or leave HOST unset to listen on 127.0.0.1.',
+      );
+    }
   }
   const closeHooks: (() => Promise<void> | void)[] = [];
   const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, onClose: (fn) => void closeHooks.push(fn) };
@@ -127,11 +140,24 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  const stopStorage = async () => {
+    for (const fn of closeHooks) await fn();
+    await checkpointer.close();
+    await storage.wal.close();
+    storage.release();
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    await stopStorage();
+    const e = err as NodeJS.ErrnoException;
+    throw new Error(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen on ${config.host}:${config.port}: ${e.message}`);
+  }
   const port = (server.address() as AddressInfo).port;
+  await ensureFirstAdminToken({ engine, config, hasher, log });
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -141,10 +167,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 5_000).unref();
       });
-      for (const fn of closeHooks) await fn();
-      await checkpointer.close();
-      await storage.wal.close();
-      storage.release();
+      await stopStorage();
     })();
     return closing;
   };

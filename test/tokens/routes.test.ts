@@ -173,7 +173,7 @@ t.test('with no admin token, one is generated, printed once, stored, and works a
 t.test('a malformed INIT token stops start-up without printing the token', async (t) => {
   const bad = `no-scope-${rnd()}`;
   const srv = await spawnServer({ env: { AUTH_TYPE: 'api-token', INIT_CLIENT_API_TOKENS: bad }, expectExit: true });
-  t.equal(srv.proc.exitCode, 1);
+  t.equal(srv.proc.exitCode, 2, "a bad setting: exit code 2, before the data folder is opened");
   t.match(srv.output(), /INIT_CLIENT_API_TOKENS\/INIT_BACKEND_API_TOKENS entry 1 is not of the form/);
   t.notOk(srv.output().includes(bad));
 });
