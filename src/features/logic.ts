@@ -2,7 +2,7 @@
 import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
 import { NameExistsError, NoAccessError, NotFoundError, ValidationError } from '../errors.js';
 import type { Op } from '../state/ops.js';
-import { checkName, invalid } from '../state/names.js';
+import { checkFlagName, invalid } from '../state/names.js';
 import { normalizeTag } from '../tags/logic.js';
 import { strategiesOf, tagKey, type State } from '../state/state.js';
 import type { Feature, Tag } from '../state/types.js';
@@ -20,7 +20,7 @@ export interface CreateFeatureInput {
 export function createFeature(project: string, input: CreateFeatureInput) {
   return (state: State, env: CommandEnv): Change<Record<string, unknown>> => {
     requireProject(state, project);
-    checkName('name', input.name);
+    checkFlagName('name', input.name);
     if (state.features.has(input.name)) {
       const existing = state.features.get(input.name)!;
       throw new NameExistsError(`A flag named "${input.name}" already exists${existing.archived ? ' in the archive' : ''}.`);

@@ -1,7 +1,7 @@
 import type jsonPatch from 'fast-json-patch';
 import { NameExistsError, NoAccessError } from '../errors.js';
 import type { AppContext, RouteDef } from '../http/router.js';
-import { checkName } from '../state/names.js';
+import { checkFlagName } from '../state/names.js';
 import type { State } from '../state/state.js';
 import { applyPatch } from '../strategies/routes.js';
 import {
@@ -108,7 +108,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
       method: 'POST', path: '/api/admin/features/validate', tag: TAG, summary: 'Check that a flag name is valid and free',
       body: 'validateFeatureSchema', permission: 'READ',
       handler: ({ body }) => {
-        const name = checkName('name', (body as { name: string }).name);
+        const name = checkFlagName('name', (body as { name: string }).name);
         if (engine.state.features.has(name)) throw new NameExistsError(`A flag named "${name}" already exists.`);
         return { status: 200 };
       },

@@ -1,4 +1,4 @@
-import { nameSchema } from '../state/names.js';
+import { flagNameSchema } from '../state/names.js';
 
 export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
 
@@ -9,7 +9,7 @@ export const featureSchemas = {
     type: 'object',
     required: ['name'],
     properties: {
-      name: nameSchema,
+      name: flagNameSchema,
       type: { enum: [...FEATURE_TYPES] },
       description: { type: ['string', 'null'], maxLength: 5000 },
       impressionData: { type: 'boolean' },
@@ -18,6 +18,7 @@ export const featureSchemas = {
   },
   patchesSchema: {
     type: 'array',
+    description: 'a JSON Patch array (RFC 6902), such as [{"op": "replace", "path": "/description", "value": "New text"}]',
     maxItems: 1000,
     items: {
       type: 'object',

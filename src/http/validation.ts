@@ -10,7 +10,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 export type JsonSchema = Record<string, unknown>;
 
 export class SchemaRegistry {
-  private readonly ajv = new Ajv({ allErrors: false, strict: false });
+  private readonly ajv = new Ajv({ allErrors: false, strict: false, verbose: true });
   private readonly compiled = new Map<string, ValidateFunction>();
   readonly schemas = new Map<string, JsonSchema>();
 
@@ -48,6 +48,17 @@ export function fieldOf(e: ErrorObject): string {
   return base || '(body)';
 }
 
+/**
+ * A schema's `description` states its rule in words; where a value breaks the rule's shape
+ * (type, length, pattern, a forbidden value), that is the message, not ajv's "must match
+ * pattern ^[A-Z…". ajv's `verbose` option hands over the schema that failed.
+ */
+function ruleOf(e: ErrorObject): string | undefined {
+  if (!['type', 'pattern', 'not', 'minLength', 'maxLength', 'minItems'].includes(e.keyword)) return undefined;
+  const schema = e.parentSchema as { description?: unknown } | undefined;
+  return typeof schema?.description === 'string' ? schema.description : undefined;
+}
+
 export function validationErrorFrom(errors: ErrorObject[]): ValidationError {
   const e = errors[0];
   if (!e) return new ValidationError('The request body is invalid.');
@@ -55,7 +66,8 @@ export function validationErrorFrom(errors: ErrorObject[]): ValidationError {
   let message: string;
   if (e.keyword === 'required') message = `"${field}" is required`;
   else if (e.keyword === 'additionalProperties') message = `"${field}" is not an allowed property`;
-  else if (e.keyword === 'enum') message = `"${field}" must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  else if (e.keyword === 'enum') message = `"${field}" must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  else if (ruleOf(e)) message = `"${field}" must be ${ruleOf(e)}`;
   else message = `"${field}" ${e.message ?? 'is invalid'}`;
   return new ValidationError(`Request validation failed: ${message}.`, [{ path: field, message }]);
 }

@@ -3,7 +3,7 @@
 import type { Change } from '../engine/command.js';
 import { normalizeConstraints, type ConstraintInput } from '../constraints/constraints.js';
 import { NameExistsError, NoAccessError, NotFoundError, ValidationError } from '../errors.js';
-import { checkName, invalid } from '../state/names.js';
+import { checkSegmentName, invalid } from '../state/names.js';
 import type { State } from '../state/state.js';
 import type { Segment, Strategy } from '../state/types.js';
 
@@ -57,7 +57,7 @@ function constraintsOf(input: SegmentInput) {
 
 export function createSegment(input: SegmentInput) {
   return (state: State, env: { now: string; actor: { name: string } }): Change<Segment> => {
-    const name = checkName('name', input.name);
+    const name = checkSegmentName('name', input.name);
     checkUniqueName(state, name, null);
     const project = input.project ?? null;
     checkProject(state, project);
@@ -85,7 +85,7 @@ export function createSegment(input: SegmentInput) {
 export function updateSegment(rawId: string, input: SegmentInput) {
   return (state: State): Change<Segment> => {
     const before = requireSegment(state, rawId);
-    const name = checkName('name', input.name);
+    const name = checkSegmentName('name', input.name);
     checkUniqueName(state, name, before.id);
     const project = input.project === undefined ? before.project : input.project;
     checkProject(state, project);

@@ -1,11 +1,11 @@
 import { constraintListSchema } from '../constraints/constraints.js';
-import { nameSchema } from '../state/names.js';
+import { segmentNameSchema } from '../state/names.js';
 
 const segment = {
   type: 'object',
   required: ['name', 'constraints'],
   properties: {
-    name: nameSchema,
+    name: segmentNameSchema,
     description: { type: ['string', 'null'], maxLength: 5000 },
     project: { type: ['string', 'null'], maxLength: 100 },
     constraints: constraintListSchema,

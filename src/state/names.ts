@@ -1,15 +1,54 @@
+// Name rules (decisions.md § Data compatibility), stated once in words for error messages and once
+// as schema fragments for the OpenAPI description. Three kinds:
+// - flag names: any Unicode but whitespace, control characters and "/" (the specification has
+//   UTF-8 names; admin paths carry them percent-encoded);
+// - segment names: any text, trimmed (Unleash allows "Beta users");
+// - everything else that appears in a path (projects, environments, tag types, strategy types,
+//   context fields, variant names): Unleash's URL-friendly rule.
 import { ValidationError } from '../errors.js';
 
-/** Names of flags, projects, environments, segments (decisions.md § Admin API). */
+export const NAME_MAX = 100;
+
+const URL_FRIENDLY_RULE = `1 to ${NAME_MAX} characters among letters, digits and - _ . ! ~ * ' ( ), and not "." or ".."`;
+const FLAG_NAME_RULE = `1 to ${NAME_MAX} characters with no whitespace, no control character and no "/", and not "." or ".."`;
+const SEGMENT_NAME_RULE = `1 to ${NAME_MAX} characters once leading and trailing spaces are trimmed`;
+
+/** URL-friendly names: projects, environments, variants and the like. */
 export function checkName(field: string, value: unknown): string {
-  if (typeof value !== 'string') throw invalid(field, `"${field}" must be a string`);
-  if (value.length < 1 || value.length > 100) throw invalid(field, `"${field}" must be 1 to 100 characters long`);
-  if (value === '.' || value === '..') throw invalid(field, `"${field}" cannot be "." or ".."`);
-  if (!isUrlFriendly(value)) throw invalid(field, `"${field}" must be URL friendly. You provided "${value}".`);
+  if (typeof value !== 'string' || value.length < 1 || value.length > NAME_MAX || value === '.' || value === '..' || !isUrlFriendly(value)) {
+    throw invalid(field, `"${field}" must be ${URL_FRIENDLY_RULE}; you gave ${shown(value)}`);
+  }
   return value;
 }
 
-/** encodeURIComponent throws on a lone surrogate; such a string is not URL friendly either. */
+/** Flag names: any Unicode but whitespace, control characters and "/". */
+export function checkFlagName(field: string, value: unknown): string {
+  if (typeof value !== 'string' || !isFlagName(value)) throw invalid(field, `"${field}" must be ${FLAG_NAME_RULE}; you gave ${shown(value)}`);
+  return value;
+}
+
+/** Segment names: any text, trimmed. Returns the trimmed name, which is what is stored. */
+export function checkSegmentName(field: string, value: unknown): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (name.length < 1 || name.length > NAME_MAX || !isWellFormed(name)) {
+    throw invalid(field, `"${field}" must be ${SEGMENT_NAME_RULE}; you gave ${shown(value)}`);
+  }
+  return name;
+}
+
+// \s covers Unicode whitespace; \p{Cc} the C0/C1 controls; \p{Cf} format characters such as
+// zero-width joiners are allowed (emoji sequences need them).
+const FLAG_NAME_FORBIDDEN = /[\s\p{Cc}/]/u;
+
+export function isFlagName(value: string): boolean {
+  return value.length >= 1 && value.length <= NAME_MAX && value !== '.' && value !== '..' && !FLAG_NAME_FORBIDDEN.test(value) && isWellFormed(value);
+}
+
+/** A lone surrogate cannot be percent-encoded (encodeURIComponent throws), so no path could address it. */
+function isWellFormed(value: string): boolean {
+  return !/\p{Cs}/u.test(value);
+}
+
 function isUrlFriendly(value: string): boolean {
   try {
     return encodeURIComponent(value) === value;
@@ -18,9 +57,29 @@ function isUrlFriendly(value: string): boolean {
   }
 }
 
+function shown(value: unknown): string {
+  if (typeof value !== 'string') return `a ${value === null ? 'null' : typeof value}`;
+  return JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}…` : value);
+}
+
 export function invalid(path: string, message: string): ValidationError {
   return new ValidationError(`Request validation failed: ${message}.`, [{ path, message }]);
 }
 
-/** JSON-schema fragment for the same rule, so the OpenAPI description states it too. */
-export const nameSchema = { type: 'string', minLength: 1, maxLength: 100, pattern: "^[A-Za-z0-9\\-_.!~*'()]+$", not: { enum: ['.', '..'] } };
+// Schema fragments. `description` is what validation errors say when a value breaks the rule
+// (see http/validation.ts), so the message and the OpenAPI description cannot drift apart.
+
+/** URL-friendly names (projects, environments, …). */
+export const nameSchema = {
+  type: 'string', minLength: 1, maxLength: NAME_MAX, pattern: "^[A-Za-z0-9\\-_.!~*'()]+$", not: { enum: ['.', '..'] },
+  description: URL_FRIENDLY_RULE,
+};
+
+/** Flag names. ajv compiles patterns with the `u` flag, so \p classes work. */
+export const flagNameSchema = {
+  type: 'string', minLength: 1, maxLength: NAME_MAX, pattern: '^[^\\s\\p{Cc}\\p{Cs}/]+$', not: { enum: ['.', '..'] },
+  description: FLAG_NAME_RULE,
+};
+
+/** Segment names (trimmed by the command, which also checks the trimmed length). */
+export const segmentNameSchema = { type: 'string', minLength: 1, maxLength: 1000, description: SEGMENT_NAME_RULE };
