@@ -1,4 +1,8 @@
-// Constraint validation and normalization (Unleash's operator set and value rules).
+// Constraints through two doors (decisions.md § Data compatibility): what a person writes through
+// the admin API is checked strictly (normalizeConstraint); what arrives as data in an import is
+// stored as given (importedConstraint), since SDKs are specified to evaluate even an unknown
+// operator, an empty value list or a regular expression that does not compile (as false).
+import net from 'node:net';
 import type { Constraint } from '../state/types.js';
 import { invalid } from '../state/names.js';
 
@@ -6,7 +10,9 @@ export const STRING_OPERATORS = ['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WI
 export const NUM_OPERATORS = ['NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE'] as const;
 export const DATE_OPERATORS = ['DATE_AFTER', 'DATE_BEFORE'] as const;
 export const SEMVER_OPERATORS = ['SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE'] as const;
-export const OPERATORS = [...STRING_OPERATORS, ...NUM_OPERATORS, ...DATE_OPERATORS, ...SEMVER_OPERATORS, 'REGEX'] as const;
+export const OPERATORS = [...STRING_OPERATORS, ...NUM_OPERATORS, ...DATE_OPERATORS, ...SEMVER_OPERATORS, 'REGEX', 'IN_CIDR'] as const;
+/** Operators that take a list of `values`; the others take one `value`. */
+const LIST_OPERATORS: readonly string[] = [...STRING_OPERATORS, 'IN_CIDR'];
 
 export const MAX_CONSTRAINTS = 30;
 export const MAX_CONSTRAINT_VALUES = 1000;
@@ -28,6 +34,16 @@ export const constraintSchema = {
 };
 
 export const constraintListSchema = { type: 'array', maxItems: MAX_CONSTRAINTS, items: constraintSchema };
+
+/** The import's constraint: any operator name, any values; still bounded in size. */
+export const importedConstraintListSchema = {
+  type: 'array',
+  maxItems: MAX_CONSTRAINTS,
+  items: {
+    ...constraintSchema,
+    properties: { ...constraintSchema.properties, operator: { type: 'string', minLength: 1, maxLength: 100 } },
+  },
+};
 
 export interface ConstraintInput {
   contextName: string;
@@ -52,8 +68,13 @@ export function normalizeConstraint(c: ConstraintInput, field: string): Constrai
     caseInsensitive: c.caseInsensitive ?? false,
     inverted: c.inverted ?? false,
   };
-  if (has(STRING_OPERATORS, op)) {
+  if (LIST_OPERATORS.includes(op)) {
     if (out.values!.length === 0) throw invalid(`${field}.values`, `operator ${op} needs at least one value`);
+    if (op === 'IN_CIDR') {
+      out.values!.forEach((v, i) => {
+        if (!isCidrOrIp(v)) throw invalid(`${field}.values[${i}]`, `operator IN_CIDR needs IPv4 or IPv6 addresses or CIDR ranges such as 10.0.0.0/8, got "${v}"`);
+      });
+    }
     return out;
   }
   const value = c.value ?? (c.values && c.values.length === 1 ? c.values[0] : undefined);
@@ -69,7 +90,7 @@ export function normalizeConstraint(c: ConstraintInput, field: string): Constrai
   }
   if (op === 'REGEX') {
     try {
-      new RegExp(value);
+      new RegExp(withoutInlineFlags(value));
     } catch {
       throw invalid(`${field}.value`, `"${value}" is not a valid regular expression`);
     }
@@ -77,6 +98,38 @@ export function normalizeConstraint(c: ConstraintInput, field: string): Constrai
   }
   out.value = value;
   out.values = [];
+  return out;
+}
+
+/**
+ * Unleash checks patterns with RE2, and SDKs honour RE2's inline flags ("(?i)abc", "(?s:a.b)"),
+ * which JavaScript's RegExp (Node 20) does not parse; they are taken out before the check.
+ */
+function withoutInlineFlags(pattern: string): string {
+  return pattern.replace(/\(\?[imsU]+\)/g, '').replace(/\(\?[imsU]+:/g, '(?:');
+}
+
+/** An address (`192.168.1.7`, `::1`) or a CIDR range (`10.0.0.0/8`, `2001:db8::/32`). */
+export function isCidrOrIp(value: string): boolean {
+  const slash = value.indexOf('/');
+  const address = slash === -1 ? value : value.slice(0, slash);
+  const family = net.isIP(address);
+  if (family === 0) return false;
+  if (slash === -1) return true;
+  const bits = value.slice(slash + 1);
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** A constraint from an import, kept as the document gives it (only absent fields get defaults). */
+export function importedConstraint(c: ConstraintInput): Constraint {
+  const out: Constraint = {
+    contextName: c.contextName,
+    operator: c.operator,
+    values: c.values ? [...c.values] : [],
+    caseInsensitive: c.caseInsensitive ?? false,
+    inverted: c.inverted ?? false,
+  };
+  if (c.value !== undefined) out.value = c.value;
   return out;
 }
 

@@ -4,7 +4,7 @@
 // all; otherwise one change, hence one WAL record, with Unleash 5.12's import events (and the
 // api-token events of tokens whose project or environment a drop removed).
 import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
-import { normalizeConstraints } from '../constraints/constraints.js';
+import { importedConstraint, type ConstraintInput } from '../constraints/constraints.js';
 import { ValidationError } from '../errors.js';
 import type { Op } from '../state/ops.js';
 import { featureEnvKey, tagKey, type State } from '../state/state.js';
@@ -15,6 +15,7 @@ import { Draft, featureOfEnvKey, flagTagKey, type Tracked } from './draft.js';
 import { exportedFeature, exportedProject, exportedSegment } from './export.js';
 import type { StateDocument } from './schema.js';
 import { tokensWithout } from '../tokens/logic.js';
+import { checkSegmentName } from '../state/names.js';
 
 export interface ImportOptions {
   /** Remove the existing items of every kind present in the document first. */
@@ -46,7 +47,8 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 /** Variants are stored as given: recomputing weights could move a remainder and change them. */
 function copyVariants(list: unknown[] | undefined): Variant[] {
   return ((list ?? []) as Variant[]).map((v) => {
-    const out: Variant = { name: v.name, weight: v.weight ?? 0, weightType: v.weightType === 'fix' ? 'fix' : 'variable', stickiness: v.stickiness || 'default' };
+    const out: Variant = { name: v.name, weight: v.weight ?? 0, weightType: v.weightType === 'fix' ? 'fix' : 'variable' };
+    if (v.stickiness !== undefined) out.stickiness = v.stickiness;
     if (v.payload) out.payload = { type: v.payload.type, value: v.payload.value };
     if (v.overrides) out.overrides = v.overrides.map((o) => ({ contextName: o.contextName, values: [...o.values] }));
     return out;
@@ -134,12 +136,10 @@ export function importState(doc: StateDocument, opts: ImportOptions) {
           lastSeenAt: f.lastSeenAt ?? null,
           dependencies: (f.dependencies ?? []).map((dep) => ({ feature: dep.feature, enabled: dep.enabled ?? true, variants: dep.enabled === false ? [] : [...(dep.variants ?? [])] })),
         };
+        // Dependencies are data: one on a missing flag, or a cycle, is stored and served as given,
+        // and SDKs evaluate it as the specification says (the child is off).
         checks.push(() => {
           if (!d.projects.has(project)) throw refError(`features[${i}].project`, `project "${project}" does not exist`);
-          next.dependencies.forEach((dep, j) => {
-            if (!d.features.has(dep.feature)) throw refError(`features[${i}].dependencies[${j}].feature`, `flag "${dep.feature}" does not exist`);
-            if (dep.feature === f.name) throw refError(`features[${i}].dependencies[${j}].feature`, 'a flag cannot depend on itself');
-          });
         });
         if (!admit(d.features, f.name, next)) return;
         if (!d.features.has(f.name)) newFlags.add(f.name);
@@ -186,7 +186,7 @@ export function importState(doc: StateDocument, opts: ImportOptions) {
         const next: Strategy = {
           id, featureName: fs.featureName, projectId: d.features.get(fs.featureName)?.project ?? 'default', environment: fs.environment, name: type,
           title: fs.title ?? null, disabled: fs.disabled ?? false, sortOrder: fs.sortOrder ?? 0,
-          constraints: within(() => normalizeConstraints(fs.constraints as never, `featureStrategies[${i}].constraints`)),
+          constraints: ((fs.constraints ?? []) as ConstraintInput[]).map(importedConstraint),
           parameters, variants: copyVariants(fs.variants), segments: [...new Set(fs.segments ?? [])].sort((a, b) => a - b),
           createdAt: fs.createdAt ?? env.now, seq: prev ? prev.seq : seq++,
         };
@@ -287,16 +287,17 @@ export function importState(doc: StateDocument, opts: ImportOptions) {
       const unique = uniqueKeys();
       doc.segments.forEach((s, i) => {
         unique(String(s.id), `segments[${i}]`);
+        const name = within(() => checkSegmentName(`segments[${i}].name`, s.name));
         const project = s.project ?? null;
         const next: Segment = {
-          id: s.id, name: s.name, description: s.description ?? null, project,
-          constraints: within(() => normalizeConstraints(s.constraints as never, `segments[${i}].constraints`)),
+          id: s.id, name, description: s.description ?? null, project,
+          constraints: ((s.constraints ?? []) as ConstraintInput[]).map(importedConstraint),
           createdAt: s.createdAt ?? env.now, createdBy: s.createdBy ?? env.actor.name,
         };
         checks.push(() => {
           if (project !== null && !d.projects.has(project)) throw refError(`segments[${i}].project`, `project "${project}" does not exist`);
           for (const other of d.segments.values()) {
-            if (other.name === s.name && other.id !== s.id) throw refError(`segments[${i}].name`, `segment ${other.id} already has the name "${s.name}"`);
+            if (other.name === name && other.id !== s.id) throw refError(`segments[${i}].name`, `segment ${other.id} already has the name "${name}"`);
           }
         });
         if (!admit(d.segments, s.id, next)) return;

@@ -1,8 +1,8 @@
 // The state document (interface-spec.md § State document), as the import accepts it. Items
 // may carry more fields than listed (real Unleash exports do: counts, owners, favourites…);
 // those are ignored. What is listed is checked for type, so a bad item is a 400 naming it.
-import { constraintListSchema } from '../constraints/constraints.js';
-import { nameSchema } from '../state/names.js';
+import { importedConstraintListSchema } from '../constraints/constraints.js';
+import { flagNameSchema, nameSchema, segmentNameSchema } from '../state/names.js';
 import { variantSchema } from '../variants/weights.js';
 
 const str = (max = 5000) => ({ type: 'string', maxLength: max });
@@ -18,7 +18,7 @@ const feature = {
   type: 'object',
   required: ['name'],
   properties: {
-    name: nameSchema,
+    name: flagNameSchema,
     project: nameSchema,
     type: { type: 'string', minLength: 1, maxLength: 100 },
     description: nullableStr(),
@@ -52,7 +52,7 @@ const featureStrategy = {
     disabled: nullableBool,
     sortOrder: int,
     parameters: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
-    constraints: constraintListSchema,
+    constraints: importedConstraintListSchema,
     variants,
     segments: list({ type: 'integer', minimum: 1 }),
     createdAt: date,
@@ -90,10 +90,10 @@ const segment = {
   required: ['id', 'name'],
   properties: {
     id: { type: 'integer', minimum: 1 },
-    name: nameSchema,
+    name: segmentNameSchema,
     description: nullableStr(),
     project: { type: ['string', 'null'], maxLength: 100 },
-    constraints: constraintListSchema,
+    constraints: importedConstraintListSchema,
     createdAt: date,
     createdBy: nullableStr(200),
   },

@@ -42,7 +42,8 @@ export interface Variant {
   name: string;
   weight: number;
   weightType: 'fix' | 'variable';
-  stickiness: string;
+  /** Absent only in imported data: a strategy's variant then follows the strategy's stickiness (SDK rule). */
+  stickiness?: string;
   payload?: VariantPayload;
   overrides?: VariantOverride[];
 }

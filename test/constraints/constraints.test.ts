@@ -1,7 +1,7 @@
 // Constraint normalization: Unleash's operator families and their value rules (unleash-behavior.md §10).
 import t, { type Test } from 'tap';
 import {
-  DATE_OPERATORS, normalizeConstraint, normalizeConstraints, NUM_OPERATORS, OPERATORS, SEMVER_OPERATORS, STRING_OPERATORS, type ConstraintInput,
+  DATE_OPERATORS, importedConstraint, isCidrOrIp, normalizeConstraint, normalizeConstraints, NUM_OPERATORS, OPERATORS, SEMVER_OPERATORS, STRING_OPERATORS, type ConstraintInput,
 } from '../../src/constraints/constraints.js';
 import { ValidationError } from '../../src/errors.js';
 import { deepFreeze } from '../state/fixture.js';
@@ -16,9 +16,9 @@ function rejects(t: Test, c: ConstraintInput, path: string, what: string) {
   }
 }
 
-t.test('the operator set is Unleash\'s, REGEX included', async (t) => {
+t.test('the operator set is Unleash\'s, REGEX and IN_CIDR included', async (t) => {
   t.same([...OPERATORS].sort(), [
-    'DATE_AFTER', 'DATE_BEFORE', 'IN', 'NOT_IN', 'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE', 'REGEX',
+    'DATE_AFTER', 'DATE_BEFORE', 'IN', 'IN_CIDR', 'NOT_IN', 'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE', 'REGEX',
     'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_GTE', 'SEMVER_LT', 'SEMVER_LTE', 'STR_CONTAINS', 'STR_ENDS_WITH', 'STR_STARTS_WITH',
   ]);
 });
@@ -100,4 +100,14 @@ t.test('normalizeConstraints names the failing item by index and does not touch 
   const ok = normalizeConstraints([input[0]], 'constraints');
   t.not(ok[0].values, input[0].values, 'values is copied, not shared');
   t.same(normalizeConstraints(undefined, 'constraints'), []);
+});
+
+t.test('IN_CIDR takes IPv4 and IPv6 addresses and CIDR ranges, and nothing else', async (t) => {
+  for (const good of ['10.0.0.0/8', '192.168.1.7', '0.0.0.0/0', '2001:db8::/32', '::1', '::/0', '10.1.2.3/32']) t.ok(isCidrOrIp(good), good);
+  for (const bad of ['127.invalid', '10.0.0.0/33', '::/129', '10.0.0.0/', '/8', '10.0.0.0/8/8', '10.0.0.0/-1', '10.0.0.0/ 8', 'bad::cidr', '']) t.notOk(isCidrOrIp(bad), bad);
+});
+
+t.test('an imported constraint is kept as given, whatever its operator or values', async (t) => {
+  t.same(importedConstraint({ contextName: 'x', operator: 'NOT_A_VALID_OPERATOR', value: 'v' }), { contextName: 'x', operator: 'NOT_A_VALID_OPERATOR', values: [], caseInsensitive: false, inverted: false, value: 'v' });
+  t.same(importedConstraint({ contextName: 'x', operator: 'IN', values: [], inverted: true }), { contextName: 'x', operator: 'IN', values: [], caseInsensitive: false, inverted: true });
 });

@@ -128,7 +128,7 @@ t.test('one bad item anywhere → 400 naming array, index and field; nothing is 
     }, /featureStrategySegments\[0\]\.featureStrategyId/],
     ['a flag in an unknown project', (d) => (d.features[50].project = 'nope'), /features\[50\]\.project/],
     ['a tag of an unknown tag type', (d) => (d.featureTags = [{ featureName: 'imp-2', tagType: 'ghost-type', tagValue: 'xx' }]), /featureTags\[0\]\.tagType/],
-    ['an invalid constraint', (d) => (d.featureStrategies = [{ featureName: 'imp-1', environment: 'production', strategyName: 'default', constraints: [{ contextName: 'n', operator: 'NUM_GT', value: 'abc' }] }]), /featureStrategies\[0\]\.constraints\[0\]\.value/],
+    ['a constraint that is not one (no operator)', (d) => (d.featureStrategies = [{ featureName: 'imp-1', environment: 'production', strategyName: 'default', constraints: [{ contextName: 'n', value: 'abc' }] }]), /featureStrategies\[0\]\.constraints\[0\]\.operator/],
     ['the same flag twice', (d) => (d.features[99].name = 'imp-3'), /features\[99\]/],
     ['no version', (d) => delete d.version, /version/],
   ];
