@@ -103,6 +103,9 @@ function buildStrategy(
   if (!name) throw invalid('name', '"name" is required');
   checkType(state, name);
   const sortOrder = input.sortOrder ?? base?.sortOrder ?? nextSortOrder(state, ids);
+  const parameters = input.parameters !== undefined || !base || name !== base.name
+    ? normalizeParameters(state, feature, name, input.parameters ?? (base && name === base.name ? base.parameters : {}))
+    : base.parameters;
   return {
     id: base?.id ?? env.newId(),
     featureName: feature.name,
@@ -113,10 +116,9 @@ function buildStrategy(
     disabled: input.disabled !== undefined && input.disabled !== null ? input.disabled : (base?.disabled ?? false),
     sortOrder,
     constraints: input.constraints !== undefined ? normalizeConstraints(input.constraints, 'constraints') : (base?.constraints ?? []),
-    parameters: input.parameters !== undefined || !base || name !== base.name
-      ? normalizeParameters(state, feature, name, input.parameters ?? (base && name === base.name ? base.parameters : {}))
-      : base.parameters,
-    variants: input.variants !== undefined ? normalizeVariants(input.variants, 'variants', false) : (base?.variants ?? []),
+    parameters,
+    // A variant written without stickiness follows its strategy's, as SDKs would do with none.
+    variants: input.variants !== undefined ? normalizeVariants(input.variants, 'variants', false, parameters.stickiness) : (base?.variants ?? []),
     segments: input.segments !== undefined ? checkSegments(state, feature, input.segments) : (base?.segments ?? []),
     createdAt: base?.createdAt ?? env.now,
     seq: base?.seq ?? state.nextStrategySeq,

@@ -1,6 +1,6 @@
 // Variant normalization with Unleash's weight rules: `fix` variants keep their weight, the
 // rest of 1000 is split evenly among `variable` ones (remainder +1 to the first in input
-// order), and the result is sorted by name.
+// order), and the result is sorted by name as Unleash sorts it (byName).
 import type { Variant, VariantOverride, VariantPayload } from '../state/types.js';
 import { checkName, invalid } from '../state/names.js';
 
@@ -15,7 +15,7 @@ export interface VariantInput {
   overrides?: VariantOverride[];
 }
 
-export function normalizeVariants(input: VariantInput[], field: string, allowOverrides: boolean): Variant[] {
+export function normalizeVariants(input: VariantInput[], field: string, allowOverrides: boolean, stickiness = 'default'): Variant[] {
   if (input.length === 0) return [];
   const seen = new Set<string>();
   input.forEach((v, i) => {
@@ -50,13 +50,21 @@ export function normalizeVariants(input: VariantInput[], field: string, allowOve
       weight = share + (remainder > 0 ? 1 : 0);
       if (remainder > 0) remainder--;
     }
-    const variant: Variant = { name: v.name, weight, weightType: v.weightType === 'fix' ? 'fix' : 'variable', stickiness: v.stickiness || 'default' };
+    const variant: Variant = { name: v.name, weight, weightType: v.weightType === 'fix' ? 'fix' : 'variable', stickiness: v.stickiness || stickiness };
     if (v.payload) variant.payload = { type: v.payload.type, value: v.payload.value };
     if (allowOverrides) variant.overrides = (v.overrides ?? []).map((o) => ({ contextName: o.contextName, values: [...o.values] }));
     return variant;
   });
-  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return out.sort((a, b) => byName(a.name, b.name));
 }
+
+/**
+ * Unleash orders variants with String.prototype.localeCompare, and SDKs walk the list in that
+ * order, so the same weights give a user the same variant only if the order is the same: "a-b",
+ * "ab", "Alpha", "blue", "Green", not code-unit order. The locale is fixed (en-US, what Unleash's
+ * own image runs with) so that the order does not change with the host's LANG.
+ */
+export const byName = new Intl.Collator('en-US').compare;
 
 export const variantSchema = {
   type: 'object',
