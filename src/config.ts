@@ -24,6 +24,8 @@ export interface Config {
   metricsFlushMs: number;
   /** Secret that keys the token hash; generated and stored in DATA_DIR when unset. */
   tokenHashKey: string | undefined;
+  /** Byte budget of the in-memory SDK metrics (applications, instances, counts). */
+  clientMetricsMaxBytes: number;
 }
 
 function list(v: string | undefined): string[] {
@@ -82,5 +84,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkpointRecords: int(env, 'CHECKPOINT_RECORDS', 50_000),
     metricsFlushMs: int(env, 'METRICS_FLUSH_MS', 10_000),
     tokenHashKey,
+    clientMetricsMaxBytes: int(env, 'CLIENT_METRICS_MAX_BYTES', 32 * 1024 * 1024),
   };
 }

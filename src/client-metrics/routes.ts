@@ -1,6 +1,6 @@
 // POST /api/client/register and /api/client/metrics (202, as Unleash answers the Node SDK),
 // and admin reads of what they gathered.
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import type { AppContext, RouteDef } from '../http/router.js';
 import { MetricsFlusher } from './flusher.js';
 import { clientMetricsSchemas, type MetricsBody, type RegisterBody } from './schema.js';
@@ -8,9 +8,16 @@ import { ClientMetricsStore } from './store.js';
 
 const TAG = 'Client metrics';
 
+function pageParam(raw: string | string[] | undefined, name: string, fallback: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const n = typeof raw === 'string' && /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n <= max)) throw new ValidationError(`"${name}" must be a whole number from 0 to ${max}.`, [{ path: name, message: `must be a whole number from 0 to ${max}` }]);
+  return n;
+}
+
 export function clientMetricsRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(clientMetricsSchemas);
-  const store = new ClientMetricsStore(ctx.engine.state);
+  const store = new ClientMetricsStore(ctx.engine.state, ctx.config.clientMetricsMaxBytes);
   const flusher = new MetricsFlusher(ctx.engine, store, ctx.log);
   flusher.start(ctx.config.metricsFlushMs);
   ctx.onClose?.(() => flusher.stop());
@@ -34,8 +41,13 @@ export function clientMetricsRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET', path: '/api/admin/metrics/applications', tag: TAG, permission: 'READ',
-      summary: 'Applications that registered or sent metrics since the server started, with instances and counts',
-      handler: () => ({ status: 200, body: { applications: store.applications() } }),
+      summary: 'Applications that registered or sent metrics since the server started, most recently seen first (?offset, ?limit up to 1000)',
+      handler: ({ query }) => {
+        const offset = pageParam(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
+        const limit = pageParam(query.limit, 'limit', 100, 1000);
+        const { total, applications } = store.applications(offset, limit);
+        return { status: 200, body: { total, offset, limit, truncated: offset + applications.length < total, applications } };
+      },
     },
     {
       method: 'GET', path: '/api/admin/metrics/applications/:appName', tag: TAG, permission: 'READ',

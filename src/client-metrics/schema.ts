@@ -1,6 +1,8 @@
 // Bodies of POST /api/client/register and /api/client/metrics, as the Node SDK sends them.
 // Extra properties are allowed: SDKs add fields over time (impactMetrics, sdkFlavor, …).
-const dateTime = { type: 'string', format: 'date-time' };
+// Every string kept gets a maxLength (255, as Unleash's columns); lists and maps are bounded too.
+const dateTime = { type: 'string', format: 'date-time', maxLength: 100 };
+const text = { type: 'string', maxLength: 255 };
 const count = { type: 'integer', minimum: 0 };
 
 export const clientMetricsSchemas = {
@@ -12,14 +14,14 @@ export const clientMetricsSchemas = {
       instanceId: { type: 'string', maxLength: 255 },
       connectionId: { type: 'string', maxLength: 255 },
       sdkVersion: { type: 'string', maxLength: 255 },
-      environment: { type: 'string' },
-      strategies: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 255 } },
+      environment: text,
+      strategies: { type: 'array', maxItems: 100, items: text },
       started: { anyOf: [dateTime, { type: 'number' }] },
       interval: { type: 'number', minimum: 0 },
-      platformName: { type: 'string' },
-      platformVersion: { type: 'string' },
-      yggdrasilVersion: { type: ['string', 'null'] },
-      specVersion: { type: 'string' },
+      platformName: text,
+      platformVersion: text,
+      yggdrasilVersion: { type: ['string', 'null'], maxLength: 255 },
+      specVersion: text,
     },
   },
   clientMetricsSchema: {
@@ -29,7 +31,7 @@ export const clientMetricsSchemas = {
       appName: { type: 'string', minLength: 1, maxLength: 255 },
       instanceId: { type: 'string', maxLength: 255 },
       connectionId: { type: 'string', maxLength: 255 },
-      environment: { type: 'string' },
+      environment: text,
       bucket: {
         type: 'object',
         required: ['start', 'stop', 'toggles'],
@@ -38,12 +40,14 @@ export const clientMetricsSchemas = {
           stop: dateTime,
           toggles: {
             type: 'object',
+            maxProperties: 10000,
+            propertyNames: { maxLength: 255 },
             additionalProperties: {
               type: 'object',
               properties: {
                 yes: count,
                 no: count,
-                variants: { type: 'object', additionalProperties: count },
+                variants: { type: 'object', maxProperties: 1000, propertyNames: { maxLength: 255 }, additionalProperties: count },
               },
             },
           },

@@ -30,11 +30,14 @@ export interface FlagCounts {
 interface Application {
   appName: string;
   strategies: Set<string>;
+  /** Least recently seen first (an instance is moved to the end each time it is seen). */
   instances: Map<string, InstanceInfo>;
   /** `${environment}\0${flag}` → counts */
   counts: Map<string, FlagCounts>;
   createdAt: string;
   lastSeen: string;
+  /** Estimated bytes held for this application, its instances included (see sizes below). */
+  bytes: number;
 }
 
 export interface LastSeen {
@@ -44,38 +47,68 @@ export interface LastSeen {
 }
 
 /** Bounds against a misbehaving or hostile client inventing names. */
-const MAX_APPLICATIONS = 1000;
-const MAX_INSTANCES_PER_APP = 1000;
-const MAX_VARIANTS_PER_FLAG = 100;
+export const MAX_APPLICATIONS = 1000;
+export const MAX_INSTANCES_PER_APP = 1000;
+export const MAX_VARIANTS_PER_FLAG = 100;
+export const MAX_STRATEGIES_PER_APP = 100;
+/** The admin views list at most this many instances per application (the newest), and say so. */
+export const MAX_LISTED_INSTANCES = 100;
 
-function dropOldest<K, V>(map: Map<K, V>, max: number): void {
-  while (map.size > max) map.delete(map.keys().next().value as K);
-}
+// Estimated sizes. V8 keeps a string as a header plus one or two bytes a character (two is
+// assumed: names may be any Unicode), a Map entry costs a few words plus its hash-table slot, an
+// object its header and one word per field. Estimates, not measurements, but they grow with what
+// a client sends, which is what the budget has to bound (bench/hostile.ts compares with RSS).
+const str = (s: string | null) => (s === null ? 0 : 24 + 2 * s.length);
+const ENTRY = 48;
+const OBJECT = 16 + 8 * 12;
+const instanceBytes = (i: InstanceInfo) =>
+  ENTRY + OBJECT + str(i.instanceId) * 2 + str(i.connectionId) + str(i.sdkVersion) + str(i.environment) + str(i.started) +
+  str(i.platformName) + str(i.platformVersion) + str(i.firstSeen) + str(i.lastSeen);
 
+/**
+ * Applications, instances and counts reported by SDKs, within a byte budget: past it, the least
+ * recently seen instances go first, and an application goes with its last instance.
+ */
 export class ClientMetricsStore {
+  /** Least recently seen first. */
   private readonly apps = new Map<string, Application>();
+  /** Every instance of every application, least recently seen first: the eviction order. */
+  private readonly lru = new Map<string, { app: Application; instanceId: string }>();
+  private bytes = 0;
   /** `${feature}\0${environment}` → latest time seen, waiting for the next flush. */
   private pending = new Map<string, LastSeen>();
 
-  constructor(private readonly state: State) {}
+  constructor(
+    private readonly state: State,
+    /** CLIENT_METRICS_MAX_BYTES. */
+    private readonly maxBytes = 32 * 1024 * 1024,
+  ) {}
 
   register(scope: ClientScope, body: RegisterBody, now: string): void {
     const app = this.app(body.appName, now);
-    for (const s of body.strategies) app.strategies.add(s);
-    const inst = this.instance(app, scope, body.instanceId, now);
-    inst.connectionId = body.connectionId ?? inst.connectionId;
-    inst.sdkVersion = body.sdkVersion ?? inst.sdkVersion;
-    inst.started = typeof body.started === 'number' ? new Date(body.started).toISOString() : body.started;
-    inst.interval = body.interval;
-    inst.platformName = body.platformName ?? inst.platformName;
-    inst.platformVersion = body.platformVersion ?? inst.platformVersion;
+    for (const s of body.strategies) {
+      if (app.strategies.size >= MAX_STRATEGIES_PER_APP) break;
+      if (app.strategies.has(s)) continue;
+      app.strategies.add(s);
+      this.grow(app, ENTRY + str(s));
+    }
+    this.instance(app, scope, body.instanceId, now, (inst) => {
+      inst.connectionId = body.connectionId ?? inst.connectionId;
+      inst.sdkVersion = body.sdkVersion ?? inst.sdkVersion;
+      inst.started = typeof body.started === 'number' ? new Date(body.started).toISOString() : body.started;
+      inst.interval = body.interval;
+      inst.platformName = body.platformName ?? inst.platformName;
+      inst.platformVersion = body.platformVersion ?? inst.platformVersion;
+    });
+    this.enforceBudget();
   }
 
   /** Counts a metrics bucket. Flags the server does not know are ignored, as Unleash does. */
   record(scope: ClientScope, body: MetricsBody, now: string): void {
     const app = this.app(body.appName, now);
-    const inst = this.instance(app, scope, body.instanceId, now);
-    if (body.connectionId) inst.connectionId = body.connectionId;
+    this.instance(app, scope, body.instanceId, now, (inst) => {
+      if (body.connectionId) inst.connectionId = body.connectionId;
+    });
     const toggles = body.bucket?.toggles ?? {};
     const env = scope.environment;
     for (const [name, c] of Object.entries(toggles)) {
@@ -87,18 +120,27 @@ export class ClientMetricsStore {
       const key = `${env}\u0000${name}`;
       let counts = app.counts.get(key);
       if (!counts) {
-        counts = { environment: env, featureName: name, yes: 0, no: 0, variants: {}, lastSeen: now };
+        // Null prototype: a variant named "constructor" or "__proto__" is a name like any other.
+        counts = { environment: env, featureName: name, yes: 0, no: 0, variants: Object.create(null) as Record<string, number>, lastSeen: now };
         app.counts.set(key, counts);
+        this.grow(app, ENTRY + OBJECT + str(key) + str(name) + str(env) + str(now));
       }
       counts.yes += yes;
       counts.no += no;
       counts.lastSeen = now;
+      let known = Object.keys(counts.variants).length;
       for (const [variant, n] of Object.entries(c.variants ?? {})) {
-        if (!(variant in counts.variants) && Object.keys(counts.variants).length >= MAX_VARIANTS_PER_FLAG) continue;
-        counts.variants[variant] = (counts.variants[variant] ?? 0) + n;
+        if (!(variant in counts.variants)) {
+          if (known >= MAX_VARIANTS_PER_FLAG) continue;
+          known++;
+          counts.variants[variant] = 0;
+          this.grow(app, ENTRY + str(variant));
+        }
+        counts.variants[variant] += n;
       }
       this.pending.set(`${name}\u0000${env}`, { feature: name, environment: env, at: now });
     }
+    this.enforceBudget();
   }
 
   /** Takes the lastSeen updates gathered since the previous call. */
@@ -122,8 +164,18 @@ export class ClientMetricsStore {
     return this.pending.size;
   }
 
-  applications() {
-    return [...this.apps.values()].map((a) => this.view(a));
+  /** Estimated bytes held, never above the budget for long (see enforceBudget). */
+  size(): { bytes: number; applications: number; instances: number } {
+    return { bytes: this.bytes, applications: this.apps.size, instances: this.lru.size };
+  }
+
+  /**
+   * The most recently seen applications first, `limit` of them from `offset`, each with its
+   * newest instances (at most MAX_LISTED_INSTANCES; `instanceCount` says how many there are).
+   */
+  applications(offset = 0, limit = 100) {
+    const all = [...this.apps.values()].reverse();
+    return { total: all.length, applications: all.slice(offset, offset + limit).map((a) => this.view(a)) };
   }
 
   application(name: string) {
@@ -132,42 +184,85 @@ export class ClientMetricsStore {
   }
 
   private view(a: Application) {
+    const instances = [...a.instances.values()].reverse();
     return {
       appName: a.appName,
       createdAt: a.createdAt,
       lastSeen: a.lastSeen,
       strategies: [...a.strategies].sort(),
-      instances: [...a.instances.values()],
-      environments: [...new Set([...a.instances.values()].map((i) => i.environment))].sort(),
-      toggles: [...a.counts.values()].sort((x, y) => (x.featureName < y.featureName ? -1 : x.featureName > y.featureName ? 1 : x.environment < y.environment ? -1 : 1)),
+      instanceCount: instances.length,
+      instances: instances.slice(0, MAX_LISTED_INSTANCES),
+      environments: [...new Set(instances.map((i) => i.environment))].sort(),
+      toggles: [...a.counts.values()]
+        .sort((x, y) => (x.featureName < y.featureName ? -1 : x.featureName > y.featureName ? 1 : x.environment < y.environment ? -1 : 1))
+        .map((c) => ({ ...c, variants: { ...c.variants } })),
     };
+  }
+
+  private grow(app: Application, n: number): void {
+    app.bytes += n;
+    this.bytes += n;
   }
 
   private app(name: string, now: string): Application {
     let app = this.apps.get(name);
-    if (!app) {
-      app = { appName: name, strategies: new Set(), instances: new Map(), counts: new Map(), createdAt: now, lastSeen: now };
-      this.apps.set(name, app);
-      dropOldest(this.apps, MAX_APPLICATIONS);
+    if (app) {
+      this.apps.delete(name); // to the end: most recently seen
+    } else {
+      app = { appName: name, strategies: new Set(), instances: new Map(), counts: new Map(), createdAt: now, lastSeen: now, bytes: 0 };
+      this.grow(app, ENTRY + OBJECT + 2 * str(name) + 2 * str(now));
+      if (this.apps.size >= MAX_APPLICATIONS) this.dropApp(this.apps.values().next().value!);
     }
+    this.apps.set(name, app);
     app.lastSeen = now;
     return app;
   }
 
-  private instance(app: Application, scope: ClientScope, id: string | undefined, now: string): InstanceInfo {
+  /** Finds or makes the instance, moves it to the end of both orders, and re-counts its bytes around `update`. */
+  private instance(app: Application, scope: ClientScope, id: string | undefined, now: string, update: (inst: InstanceInfo) => void): void {
     // Unleash files instances without an id under "default".
     const instanceId = id || 'default';
+    const key = `${app.appName}\u0000${instanceId}`;
     let inst = app.instances.get(instanceId);
-    if (!inst) {
+    if (inst) {
+      app.instances.delete(instanceId);
+      this.lru.delete(key);
+      this.grow(app, -(instanceBytes(inst) + ENTRY + str(key)));
+    } else {
       inst = {
         instanceId, connectionId: null, sdkVersion: null, environment: scope.environment, started: null, interval: null,
         platformName: null, platformVersion: null, firstSeen: now, lastSeen: now,
       };
-      app.instances.set(instanceId, inst);
-      dropOldest(app.instances, MAX_INSTANCES_PER_APP);
+      if (app.instances.size >= MAX_INSTANCES_PER_APP) this.dropInstance(app, app.instances.keys().next().value!);
     }
     inst.environment = scope.environment;
     inst.lastSeen = now;
-    return inst;
+    update(inst);
+    app.instances.set(instanceId, inst);
+    this.lru.set(key, { app, instanceId });
+    this.grow(app, instanceBytes(inst) + ENTRY + str(key));
+  }
+
+  private dropInstance(app: Application, instanceId: string): void {
+    const inst = app.instances.get(instanceId)!;
+    const key = `${app.appName}\u0000${instanceId}`;
+    app.instances.delete(instanceId);
+    this.lru.delete(key);
+    this.grow(app, -(instanceBytes(inst) + ENTRY + str(key)));
+  }
+
+  private dropApp(app: Application): void {
+    for (const id of app.instances.keys()) this.lru.delete(`${app.appName}\u0000${id}`);
+    this.apps.delete(app.appName);
+    this.bytes -= app.bytes;
+  }
+
+  /** Past the budget, the least recently seen instance goes, and its application with its last one. */
+  private enforceBudget(): void {
+    while (this.bytes > this.maxBytes && this.lru.size > 1) {
+      const { app, instanceId } = this.lru.values().next().value!;
+      if (app.instances.size === 1) this.dropApp(app);
+      else this.dropInstance(app, instanceId);
+    }
   }
 }
