@@ -26,6 +26,8 @@ export interface Config {
   tokenHashKey: string | undefined;
   /** Byte budget of the in-memory SDK metrics (applications, instances, counts). */
   clientMetricsMaxBytes: number;
+  /** Browser origins besides the server's own that may send state-changing requests (CORS_ORIGINS). */
+  corsOrigins: string[];
 }
 
 function list(v: string | undefined): string[] {
@@ -50,6 +52,27 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const n = int(env, name, fallback);
   if (n > 65535) throw new ConfigError(`${name} must be a port number from 0 to 65535, got "${env[name]}"`);
   return n;
+}
+
+/**
+ * Parses `CORS_ORIGINS` (comma-separated, each `scheme://host[:port]` as browsers send it).
+ * Throws {@link ConfigError} on anything else: a path or a wildcard would silently trust too much.
+ */
+function parseOrigins(raw: string | undefined): string[] {
+  const out: string[] = [];
+  for (const item of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(item);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== item.replace(/\/$/, '')) {
+      throw new ConfigError(`CORS_ORIGINS must list origins such as https://console.example.com, got "${item}"`);
+    }
+    out.push(url.origin);
+  }
+  return out;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -84,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkpointRecords: int(env, 'CHECKPOINT_RECORDS', 50_000),
     metricsFlushMs: int(env, 'METRICS_FLUSH_MS', 10_000),
     tokenHashKey,
+    corsOrigins: parseOrigins(env.CORS_ORIGINS),
     clientMetricsMaxBytes: int(env, 'CLIENT_METRICS_MAX_BYTES', 32 * 1024 * 1024),
   };
 }

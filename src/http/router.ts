@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import type { State } from '../state/state.js';
 import type { Actor } from '../state/types.js';
 import { readJson, requireJson } from './body.js';
+import { crossOriginGuard } from './origin.js';
 import { sendError, sendJson } from './respond.js';
 import type { JsonSchema, SchemaRegistry } from './validation.js';
 
@@ -53,6 +54,11 @@ export interface RouteDef {
    * and the client features poll is answered before polka routes anything (server.ts).
    */
   fastPath?: boolean;
+  /**
+   * Browsers on other origins may call it (a later frontend API, with its own CORS rules);
+   * every other state-changing route refuses cross-origin browser requests (http/origin.ts).
+   */
+  crossOrigin?: 'allowed';
   /** The path carries a secret (an API token): logs get the route pattern instead of the path. */
   secretInPath?: boolean;
   scope?: (params: Record<string, string>, state: State) => AdminScope;
@@ -76,6 +82,7 @@ const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
 const ANONYMOUS: Actor = Object.freeze({ name: 'anonymous', userId: null });
 
 export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
+  const refuseCrossOrigin = crossOriginGuard(ctx.config.corsOrigins);
   for (const route of routes) {
     const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     if (route.fastPath && route.method === 'GET' && !route.permission) {
@@ -85,6 +92,9 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
     app[verb](route.path, async (req: Request, res: ServerResponse) => {
       try {
         const params = req.params ?? {};
+        // Before anything else, whatever the auth mode: a browser's credentials (or none needed)
+        // must not let a page on another site act here. GETs never get this far on the fast path.
+        if (route.crossOrigin !== 'allowed') refuseCrossOrigin(req);
         // Authenticate before reading the body: a stranger learns nothing about validation.
         const actor = route.permission
           ? ctx.auth.admin(req, route.permission, route.scope ? route.scope(params, ctx.engine.state) : {})
