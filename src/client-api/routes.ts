@@ -1,6 +1,7 @@
 // GET /api/client/features[/:name]: what SDKs poll. The handler is a cache lookup plus writing
 // prebuilt bytes; all the work happens once per change in snapshot.ts.
 import { NotFoundError } from '../errors.js';
+import { NOSNIFF } from '../http/respond.js';
 import type { AppContext, RouteDef } from '../http/router.js';
 import { acceptsGzip, etagMatches } from './conditional.js';
 import { ClientSnapshot } from './snapshot.js';
@@ -50,7 +51,7 @@ export function clientApiRoutes(ctx: AppContext): RouteDef[] {
       handler: ({ res, params, client }) => {
         const bytes = snapshot.feature(client!, params.featureName);
         if (!bytes) throw new NotFoundError(`Could not find feature flag ${params.featureName}`);
-        res.writeHead(200, ['Content-Type', JSON_TYPE, 'Content-Length', String(bytes.length)]);
+        res.writeHead(200, ['Content-Type', JSON_TYPE, 'Content-Length', String(bytes.length), ...NOSNIFF]);
         res.end(bytes);
       },
     },

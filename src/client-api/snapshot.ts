@@ -17,6 +17,7 @@ import type { ClientScope } from '../auth/authenticator.js';
 import type { Op } from '../state/ops.js';
 import { featureEnvKey, tagKey, type State } from '../state/state.js';
 import type { Feature } from '../state/types.js';
+import { NOSNIFF } from '../http/respond.js';
 import type { WalRecord } from '../wal/record.js';
 import { buildBlocks, cutAfter, etagOf, type Block, type Fragment } from './blocks.js';
 import { clientFilter, filterKey, inScope, type ClientFilter } from './query.js';
@@ -54,7 +55,7 @@ export interface CachedResponse {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 function identityHeaders(e: CachedResponse): string[] {
-  return ['Content-Type', JSON_TYPE, 'Content-Length', String(e.length), 'ETag', e.etag, 'Vary', 'Accept-Encoding'];
+  return ['Content-Type', JSON_TYPE, 'Content-Length', String(e.length), 'ETag', e.etag, 'Vary', 'Accept-Encoding', ...NOSNIFF];
 }
 
 export interface SnapshotOptions {
@@ -355,7 +356,7 @@ export class ClientSnapshot {
     entry.length = 0;
     for (const p of entry.parts) entry.length += p.length;
     entry.etag = etagOf(blocks);
-    entry.headers = { notModified: ['ETag', entry.etag, 'Vary', 'Accept-Encoding'], identity: identityHeaders(entry), gzip: null };
+    entry.headers = { notModified: ['ETag', entry.etag, 'Vary', 'Accept-Encoding', ...NOSNIFF], identity: identityHeaders(entry), gzip: null };
     entry.gzip = null;
     entry.size = entry.length;
     this.cachedBytes += entry.size;
@@ -380,7 +381,7 @@ export class ClientSnapshot {
       const zipped = Buffer.concat(out);
       entry.gzip = zipped;
       entry.headers.gzip = [
-        'Content-Type', JSON_TYPE, 'Content-Encoding', 'gzip', 'Content-Length', String(zipped.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding',
+        'Content-Type', JSON_TYPE, 'Content-Encoding', 'gzip', 'Content-Length', String(zipped.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding', ...NOSNIFF,
       ];
       entry.size += zipped.length;
       this.cachedBytes += zipped.length;

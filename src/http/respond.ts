@@ -2,6 +2,12 @@ import type { ServerResponse } from 'node:http';
 import { toErrorResponse } from '../errors.js';
 import type { Logger } from '../log.js';
 
+/**
+ * Sent with every answer: a browser must never guess that a JSON error echoing user input is
+ * HTML or script. The poll path has it in its prebuilt headers (client-api/snapshot.ts).
+ */
+export const NOSNIFF = ['X-Content-Type-Options', 'nosniff'] as const;
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   const text = body === undefined ? '' : JSON.stringify(body);
   // One writeHead with a flat list: on a response with no headers set yet, Node stores the list
@@ -16,6 +22,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   }
   if (text) list.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text)));
   else list.push('Content-Length', '0');
+  list.push(...NOSNIFF);
   res.writeHead(status, list);
   res.end(text);
 }

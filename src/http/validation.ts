@@ -67,6 +67,7 @@ export function validationErrorFrom(errors: ErrorObject[]): ValidationError {
   if (e.keyword === 'required') message = `"${field}" is required`;
   else if (e.keyword === 'additionalProperties') message = `"${field}" is not an allowed property`;
   else if (e.keyword === 'enum') message = `"${field}" must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  else if (e.propertyName !== undefined && ruleOf(e)) message = `"${field}" has the key ${JSON.stringify(e.propertyName)}; each key must be ${ruleOf(e)}`;
   else if (ruleOf(e)) message = `"${field}" must be ${ruleOf(e)}`;
   else message = `"${field}" ${e.message ?? 'is invalid'}`;
   return new ValidationError(`Request validation failed: ${message}.`, [{ path: field, message }]);

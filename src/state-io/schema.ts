@@ -3,6 +3,7 @@
 // those are ignored. What is listed is checked for type, so a bad item is a 400 naming it.
 import { importedConstraintListSchema } from '../constraints/constraints.js';
 import { flagNameSchema, nameSchema, segmentNameSchema } from '../state/names.js';
+import { parametersSchema } from '../strategies/schema.js';
 import { variantSchema } from '../variants/weights.js';
 
 const str = (max = 5000) => ({ type: 'string', maxLength: max });
@@ -51,7 +52,7 @@ const featureStrategy = {
     title: nullableStr(200),
     disabled: nullableBool,
     sortOrder: int,
-    parameters: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
+    parameters: parametersSchema,
     constraints: importedConstraintListSchema,
     variants,
     segments: list({ type: 'integer', minimum: 1 }),

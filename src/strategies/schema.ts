@@ -1,10 +1,21 @@
 import { constraintListSchema } from '../constraints/constraints.js';
 import { variantSchema } from '../variants/weights.js';
 
-const parameters = {
+/**
+ * Strategy parameters, as the admin API and the import take them. "__proto__" is refused by name:
+ * copied into a plain object it would set the prototype instead of a parameter, so it would be
+ * silently dropped (or worse) rather than stored.
+ */
+export const parametersSchema = {
   type: 'object',
+  maxProperties: 100,
+  propertyNames: {
+    type: 'string', minLength: 1, maxLength: 100, not: { const: '__proto__' },
+    description: '1 to 100 characters and not "__proto__"',
+  },
   additionalProperties: { type: ['string', 'number', 'boolean'] },
 };
+const parameters = parametersSchema;
 const common = {
   title: { type: ['string', 'null'], maxLength: 200 },
   disabled: { type: ['boolean', 'null'] },

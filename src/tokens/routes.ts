@@ -24,14 +24,17 @@ export function tokenRoutes(hasher: TokenHasher) {
         .filter((t) => keep(t.tokenName))
         .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.hash < b.hash ? -1 : 1))
         .map(tokenView);
+    // Every answer here is about secrets (one carries it, others were asked for by it): no cache,
+    // shared or private, may keep any of them.
+    const NO_STORE = { 'Cache-Control': 'no-store' };
     return [
       {
         method: 'GET', path: BASE, tag: TAG, summary: 'List API tokens (without their secrets)', permission: 'ADMIN',
-        handler: () => ({ status: 200, body: { tokens: listed(() => true) } }),
+        handler: () => ({ status: 200, body: { tokens: listed(() => true) }, headers: NO_STORE }),
       },
       {
         method: 'GET', path: `${BASE}/:name`, tag: TAG, summary: 'List the API tokens with this name', permission: 'ADMIN', secretInPath: true,
-        handler: ({ params }) => ({ status: 200, body: { tokens: listed((n) => n === params.name) } }),
+        handler: ({ params }) => ({ status: 200, body: { tokens: listed((n) => n === params.name) }, headers: NO_STORE }),
       },
       {
         method: 'POST', path: BASE, tag: TAG, summary: 'Create an API token; the answer is the only place its secret is shown',
@@ -40,7 +43,7 @@ export function tokenRoutes(hasher: TokenHasher) {
           const spec = specFromBody(body as CreateTokenBody);
           const secret = generateToken(spec.projects, spec.environment);
           const view = await engine.run(actor, createToken(spec, hasher.hash(secret), tokenPrefix(spec.projects, spec.environment)));
-          return { status: 201, body: { secret, ...view } };
+          return { status: 201, body: { secret, ...view }, headers: NO_STORE };
         },
       },
       {
@@ -49,6 +52,7 @@ export function tokenRoutes(hasher: TokenHasher) {
         handler: async ({ params, body, actor }) => ({
           status: 200,
           body: await engine.run(actor, updateTokenExpiry(ref(params.token), (body as { expiresAt: string | null }).expiresAt)),
+          headers: NO_STORE,
         }),
       },
       {
@@ -56,7 +60,7 @@ export function tokenRoutes(hasher: TokenHasher) {
         permission: 'ADMIN', secretInPath: true, responses: { 200: 'Deleted', 404: 'Unknown token' },
         handler: async ({ params, actor }) => {
           await engine.run(actor, deleteToken(ref(params.token)));
-          return { status: 200 };
+          return { status: 200, headers: NO_STORE };
         },
       },
     ];
