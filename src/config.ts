@@ -24,6 +24,12 @@ export interface Config {
   metricsFlushMs: number;
   /** Secret that keys the token hash; generated and stored in DATA_DIR when unset. */
   tokenHashKey: string | undefined;
+  /** A request's headers must arrive within this (ms). */
+  headersTimeoutMs: number;
+  /** A whole request, headers and body, must arrive within this (ms); answers are not limited. */
+  requestTimeoutMs: number;
+  /** MAX_CONNECTIONS; when unset, derived from the descriptor limit at start (http/connections.ts). */
+  maxConnections: number | undefined;
   /** Byte budget of the in-memory SDK metrics (applications, instances, counts). */
   clientMetricsMaxBytes: number;
   /** Browser origins besides the server's own that may send state-changing requests (CORS_ORIGINS). */
@@ -47,6 +53,12 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 
 /** A setting Fanion cannot start with: reported as one line, without a stack trace. */
 export class ConfigError extends Error {}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const n = int(env, name, fallback);
+  if (n === 0) throw new ConfigError(`${name} must be at least 1, got "${env[name]}"`);
+  return n;
+}
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const n = int(env, name, fallback);
@@ -90,6 +102,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   const tokenHashKey = env.TOKEN_HASH_KEY || undefined;
   if (tokenHashKey !== undefined && tokenHashKey.length < 16) throw new ConfigError('TOKEN_HASH_KEY must be at least 16 characters long');
+  const headersTimeoutMs = positive(env, 'HEADERS_TIMEOUT_MS', 15_000);
+  const requestTimeoutMs = positive(env, 'REQUEST_TIMEOUT_MS', 60_000);
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) cannot be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   return {
     port: port(env, 'PORT', port(env, 'HTTP_PORT', 4242)),
     // Without authentication every caller is an admin: unless told otherwise, only this machine.
@@ -108,6 +123,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsFlushMs: int(env, 'METRICS_FLUSH_MS', 10_000),
     tokenHashKey,
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxConnections: env.MAX_CONNECTIONS ? positive(env, 'MAX_CONNECTIONS', 0) : undefined,
     clientMetricsMaxBytes: int(env, 'CLIENT_METRICS_MAX_BYTES', 32 * 1024 * 1024),
   };
 }

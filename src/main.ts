@@ -19,7 +19,10 @@ const log = createLogger(config.logLevel);
 
 startServer({ config, log })
   .then((running) => {
-    log.info({ port: running.port, host: config.host, walSync: config.walSync, authType: config.authType }, `Fanion listening on port ${running.port}`);
+    log.info(
+      { port: running.port, host: config.host, walSync: config.walSync, authType: config.authType, maxConnections: running.connections.cap },
+      `Fanion listening on port ${running.port}`,
+    );
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;

@@ -17,6 +17,7 @@ import { featureRoutes } from './features/routes.js';
 import { directGet, indexRoutes, mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
 import { sendError, sendJson } from './http/respond.js';
 import { SchemaRegistry } from './http/validation.js';
+import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
 import type { Logger } from './log.js';
 import { projectRoutes } from './projects/routes.js';
 import { segmentRoutes } from './segments/routes.js';
@@ -52,6 +53,8 @@ export interface RunningServer {
   engine: Engine;
   checkpointer: Checkpointer;
   server: http.Server;
+  /** The connection cap in force and the count of connections refused at it. */
+  connections: ConnectionGuard;
   close(): Promise<void>;
 }
 
@@ -112,7 +115,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const poll = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === CLIENT_FEATURES);
   const answerPoll = poll ? directGet(ctx, poll) : null;
   const appHandler = app.handler as unknown as http.RequestListener;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    // How often Node looks for requests past those timeouts (30 s by default, which let a
+    // trickled request live 30 s longer than its timeout).
+    connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+  }, (req, res) => {
     const url = req.url!;
     // Exactly /api/client/features, with or without a query string (63 is '?').
     if (answerPoll && req.method === 'GET' && url.startsWith(CLIENT_FEATURES) && (url.length === CLIENT_FEATURES.length || url.charCodeAt(CLIENT_FEATURES.length) === 63)) {
@@ -122,6 +131,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
   });
   server.keepAliveTimeout = 65_000;
+  const connections = guardConnections(server, connectionCap(config.maxConnections, openFilesLimit()), log);
   // Requests Node's parser rejects (oversized headers, malformed HTTP) never reach polka; they
   // still get the Unleash error body instead of Node's bare status line.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -171,5 +181,5 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     })();
     return closing;
   };
-  return { port, engine, checkpointer, server, close };
+  return { port, engine, checkpointer, server, connections, close };
 }

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toErrorResponse } from '../errors.js';
 import type { Logger } from '../log.js';
 
@@ -27,6 +27,17 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/** Answers after which an unread body is not worth reading: the request is refused whatever it holds. */
+const REFUSALS = new Set([401, 403, 413, 415]);
+/** With it, Node ends and destroys the socket once the answer is written, instead of reading on. */
+const CLOSE = { Connection: 'close' };
+
+function bodyStillArriving(req: IncomingMessage | undefined): boolean {
+  if (!req || req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 export function sendError(res: ServerResponse, err: unknown, log: Logger, context: Record<string, unknown> = {}): void {
   const { status, body, unexpected } = toErrorResponse(err);
   if (unexpected) log.error({ ...context, err, errorId: body.id }, 'unexpected error while handling a request');
@@ -35,5 +46,5 @@ export function sendError(res: ServerResponse, err: unknown, log: Logger, contex
     res.destroy();
     return;
   }
-  sendJson(res, status, body);
+  sendJson(res, status, body, REFUSALS.has(status) && bodyStillArriving(res.req) ? CLOSE : undefined);
 }

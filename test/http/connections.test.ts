@@ -1,0 +1,129 @@
+// Connections are cut off: a request whose headers trickle in is closed at HEADERS_TIMEOUT_MS, a
+// refused request's body is not read on, and under a flood of idle connections the server keeps
+// descriptors for its own files and serves again once the flood ends. All against real processes.
+import fs from 'node:fs';
+import net from 'node:net';
+import t from 'tap';
+import { connectionCap, OWN_DESCRIPTORS, openFilesLimit } from '../../src/http/connections.js';
+import { loadConfig } from '../../src/config.js';
+import { client, MAIN, spawnServer } from '../helpers/server.js';
+
+const ADMIN = '*:*.connections-admin';
+
+interface Watched {
+  socket: net.Socket;
+  /** Resolves with the ms from `since()` to the close, and what the server sent. */
+  closed: Promise<{ at: number; data: string }>;
+}
+
+function open(port: number): Promise<Watched> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let data = '';
+    socket.on('data', (d) => (data += d.toString()));
+    const closed = new Promise<{ at: number; data: string }>((done) => socket.on('close', () => done({ at: Date.now(), data })));
+    socket.once('connect', () => resolve({ socket, closed }));
+    socket.once('error', reject);
+  });
+}
+
+t.test('the defaults: headers within 15 s, a whole request within 60 s, connections below the descriptor limit', async (t) => {
+  const config = loadConfig({});
+  t.equal(config.headersTimeoutMs, 15_000, 'a trickled request is cut within 20 s by default');
+  t.equal(config.requestTimeoutMs, 60_000);
+  t.equal(connectionCap(undefined, 1024), 1024 - OWN_DESCRIPTORS);
+  t.equal(connectionCap(500, 1024), 500, 'MAX_CONNECTIONS wins');
+  t.type(openFilesLimit(), 'number', 'the limit is read from /proc/self/limits');
+  t.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '70000' }), /cannot be longer than REQUEST_TIMEOUT_MS/);
+});
+
+t.test('a request whose headers trickle in is closed at HEADERS_TIMEOUT_MS', async (t) => {
+  const srv = await spawnServer({ env: { HEADERS_TIMEOUT_MS: '2000' } });
+  t.teardown(() => srv.stop());
+  const c = await open(srv.port);
+  const started = Date.now();
+  c.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+  // One header line a second, never the blank line that ends them.
+  const trickle = setInterval(() => !c.socket.destroyed && c.socket.write(`X-Slow-${Date.now()}: 1\r\n`), 1000);
+  const { at, data } = await c.closed;
+  clearInterval(trickle);
+  const ms = at - started;
+  t.comment(`closed after ${ms} ms of trickling`);
+  t.ok(ms >= 1800 && ms < 4500, `closed within the timeout plus the 1 s check (${ms} ms)`);
+  t.match(data, /^HTTP\/1\.1 408 /, 'with a 408');
+});
+
+t.test('after a refusal the unread body is not read on: the connection closes at once', async (t) => {
+  const srv = await spawnServer({ env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN } });
+  t.teardown(() => srv.stop());
+  const cases: [string, string][] = [
+    ['401, no token', 'POST /api/admin/projects/default/features HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 52428800\r\n\r\n{"na'],
+    ['413, a 50 MB body announced', `POST /api/admin/projects/default/features HTTP/1.1\r\nHost: x\r\nAuthorization: ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: 52428800\r\n\r\n{"na`],
+    ['415, not JSON', `POST /api/admin/projects/default/features HTTP/1.1\r\nHost: x\r\nAuthorization: ${ADMIN}\r\nContent-Type: text/plain\r\nContent-Length: 52428800\r\n\r\nname`],
+    ['403, cross-origin', `POST /api/admin/projects/default/features HTTP/1.1\r\nHost: x\r\nAuthorization: ${ADMIN}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"na\r\n`],
+  ];
+  for (const [what, head] of cases) {
+    const c = await open(srv.port);
+    c.socket.write(head);
+    // Keep trickling the body, as a hostile client would.
+    const trickle = setInterval(() => !c.socket.destroyed && c.socket.write(head.includes('chunked') ? '1\r\nx\r\n' : 'x'), 200);
+    let answeredAt = 0;
+    c.socket.on('data', () => (answeredAt ||= Date.now()));
+    const { at, data } = await Promise.race([c.closed, new Promise<{ at: number; data: string }>((r) => setTimeout(() => r({ at: Infinity, data: '' }), 8000))]);
+    clearInterval(trickle);
+    c.socket.destroy();
+    t.match(data, new RegExp(`^HTTP/1\\.1 ${what.slice(0, 3)} [\\s\\S]*Connection: close`, 'i'), `${what}: answered with Connection: close`);
+    t.ok(at - answeredAt < 5000, `${what}: closed ${at - answeredAt} ms after the answer`);
+  }
+  // A refused request without a body keeps its connection (SDKs with a bad token retry on it).
+  const keep = await client(srv.url)('GET', '/api/admin/projects');
+  t.equal(keep.status, 401);
+  t.not(keep.headers.get('connection'), 'close');
+});
+
+function fdCount(pid: number): number {
+  try {
+    return fs.readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return NaN;
+  }
+}
+
+t.test('1,400 idle connections at nofile 1024: at most 960 descriptors open, and serving again within 3 s', async (t) => {
+  const srv = await spawnServer({ command: ['prlimit', '--nofile=1024:1024', process.execPath, MAIN] });
+  t.teardown(() => srv.stop());
+  t.match(srv.output(), /"maxConnections":896/, `the cap is the limit less ${OWN_DESCRIPTORS}, and is logged at start`);
+  const pid = srv.proc.pid!;
+  let most = 0;
+  const sampler = setInterval(() => (most = Math.max(most, fdCount(pid))), 20);
+  const sockets: net.Socket[] = [];
+  let failed = 0;
+  for (let i = 0; i < 1400; i++) {
+    try {
+      sockets.push((await open(srv.port)).socket);
+    } catch {
+      failed++;
+    }
+    sockets.at(-1)?.on('error', () => {});
+  }
+  await new Promise((r) => setTimeout(r, 1500)); // let the server settle with all of them
+  most = Math.max(most, fdCount(pid));
+  t.comment(`most descriptors open during the flood: ${most} (connect errors seen by the client: ${failed})`);
+  t.ok(most <= 960, `at most 960 descriptors open (${most})`);
+  await new Promise((r) => setTimeout(r, 200));
+  t.match(srv.output(), /connection limit reached/, 'the cap is logged');
+  t.equal(srv.output().match(/connection limit reached/g)!.length, 1, '… once');
+
+  for (const s of sockets) s.destroy();
+  const ended = Date.now();
+  let healthy = false;
+  while (!healthy && Date.now() - ended < 3000) {
+    healthy = await fetch(`${srv.url}/health`).then((r) => r.ok, () => false);
+    if (!healthy) await new Promise((r) => setTimeout(r, 50));
+  }
+  clearInterval(sampler);
+  t.ok(healthy, `serving again ${Date.now() - ended} ms after the flood ended`);
+  t.ok(most <= 960, `no sample above 960 (${most})`);
+  await new Promise((r) => setTimeout(r, 1500));
+  t.match(srv.output(), /"refused":\d+[^\n]*connection limit: room again/, 'the recovery is logged with the count of refusals');
+});
