@@ -61,13 +61,13 @@ function runBaseline(): void {
   const etag = process.env.BASELINE_ETAG!;
   const server = http.createServer((req, res) => {
     if (req.headers['if-none-match'] === etag) {
-      res.writeHead(304, ['ETag', etag, 'Vary', 'Accept-Encoding']);
+      res.writeHead(304, ['ETag', etag, 'Vary', 'Accept-Encoding', 'X-Content-Type-Options', 'nosniff']);
       res.end();
       return;
     }
     const gz = (req.headers['accept-encoding'] ?? '').includes('gzip');
     const body = gz ? gzip : identity;
-    const headers = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length), 'ETag', etag, 'Vary', 'Accept-Encoding'];
+    const headers = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length), 'ETag', etag, 'Vary', 'Accept-Encoding', 'X-Content-Type-Options', 'nosniff'];
     if (gz) headers.push('Content-Encoding', 'gzip');
     res.writeHead(200, headers);
     res.end(body);
