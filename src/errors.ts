@@ -20,6 +20,11 @@ export class ValidationError extends FanionError {
   override readonly name = 'ValidationError';
   readonly status = 400;
 }
+/** A ValidationError about one field: the message says what is wrong, `path` names the field. */
+export function invalid(path: string, message: string): ValidationError {
+  return new ValidationError(`Request validation failed: ${message}.`, [{ path, message }]);
+}
+
 export class AuthenticationRequired extends FanionError {
   override readonly name = 'AuthenticationRequired';
   readonly status = 401;
@@ -49,6 +54,20 @@ export class ContentTypeError extends FanionError {
   override readonly name = 'ContentTypeerror';
   readonly status = 415;
 }
+/** Node's HTTP parser refused the bytes: not HTTP, or malformed. */
+export class BadRequestError extends FanionError {
+  override readonly name = 'BadRequestError';
+  readonly status = 400;
+}
+/** The request did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). */
+export class RequestTimeoutError extends FanionError {
+  override readonly name = 'RequestTimeout';
+  readonly status = 408;
+}
+export class HeadersTooLargeError extends FanionError {
+  override readonly name = 'RequestHeaderFieldsTooLarge';
+  readonly status = 431;
+}
 /** The write-ahead log could not make a change durable; nothing was applied. */
 export class ServiceUnavailableError extends FanionError {
   override readonly name = 'ServiceUnavailableError';
@@ -60,6 +79,13 @@ export interface ErrorBody {
   name: string;
   message: string;
   details?: ErrorDetail[];
+}
+
+/** What Node's parser reports (server 'clientError'), as one of ours. */
+export function parserError(code: string | undefined): FanionError {
+  if (code === 'HPE_HEADER_OVERFLOW') return new HeadersTooLargeError('The request headers are too large.');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RequestTimeoutError('The request took too long to arrive.');
+  return new BadRequestError('The request is not valid HTTP.');
 }
 
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody; unexpected: boolean } {

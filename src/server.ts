@@ -1,6 +1,5 @@
 // Assembles Fanion: storage → engine → routes → HTTP server. `startServer` is what main.ts
 // and the in-process tests call; everything it needs from outside is passed in.
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
@@ -9,7 +8,7 @@ import type { Config } from './config.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
 import { Engine } from './engine/engine.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError, parserError, toErrorResponse } from './errors.js';
 import { environmentRoutes } from './environments/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { stateRoutes } from './state-io/routes.js';
@@ -78,7 +77,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   engine.afterDurable = () => checkpointer.maybeCheckpoint();
   // The key is loaded in both modes so tokens made while AUTH_TYPE=none still work after switching.
-  const hasher = new TokenHasher(loadHashKey(config.dataDir, config.tokenHashKey, log));
+  const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
   await seedTokens({ engine, config, hasher, log });
   const auth: Authenticator = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : new OpenAuthenticator();
   if (config.authType === 'none') {
@@ -139,15 +138,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       socket.destroy();
       return;
     }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = JSON.stringify({
-      id: randomUUID(),
-      name: status === 431 ? 'RequestHeaderFieldsTooLarge' : status === 408 ? 'RequestTimeout' : 'BadRequestError',
-      message: status === 431 ? 'The request headers are too large.' : status === 408 ? 'The request took too long to arrive.' : 'The request is not valid HTTP.',
-    });
+    const { status, body } = toErrorResponse(parserError(err.code));
+    const text = JSON.stringify(body);
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
     );
   });
   const stopStorage = async () => {

@@ -3,8 +3,8 @@
 // stored as given (importedConstraint), since SDKs are specified to evaluate even an unknown
 // operator, an empty value list or a regular expression that does not compile (as false).
 import net from 'node:net';
+import { invalid } from '../errors.js';
 import type { Constraint } from '../state/types.js';
-import { invalid } from '../state/names.js';
 
 export const STRING_OPERATORS = ['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS'] as const;
 export const NUM_OPERATORS = ['NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE'] as const;

@@ -1,8 +1,8 @@
 // Pure flag commands: create, patch, archive, revive, delete, environment on/off, dependencies.
 import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
-import { NameExistsError, NoAccessError, NotFoundError, ValidationError } from '../errors.js';
+import { invalid, NameExistsError, NoAccessError, NotFoundError, ValidationError } from '../errors.js';
 import type { Op } from '../state/ops.js';
-import { checkFlagName, invalid } from '../state/names.js';
+import { checkFlagName } from '../state/names.js';
 import { normalizeTag } from '../tags/logic.js';
 import { strategiesOf, tagKey, type State } from '../state/state.js';
 import type { Feature, Tag } from '../state/types.js';

@@ -1,9 +1,9 @@
 // Pure project commands: create, update, delete.
 import type { Change, EventDraft } from '../engine/command.js';
-import { NameExistsError, NoAccessError, ValidationError } from '../errors.js';
+import { invalid, NameExistsError, NoAccessError, ValidationError } from '../errors.js';
 import { requireProject } from '../features/lookup.js';
 import type { Op } from '../state/ops.js';
-import { checkName, invalid } from '../state/names.js';
+import { checkName } from '../state/names.js';
 import type { State } from '../state/state.js';
 import type { Project } from '../state/types.js';
 import { tokensWithout } from '../tokens/logic.js';

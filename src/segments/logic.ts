@@ -2,8 +2,8 @@
 // by id; it may be scoped to one project, and then only that project's flags may use it.
 import type { Change } from '../engine/command.js';
 import { normalizeConstraints, type ConstraintInput } from '../constraints/constraints.js';
-import { NameExistsError, NoAccessError, NotFoundError, ValidationError } from '../errors.js';
-import { checkSegmentName, invalid } from '../state/names.js';
+import { invalid, NameExistsError, NoAccessError, NotFoundError, ValidationError } from '../errors.js';
+import { checkSegmentName } from '../state/names.js';
 import type { State } from '../state/state.js';
 import type { Segment, Strategy } from '../state/types.js';
 

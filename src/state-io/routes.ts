@@ -1,7 +1,6 @@
 // State import (spec endpoint 4, deprecated but supported) and export.
-import { ValidationError } from '../errors.js';
+import { invalid, ValidationError } from '../errors.js';
 import type { AppContext, Call, RouteDef } from '../http/router.js';
-import { invalid } from '../state/names.js';
 import { exportState } from './export.js';
 import { importState } from './import.js';
 import { stateSchemas, type StateDocument } from './schema.js';

@@ -5,7 +5,7 @@
 // - segment names: any text, trimmed (Unleash allows "Beta users");
 // - everything else that appears in a path (projects, environments, tag types, strategy types,
 //   context fields, variant names): Unleash's URL-friendly rule.
-import { ValidationError } from '../errors.js';
+import { invalid } from '../errors.js';
 
 export const NAME_MAX = 100;
 
@@ -60,10 +60,6 @@ function isUrlFriendly(value: string): boolean {
 function shown(value: unknown): string {
   if (typeof value !== 'string') return `a ${value === null ? 'null' : typeof value}`;
   return JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}…` : value);
-}
-
-export function invalid(path: string, message: string): ValidationError {
-  return new ValidationError(`Request validation failed: ${message}.`, [{ path, message }]);
 }
 
 // Schema fragments. `description` is what validation errors say when a value breaks the rule

@@ -1,13 +1,12 @@
 // Pure strategy commands: add, update, delete, reorder. Each returns the ops and events of
 // the change; the engine makes it durable.
 import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { invalid, NotFoundError, ValidationError } from '../errors.js';
 import { normalizeConstraints, type ConstraintInput } from '../constraints/constraints.js';
 import { requireFeature, requireFeatureEnv } from '../features/lookup.js';
 import type { Op } from '../state/ops.js';
 import { featureEnvKey, strategiesOf, type State } from '../state/state.js';
 import type { Feature, Strategy } from '../state/types.js';
-import { invalid } from '../state/names.js';
 import { normalizeVariants, type VariantInput } from '../variants/weights.js';
 
 export const MAX_STRATEGIES = 30;

@@ -1,9 +1,8 @@
 // Pure tag commands: tag types, tags, and tags on flags. Removing a tag type or a tag takes
 // everything that refers to it along in the same change, so no flag keeps a dangling tag.
 import type { Change, EventDraft } from '../engine/command.js';
-import { NameExistsError, NotFoundError } from '../errors.js';
+import { invalid, NameExistsError, NotFoundError } from '../errors.js';
 import type { Op } from '../state/ops.js';
-import { invalid } from '../state/names.js';
 import { tagKey, type State } from '../state/state.js';
 import type { Feature, Tag, TagType } from '../state/types.js';
 

@@ -1,8 +1,7 @@
 // Pure token commands. They only ever see the keyed hash of a secret: the secret is generated and
 // hashed by the caller, so it cannot reach an op, an event or the WAL.
 import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import { invalid } from '../state/names.js';
+import { invalid, NotFoundError, ValidationError } from '../errors.js';
 import type { Op } from '../state/ops.js';
 import type { State } from '../state/state.js';
 import type { ApiToken, TokenType } from '../state/types.js';

@@ -1,8 +1,9 @@
 // Variant normalization with Unleash's weight rules: `fix` variants keep their weight, the
 // rest of 1000 is split evenly among `variable` ones (remainder +1 to the first in input
 // order), and the result is sorted by name as Unleash sorts it (byName).
+import { invalid } from '../errors.js';
 import type { Variant, VariantOverride, VariantPayload } from '../state/types.js';
-import { checkName, invalid } from '../state/names.js';
+import { checkName } from '../state/names.js';
 
 export const TOTAL_WEIGHT = 1000;
 
