@@ -37,8 +37,8 @@ function verify(dir: string): number {
   return r.startable ? 0 : 1;
 }
 
-function backup(src: string, dest: string): number {
-  const r = backupDataDir(src, dest);
+async function backup(src: string, dest: string): Promise<number> {
+  const r = await backupDataDir(src, dest);
   const check = verifyDataDir(dest);
   process.stdout.write(
     `copied ${r.copied.length} files (${r.bytes} bytes) from ${src} to ${dest}` +
@@ -48,7 +48,7 @@ function backup(src: string, dest: string): number {
   return check.startable ? 0 : 1;
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
   if (cmd === 'verify' && args.length === 1) return verify(path.resolve(args[0]));
   if (cmd === 'backup' && args.length === 2) return backup(path.resolve(args[0]), path.resolve(args[1]));
@@ -61,7 +61,7 @@ function main(argv: string[]): number {
 }
 
 try {
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
   process.stderr.write(`fanion: ${(err as Error).message}\n`);
   process.exitCode = 1;

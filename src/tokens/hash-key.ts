@@ -5,10 +5,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log.js';
+import { writeAll, writeDurably } from '../wal/durable-file.js';
+import { realFiles, type FileLayer } from '../wal/file-layer.js';
 
 export const KEY_FILE = 'token-hash.key';
 
-export function loadHashKey(dataDir: string, configured: string | undefined, log: Logger): Buffer {
+/** The key: TOKEN_HASH_KEY, else the one kept in the data folder, else a new one, written durably. */
+export async function loadHashKey(dataDir: string, configured: string | undefined, log: Logger, files: FileLayer = realFiles): Promise<Buffer> {
   const file = path.join(dataDir, KEY_FILE);
   if (configured !== undefined) {
     const key = Buffer.from(configured, 'utf8');
@@ -24,26 +27,8 @@ export function loadHashKey(dataDir: string, configured: string | undefined, log
     return Buffer.from(text, 'hex');
   }
   const key = randomBytes(32);
-  writeDurably(file, key.toString('hex') + '\n');
+  const text = Buffer.from(key.toString('hex') + '\n');
+  await writeDurably(files, file, (fd) => writeAll(files, fd, text, 0));
   log.info({ file }, 'generated the key that hashes API tokens; keep it with the data folder');
   return key;
-}
-
-/** temp file, fsync, rename, fsync the folder: after a crash the key is either whole or absent. */
-function writeDurably(file: string, content: string): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = fs.openSync(tmp, 'w', 0o600);
-  try {
-    fs.writeSync(fd, content);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-  const dir = fs.openSync(path.dirname(file), 'r');
-  try {
-    fs.fsyncSync(dir);
-  } finally {
-    fs.closeSync(dir);
-  }
 }

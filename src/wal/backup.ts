@@ -7,7 +7,8 @@
 // whole WAL tail is in the copy as long as no more than one checkpoint completes during it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { DIR_MODE, FILE_MODE } from './file-layer.js';
+import { writeAll, writeDurably } from './durable-file.js';
+import { DIR_MODE, realFiles, type FileLayer } from './file-layer.js';
 import { LOCK_FILE } from './lock.js';
 
 /** Not copied: the lock names the source's process, and temporary files are never loaded. */
@@ -20,16 +21,14 @@ export interface BackupResult {
   bytes: number;
 }
 
-function fsyncPath(p: string): void {
-  const fd = fs.openSync(p, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+const CHUNK = 1 << 20;
 
-export function backupDataDir(src: string, dest: string): BackupResult {
+/**
+ * Copies every file of `src` (but the lock and temporary files) into the new folder `dest`, each
+ * durably (durable-file.ts). A file the server deletes meanwhile (an old segment or checkpoint) is
+ * listed as vanished: the server no longer needs it, so neither does the copy.
+ */
+export async function backupDataDir(src: string, dest: string, files: FileLayer = realFiles): Promise<BackupResult> {
   const names = fs.readdirSync(src).filter((n) => !SKIP(n) && fs.statSync(path.join(src, n), { throwIfNoEntry: false })?.isFile());
   fs.mkdirSync(dest, { recursive: true, mode: DIR_MODE });
   if (fs.readdirSync(dest).length > 0) throw new Error(`${dest} is not empty; back up into a new folder`);
@@ -37,10 +36,9 @@ export function backupDataDir(src: string, dest: string): BackupResult {
   const vanished: string[] = [];
   let bytes = 0;
   for (const name of names) {
-    const to = path.join(dest, name);
+    let source: fs.promises.FileHandle;
     try {
-      fs.copyFileSync(path.join(src, name), to);
-      fs.chmodSync(to, FILE_MODE);
+      source = await fs.promises.open(path.join(src, name), 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         vanished.push(name);
@@ -48,10 +46,21 @@ export function backupDataDir(src: string, dest: string): BackupResult {
       }
       throw err;
     }
-    fsyncPath(to);
-    bytes += fs.statSync(to).size;
+    try {
+      await writeDurably(files, path.join(dest, name), async (fd) => {
+        const buf = Buffer.allocUnsafe(CHUNK);
+        for (let pos = 0; ; ) {
+          const { bytesRead } = await source.read(buf, 0, CHUNK, pos);
+          if (bytesRead === 0) break;
+          await writeAll(files, fd, buf.subarray(0, bytesRead), pos);
+          pos += bytesRead;
+        }
+      });
+    } finally {
+      await source.close();
+    }
+    bytes += fs.statSync(path.join(dest, name)).size;
     copied.push(name);
   }
-  fsyncPath(dest);
   return { copied, vanished, bytes };
 }

@@ -19,7 +19,8 @@ import { emptyState, type State } from '../state/state.js';
 import { crashPoint } from './crash-points.js';
 import { aligned, bytesOf, decodeEventChunk } from './event-chunk.js';
 import { frame, readFrame } from './frame.js';
-import { wrote, type FileLayer } from './file-layer.js';
+import type { FileLayer } from './file-layer.js';
+import { writeAll, writeDurably } from './durable-file.js';
 import { listNumbered } from './numbered-files.js';
 
 export const CHECKPOINT_FORMAT = 'fanion-checkpoint';
@@ -135,72 +136,59 @@ function columnsOf(f: Record<string, any>): EventColumns {
 
 export class CheckpointAbortedError extends Error {}
 
-/** Writes `snap` as a checkpoint in `dir` (temp file, fsync, rename, directory fsync). */
+/** Writes `snap` as a checkpoint in `dir`, durably (durable-file.ts). */
 export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snapshot, stop: () => boolean = () => false): Promise<CheckpointFile> {
   const final = path.join(dir, checkpointName(snap.lsn));
-  const tmp = `${final}.tmp`;
-  const fd = await files.open(tmp, 'w');
-  let open = true;
-  try {
-    let pos = 0;
-    let frames = 0;
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    const flush = async () => {
-      if (pendingBytes === 0) return;
-      const buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
-      let written = 0;
-      while (written < buf.length) written += wrote(await files.writeLarge(fd, buf.subarray(written), pos + written));
-      pos += buf.length;
-    };
-    const add = async (payload: Uint8Array) => {
-      const f = frame(payload);
-      pending.push(f);
-      pendingBytes += f.length;
-      frames++;
-      if (pendingBytes >= WRITE_SIZE) await flush();
-    };
-    await add(
-      encoder.encode({
-        k: 'header', format: CHECKPOINT_FORMAT, version: CHECKPOINT_VERSION, lsn: snap.lsn, createdAt: snap.createdAt,
-        firstEventId: snap.firstEventId, lastEventId: snap.lastEventId,
-      }),
-    );
-    await add(encoder.encode({ k: 'state', fields: snap.fields, maps: snap.maps.map(([name]) => name) }));
-    for (const [name, entries] of snap.maps) {
-      for (let from = 0; from < entries.length; from += MAP_SLICE) {
-        if (stop()) throw new CheckpointAbortedError('checkpoint abandoned: the server is stopping');
-        await add(encoder.encode({ k: 'map', name, entries: entries.slice(from, from + MAP_SLICE) }));
-        await yieldToRequests();
-      }
-    }
-    await flush();
-    crashPoint('checkpoint-mid-write');
-    for (let from = snap.firstEventId; from <= snap.lastEventId; from += CHUNK) {
-      // Shutting down: a half-written checkpoint is worth nothing, the WAL has everything.
+  await writeDurably(files, final, (fd) => fillCheckpoint(files, fd, snap, stop), { step: (at) => crashPoint(`checkpoint-${at}`) });
+  return { file: final, lsn: snap.lsn };
+}
+
+/** The checkpoint's frames, written in batches of WRITE_SIZE, yielding to requests between slices. */
+async function fillCheckpoint(files: FileLayer, fd: number, snap: Snapshot, stop: () => boolean): Promise<void> {
+  let pos = 0;
+  let frames = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    if (pendingBytes === 0) return;
+    const buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    await writeAll(files, fd, buf, pos);
+    pos += buf.length;
+  };
+  const add = async (payload: Uint8Array) => {
+    const f = frame(payload);
+    pending.push(f);
+    pendingBytes += f.length;
+    frames++;
+    if (pendingBytes >= WRITE_SIZE) await flush();
+  };
+  await add(
+    encoder.encode({
+      k: 'header', format: CHECKPOINT_FORMAT, version: CHECKPOINT_VERSION, lsn: snap.lsn, createdAt: snap.createdAt,
+      firstEventId: snap.firstEventId, lastEventId: snap.lastEventId,
+    }),
+  );
+  await add(encoder.encode({ k: 'state', fields: snap.fields, maps: snap.maps.map(([name]) => name) }));
+  for (const [name, entries] of snap.maps) {
+    for (let from = 0; from < entries.length; from += MAP_SLICE) {
       if (stop()) throw new CheckpointAbortedError('checkpoint abandoned: the server is stopping');
-      const to = Math.min(snap.lastEventId, from + CHUNK - 1);
-      await add(encoder.encode(eventsFrame(snap.events, from, to)));
+      await add(encoder.encode({ k: 'map', name, entries: entries.slice(from, from + MAP_SLICE) }));
       await yieldToRequests();
     }
-    await add(encoder.encode({ k: 'end', frames, events: snap.lastEventId - snap.firstEventId + 1 }));
-    await flush();
-    // fsync, not fdatasync: the file is new, so its size and metadata must be durable too.
-    await files.fsync(fd);
-    open = false;
-    await files.close(fd);
-    crashPoint('checkpoint-before-rename');
-    await files.rename(tmp, final);
-    crashPoint('checkpoint-after-rename');
-    await files.syncDir(dir);
-    return { file: final, lsn: snap.lsn };
-  } catch (err) {
-    if (open) await files.close(fd).catch(() => {});
-    await files.unlink(tmp).catch(() => {});
-    throw err;
   }
+  await flush();
+  crashPoint('checkpoint-mid-write');
+  for (let from = snap.firstEventId; from <= snap.lastEventId; from += CHUNK) {
+    // Shutting down: a half-written checkpoint is worth nothing, the WAL has everything.
+    if (stop()) throw new CheckpointAbortedError('checkpoint abandoned: the server is stopping');
+    const to = Math.min(snap.lastEventId, from + CHUNK - 1);
+    await add(encoder.encode(eventsFrame(snap.events, from, to)));
+    await yieldToRequests();
+  }
+  await add(encoder.encode({ k: 'end', frames, events: snap.lastEventId - snap.firstEventId + 1 }));
+  await flush();
 }
 
 /** A fresh state with the checkpoint's plain fields, each checked to be of the kind the state expects. */
