@@ -5,8 +5,8 @@
 // Exit status: 0 fine (verify: the folder starts, possibly after cutting a torn tail or skipping
 // a damaged checkpoint, both listed), 1 damaged (it would not start) or failed, 2 usage.
 import path from 'node:path';
-import { backupDataDir } from './wal/backup.js';
-import { verifyDataDir } from './wal/verify.js';
+import { backupDataDir } from './storage/backup.js';
+import { verifyDataDir } from './storage/verify.js';
 
 const USAGE = `usage:
   fanion verify <dataDir>          check checkpoints and write-ahead log segments

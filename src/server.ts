@@ -1,36 +1,29 @@
-// Assembles Fanion: storage → engine → routes → HTTP server. `startServer` is what main.ts
-// and the in-process tests call; everything it needs from outside is passed in.
+// The HTTP side of Fanion: routes mounted on the parts app.ts builds, the poll fast path, timeouts
+// and connection limits. `startServer` is what main.ts and the in-process tests call.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
-import { OpenAuthenticator, type Authenticator } from './auth/authenticator.js';
-import type { Config } from './config.js';
+import { openFanion, type FanionDeps } from './app.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
-import { Engine } from './engine/engine.js';
-import { NotFoundError, parserError, toErrorResponse } from './errors.js';
+import type { Engine } from './engine/engine.js';
 import { environmentRoutes } from './environments/routes.js';
+import { NotFoundError, parserError, toErrorResponse } from './errors.js';
 import { eventRoutes } from './events/routes.js';
-import { stateRoutes } from './state-io/routes.js';
 import { featureRoutes } from './features/routes.js';
-import { directGet, indexRoutes, mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
-import { sendError, sendJson } from './http/respond.js';
-import { SchemaRegistry } from './http/validation.js';
 import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
-import type { Logger } from './log.js';
+import { sendError, sendJson } from './http/respond.js';
+import { directGet, indexRoutes, mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
+import { SchemaRegistry } from './http/validation.js';
 import { projectRoutes } from './projects/routes.js';
 import { segmentRoutes } from './segments/routes.js';
-import { openStorage } from './storage.js';
-import { Checkpointer } from './wal/checkpointer.js';
+import { stateRoutes } from './state-io/routes.js';
+import type { Checkpointer } from './storage/checkpointer.js';
 import { strategyRoutes } from './strategies/routes.js';
 import { tagRoutes } from './tags/routes.js';
-import { variantRoutes } from './variants/routes.js';
-import type { FileLayer } from './wal/file-layer.js';
-import { TokenAuthenticator } from './tokens/authenticator.js';
-import { loadHashKey } from './tokens/hash-key.js';
-import { TokenHasher } from './tokens/hasher.js';
 import { SECRET_PATH_PREFIX, tokenRoutes } from './tokens/routes.js';
-import { ensureFirstAdminToken, seedTokens } from './tokens/seed.js';
+import { ensureFirstAdminToken } from './tokens/seed.js';
+import { variantRoutes } from './variants/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
 
@@ -39,13 +32,7 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export interface ServerOptions {
-  config: Config;
-  log: Logger;
-  files?: FileLayer;
-  clock?: () => Date;
-  newId?: () => string;
-}
+export type ServerOptions = FanionDeps;
 
 export interface RunningServer {
   port: number;
@@ -61,25 +48,16 @@ export interface RunningServer {
 const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
   featureRoutes, strategyRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
   eventRoutes, stateRoutes,
-  clientApiRoutes, clientMetricsRoutes,
 ];
 
+/**
+ * Opens Fanion (app.ts) and serves it over HTTP on config.host:config.port. Resolves once it
+ * listens, after the first admin token (if one was needed) has been created and printed.
+ */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { config, log } = opts;
-  const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: opts.files, clock: opts.clock });
-  log.info(
-    { records: storage.replayed.records, ms: Math.round(storage.replayed.ms), checkpoint: storage.replayed.checkpoint, dataDir: config.dataDir },
-    'replayed the write-ahead log',
-  );
-  const engine = new Engine({ state: storage.state, wal: storage.wal, log, clock: opts.clock, newId: opts.newId });
-  const checkpointer = new Checkpointer({
-    engine, dir: config.dataDir, files: storage.files, log, everyRecords: config.checkpointRecords, everyBytes: config.checkpointBytes,
-  });
-  engine.afterDurable = () => checkpointer.maybeCheckpoint();
-  // The key is loaded in both modes so tokens made while AUTH_TYPE=none still work after switching.
-  const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
-  await seedTokens({ engine, config, hasher, log });
-  const auth: Authenticator = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : new OpenAuthenticator();
+  const fanion = await openFanion(opts);
+  const { engine, checkpointer, hasher, auth } = fanion;
   if (config.authType === 'none') {
     if (isLoopback(config.host)) {
       log.warn({ host: config.host }, `AUTH_TYPE=none: authentication is OFF, so Fanion listens on ${config.host} only (this machine). Every caller is an admin.`);
@@ -91,8 +69,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       );
     }
   }
-  const closeHooks: (() => Promise<void> | void)[] = [];
-  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, onClose: (fn) => void closeHooks.push(fn) };
+  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth };
 
   const app = polka({
     onError: (err, req, res) => sendError(res, err, log, { method: req.method, path: req.path }),
@@ -103,7 +80,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
   });
   app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
-  const routes = [...ROUTE_MODULES, tokenRoutes(hasher)].flatMap((m) => m(ctx));
+  const routes = [
+    ...ROUTE_MODULES.flatMap((m) => m(ctx)),
+    ...tokenRoutes(hasher)(ctx),
+    ...clientApiRoutes(fanion.snapshot),
+    ...clientMetricsRoutes(ctx, fanion.metrics),
+  ];
   mount(app, ctx, routes);
   indexRoutes(app);
   const openapi = openApiDocument(routes, ctx.schemas.schemas);
@@ -145,19 +127,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
     );
   });
-  const stopStorage = async () => {
-    for (const fn of closeHooks) await fn();
-    await checkpointer.close();
-    await storage.wal.close();
-    storage.release();
-  };
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
-    await stopStorage();
+    await fanion.close();
     const e = err as NodeJS.ErrnoException;
     throw new Error(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen on ${config.host}:${config.port}: ${e.message}`);
   }
@@ -172,7 +148,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 5_000).unref();
       });
-      await stopStorage();
+      await fanion.close();
     })();
     return closing;
   };

@@ -2,16 +2,15 @@
 // prebuilt bytes; all the work happens once per change in snapshot.ts.
 import { NotFoundError } from '../errors.js';
 import { NOSNIFF } from '../http/respond.js';
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { RouteDef } from '../http/router.js';
 import { acceptsGzip, etagMatches } from './conditional.js';
-import { ClientSnapshot } from './snapshot.js';
+import type { ClientSnapshot } from './snapshot.js';
 
 const TAG = 'Client';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function clientApiRoutes(ctx: AppContext): RouteDef[] {
-  const snapshot = new ClientSnapshot(ctx.engine.state);
-  ctx.engine.onChange((rec, kind) => snapshot.onChange(rec, kind));
+/** The SDK poll routes, answered from the snapshot the composition root (app.ts) keeps up to date. */
+export function clientApiRoutes(snapshot: ClientSnapshot): RouteDef[] {
   return [
     {
       method: 'GET', path: '/api/client/features', tag: TAG, auth: 'client', fastPath: true,

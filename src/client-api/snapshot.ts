@@ -17,8 +17,7 @@ import type { ClientScope } from '../auth/authenticator.js';
 import type { Op } from '../state/ops.js';
 import { featureEnvKey, tagKey, type State } from '../state/state.js';
 import type { Feature } from '../state/types.js';
-import { NOSNIFF } from '../http/respond.js';
-import type { WalRecord } from '../wal/record.js';
+import type { StateChange } from '../state/change.js';
 import { buildBlocks, cutAfter, etagOf, type Block, type Fragment } from './blocks.js';
 import { clientFilter, filterKey, inScope, type ClientFilter } from './query.js';
 import { clientFeature } from './record.js';
@@ -54,13 +53,15 @@ export interface CachedResponse {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-function identityHeaders(e: CachedResponse): string[] {
-  return ['Content-Type', JSON_TYPE, 'Content-Length', String(e.length), 'ETag', e.etag, 'Vary', 'Accept-Encoding', ...NOSNIFF];
+function identityHeaders(e: CachedResponse, extra: readonly string[]): string[] {
+  return ['Content-Type', JSON_TYPE, 'Content-Length', String(e.length), 'ETag', e.etag, 'Vary', 'Accept-Encoding', ...extra];
 }
 
 export interface SnapshotOptions {
   maxEntries?: number;
   maxBytes?: number;
+  /** Header name/value pairs added to every prebuilt answer (the HTTP layer's, e.g. nosniff). */
+  extraHeaders?: readonly string[];
 }
 
 /** Distinct raw query strings remembered before the memo is reset: it only saves re-parsing, and URLs can be 16 kB. */
@@ -100,15 +101,17 @@ export class ClientSnapshot {
   private blocksBuilt = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
+  private readonly extraHeaders: readonly string[];
 
   constructor(private readonly state: State, opts: SnapshotOptions = {}) {
     this.maxEntries = opts.maxEntries ?? 1000;
+    this.extraHeaders = opts.extraHeaders ?? [];
     this.maxBytes = opts.maxBytes ?? 256 * 1024 * 1024;
     this.rebuildOwners();
   }
 
   /** The engine's change listener: marks what a record touched; the work happens on the next read. */
-  onChange(rec: WalRecord, kind: 'applied' | 'rolled-back'): void {
+  onChange(rec: StateChange, kind: 'applied' | 'rolled-back'): void {
     if (kind === 'rolled-back') {
       // A rollback undoes this record and every later one, but is reported once: start over.
       this.rebuildOwners();
@@ -356,7 +359,7 @@ export class ClientSnapshot {
     entry.length = 0;
     for (const p of entry.parts) entry.length += p.length;
     entry.etag = etagOf(blocks);
-    entry.headers = { notModified: ['ETag', entry.etag, 'Vary', 'Accept-Encoding', ...NOSNIFF], identity: identityHeaders(entry), gzip: null };
+    entry.headers = { notModified: ['ETag', entry.etag, 'Vary', 'Accept-Encoding', ...this.extraHeaders], identity: identityHeaders(entry, this.extraHeaders), gzip: null };
     entry.gzip = null;
     entry.size = entry.length;
     this.cachedBytes += entry.size;
@@ -381,7 +384,7 @@ export class ClientSnapshot {
       const zipped = Buffer.concat(out);
       entry.gzip = zipped;
       entry.headers.gzip = [
-        'Content-Type', JSON_TYPE, 'Content-Encoding', 'gzip', 'Content-Length', String(zipped.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding', ...NOSNIFF,
+        'Content-Type', JSON_TYPE, 'Content-Encoding', 'gzip', 'Content-Length', String(zipped.length), 'ETag', entry.etag, 'Vary', 'Accept-Encoding', ...this.extraHeaders,
       ];
       entry.size += zipped.length;
       this.cachedBytes += zipped.length;

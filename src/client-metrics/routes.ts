@@ -2,9 +2,8 @@
 // and admin reads of what they gathered.
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { AppContext, RouteDef } from '../http/router.js';
-import { MetricsFlusher } from './flusher.js';
 import { clientMetricsSchemas, type MetricsBody, type RegisterBody } from './schema.js';
-import { ClientMetricsStore } from './store.js';
+import type { ClientMetricsStore } from './store.js';
 
 const TAG = 'Client metrics';
 
@@ -15,12 +14,9 @@ function pageParam(raw: string | string[] | undefined, name: string, fallback: n
   return n;
 }
 
-export function clientMetricsRoutes(ctx: AppContext): RouteDef[] {
+/** The SDK metrics routes, over the store the composition root (app.ts) built and flushes. */
+export function clientMetricsRoutes(ctx: AppContext, store: ClientMetricsStore): RouteDef[] {
   ctx.schemas.addAll(clientMetricsSchemas);
-  const store = new ClientMetricsStore(ctx.engine.state, ctx.config.clientMetricsMaxBytes);
-  const flusher = new MetricsFlusher(ctx.engine, store, ctx.log);
-  flusher.start(ctx.config.metricsFlushMs);
-  ctx.onClose?.(() => flusher.stop());
   const now = () => ctx.engine.now().toISOString();
   return [
     {

@@ -4,14 +4,15 @@
 //   after it are rolled back and their callers get 503; reads go on from the restored state.
 import { randomUUID } from 'node:crypto';
 import { ServiceUnavailableError } from '../errors.js';
-import { storeEvent } from '../events/stored.js';
+import { storeEvent } from '../state/events/stored.js';
 import type { Logger } from '../log.js';
 import { applyRecord } from '../state/apply.js';
 import type { Undo } from '../state/ops.js';
 import type { State } from '../state/state.js';
 import type { Actor } from '../state/types.js';
 import { frame } from '../wal/frame.js';
-import { encodeRecord, type WalRecord } from '../wal/record.js';
+import type { StateChange } from '../state/change.js';
+import { encodeRecord } from '../wal/record.js';
 import type { Wal } from '../wal/wal.js';
 import { resolveEvents, type Command, type CommandEnv } from './command.js';
 
@@ -29,7 +30,8 @@ interface InFlight {
   rolledBack: boolean;
 }
 
-export type ChangeListener = (rec: WalRecord, kind: 'applied' | 'rolled-back') => void;
+/** Told of every change as it is applied, and again if it is rolled back (the WAL refused it). */
+export type ChangeListener = (change: StateChange, kind: 'applied' | 'rolled-back') => void;
 
 export class Engine {
   readonly state: State;
@@ -65,7 +67,7 @@ export class Engine {
     if (change.ops.length === 0 && change.events.length === 0) return change.result;
     const events = resolveEvents(this.state, env, change.events).map(storeEvent);
     const lsn = this.wal.takeLsn();
-    const rec: WalRecord = { lsn, ops: change.ops, events };
+    const rec: StateChange = { lsn, ops: change.ops, events };
     let bytes: Buffer;
     let undo: Undo;
     try {
@@ -134,7 +136,7 @@ export class Engine {
   }
 
   /** Undoes `entry` and everything applied after it, newest first. */
-  private rollback(entry: InFlight, rec: WalRecord, err: unknown): void {
+  private rollback(entry: InFlight, rec: StateChange, err: unknown): void {
     if (entry.rolledBack) return;
     const at = this.inFlight.indexOf(entry);
     const undone = this.inFlight.splice(at);
@@ -152,7 +154,7 @@ export class Engine {
     this.emit(rec, 'rolled-back');
   }
 
-  private emit(rec: WalRecord, kind: 'applied' | 'rolled-back'): void {
+  private emit(rec: StateChange, kind: 'applied' | 'rolled-back'): void {
     for (const fn of this.listeners) {
       try {
         fn(rec, kind);

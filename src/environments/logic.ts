@@ -3,7 +3,7 @@
 // strategies, all in the same change.
 import type { Change } from '../engine/command.js';
 import { NameExistsError, NoAccessError, ValidationError } from '../errors.js';
-import { requireEnvironment } from '../features/lookup.js';
+import { requireEnvironment } from '../state/lookup.js';
 import type { Op } from '../state/ops.js';
 import { checkName } from '../state/names.js';
 import { strategiesOf, type State } from '../state/state.js';

@@ -1,4 +1,4 @@
-import { requireEnvironment } from '../features/lookup.js';
+import { requireEnvironment } from '../state/lookup.js';
 import type { AppContext, RouteDef } from '../http/router.js';
 import { createEnvironment, deleteEnvironment, environmentView, sortedEnvironments, updateEnvironment, type EnvironmentInput } from './logic.js';
 import { environmentSchemas } from './schema.js';

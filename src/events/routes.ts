@@ -1,7 +1,7 @@
 // Event search (spec endpoint 5) and Unleash's plain event listings.
 import { invalid } from '../errors.js';
 import type { AppContext, RouteDef } from '../http/router.js';
-import type { EventFilter } from './event-log.js';
+import type { EventFilter } from '../state/events/event-log.js';
 import { eventSchemas, MAX_EVENT_PAGE, type SearchEventsBody } from './schema.js';
 import { searchVisible } from './search-visible.js';
 

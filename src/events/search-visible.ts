@@ -6,7 +6,7 @@
 // per row, so totals, cursors and free-text queries work as for any other filter.
 import { describeLimits, type AdminView } from '../auth/authenticator.js';
 import { NoAccessError } from '../errors.js';
-import type { EventFilter, EventLog, EventPage } from './event-log.js';
+import type { EventFilter, EventLog, EventPage } from '../state/events/event-log.js';
 
 export function isUnlimited(view: AdminView): boolean {
   return view.environment === '*' && view.projects.includes('*');

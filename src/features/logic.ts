@@ -7,7 +7,7 @@ import { normalizeTag } from '../tags/logic.js';
 import { strategiesOf, tagKey, type State } from '../state/state.js';
 import type { Feature, Tag } from '../state/types.js';
 import { defaultRolloutStrategy, strategyView } from '../strategies/logic.js';
-import { featureMetadata, requireFeatureEnv, requireFeature, requireProject } from './lookup.js';
+import { featureMetadata, requireFeatureEnv, requireFeature, requireProject } from '../state/lookup.js';
 
 export interface CreateFeatureInput {
   name: string;

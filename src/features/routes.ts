@@ -3,12 +3,12 @@ import { NameExistsError, NoAccessError } from '../errors.js';
 import type { AppContext, RouteDef } from '../http/router.js';
 import { checkFlagName } from '../state/names.js';
 import type { State } from '../state/state.js';
-import { applyPatch } from '../strategies/routes.js';
+import { applyPatch } from '../http/patch.js';
 import {
   addDependency, archiveFeature, createFeature, deleteArchivedFeature, patchFeature, removeDependency, reviveFeature,
   setEnvironmentEnabled, type CreateFeatureInput, type DependencyInput,
 } from './logic.js';
-import { requireFeature, requireProject } from './lookup.js';
+import { requireFeature, requireProject } from '../state/lookup.js';
 import { featureSchemas } from './schema.js';
 import { featureSummary, featureView } from './view.js';
 

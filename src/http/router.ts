@@ -73,8 +73,6 @@ export interface AppContext {
   log: Logger;
   schemas: SchemaRegistry;
   auth: Authenticator;
-  /** Registers work to finish on shutdown, after the HTTP server stops and before the WAL closes. */
-  onClose?: (fn: () => Promise<void> | void) => void;
 }
 
 const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);

@@ -1,7 +1,7 @@
 // Pure project commands: create, update, delete.
 import type { Change, EventDraft } from '../engine/command.js';
 import { invalid, NameExistsError, NoAccessError, ValidationError } from '../errors.js';
-import { requireProject } from '../features/lookup.js';
+import { requireProject } from '../state/lookup.js';
 import type { Op } from '../state/ops.js';
 import { checkName } from '../state/names.js';
 import type { State } from '../state/state.js';

@@ -1,4 +1,4 @@
-import { requireProject } from '../features/lookup.js';
+import { requireProject } from '../state/lookup.js';
 import { featureSummary } from '../features/view.js';
 import type { AppContext, RouteDef } from '../http/router.js';
 import type { Project } from '../state/types.js';

@@ -1,6 +1,6 @@
 // The state export: every kind the import takes, in the same shape, in a deterministic order,
 // so export → import into an empty server → export gives the same document.
-import { featureMetadata } from '../features/lookup.js';
+import { featureMetadata } from '../state/lookup.js';
 import { projectRecord } from '../projects/logic.js';
 import { strategiesOf, type State } from '../state/state.js';
 import type { Feature, Project, Segment, Strategy } from '../state/types.js';

@@ -1,9 +1,9 @@
-import type { WalRecord } from '../wal/record.js';
+import type { StateChange } from './change.js';
 import { applyOp, OrderKeeper, type Undo } from './ops.js';
 import type { State } from './state.js';
 
 /** Applies a whole record (its ops, then its events). Returns the inverse when asked for it. */
-export function applyRecord(state: State, rec: WalRecord, withUndo: boolean): Undo | null {
+export function applyRecord(state: State, rec: StateChange, withUndo: boolean): Undo | null {
   if (!withUndo) {
     for (const op of rec.ops) applyOp(state, op, false);
     for (const e of rec.events) state.events.appendStored(e);

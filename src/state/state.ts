@@ -1,5 +1,5 @@
 // The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
-import { EventLog } from '../events/event-log.js';
+import { EventLog } from './events/event-log.js';
 import type {
   ApiToken, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
 } from './types.js';

@@ -3,7 +3,7 @@
 import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
 import { invalid, NotFoundError, ValidationError } from '../errors.js';
 import { normalizeConstraints, type ConstraintInput } from '../constraints/constraints.js';
-import { requireFeature, requireFeatureEnv } from '../features/lookup.js';
+import { requireFeature, requireFeatureEnv } from '../state/lookup.js';
 import type { Op } from '../state/ops.js';
 import { featureEnvKey, strategiesOf, type State } from '../state/state.js';
 import type { Feature, Strategy } from '../state/types.js';

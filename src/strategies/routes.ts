@@ -1,6 +1,6 @@
-import jsonPatch from 'fast-json-patch';
-import { NotFoundError, ValidationError } from '../errors.js';
-import { requireFeature, requireFeatureEnv } from '../features/lookup.js';
+import type jsonPatch from 'fast-json-patch';
+import { applyPatch } from '../http/patch.js';
+import { requireFeature, requireFeatureEnv } from '../state/lookup.js';
 import type { AppContext, RouteDef } from '../http/router.js';
 import { strategiesOf } from '../state/state.js';
 import {
@@ -82,16 +82,3 @@ export function strategyRoutes(ctx: AppContext): RouteDef[] {
   ];
 }
 
-/** Applies a JSON Patch to a copy; a patch that cannot apply is the caller's error (400). */
-export function applyPatch<T>(doc: T, ops: jsonPatch.Operation[]): T {
-  try {
-    const copy = jsonPatch.deepClone(doc) as T;
-    const err = jsonPatch.validate(ops, copy);
-    if (err) throw err;
-    return jsonPatch.applyPatch(copy, ops, false, true).newDocument;
-  } catch (err) {
-    if (err instanceof NotFoundError) throw err;
-    const e = err as { message?: string; name?: string };
-    throw new ValidationError(`The patch could not be applied: ${(e.message ?? String(err)).split('\n')[0]}`, [{ message: e.name ?? 'invalid patch' }]);
-  }
-}

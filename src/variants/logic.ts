@@ -1,7 +1,7 @@
 // Pure commands for a flag's per-environment variants. The weights are recomputed on every
 // write with Unleash's rules (weights.ts), so what is stored always adds up to 1000.
 import type { Change, EventDraft } from '../engine/command.js';
-import { requireFeature, requireFeatureEnv } from '../features/lookup.js';
+import { requireFeature, requireFeatureEnv } from '../state/lookup.js';
 import type { Op } from '../state/ops.js';
 import type { State } from '../state/state.js';
 import type { Variant } from '../state/types.js';

@@ -1,7 +1,7 @@
 import type jsonPatch from 'fast-json-patch';
-import { requireFeature, requireFeatureEnv } from '../features/lookup.js';
+import { requireFeature, requireFeatureEnv } from '../state/lookup.js';
 import type { AppContext, RouteDef } from '../http/router.js';
-import { applyPatch } from '../strategies/routes.js';
+import { applyPatch } from '../http/patch.js';
 import { setEnvironmentVariants } from './logic.js';
 import { variantSchemas } from './schema.js';
 import type { VariantInput } from './weights.js';

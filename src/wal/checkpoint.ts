@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Decoder, Encoder, ExtensionCodec } from '@msgpack/msgpack';
-import type { EventColumns, EventLog } from '../events/event-log.js';
+import type { EventColumns, EventLog } from '../state/events/event-log.js';
 import { emptyState, type State } from '../state/state.js';
 import { crashPoint } from './crash-points.js';
 import { aligned, bytesOf, decodeEventChunk } from './event-chunk.js';

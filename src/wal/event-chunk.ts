@@ -9,7 +9,7 @@
 //    createdAt: Float64Array as bytes (epoch ms; NaN = see oddDates), oddDates: {row: text}
 //    userId: Float64Array as bytes (NaN = null)
 //    payload: JSON text of [[data, preData, tags], …]}
-import { isoOf } from '../events/iso-date.js';
+import { isoOf } from '../state/events/iso-date.js';
 import type { EventRecord } from '../state/types.js';
 
 export interface EventChunk {

@@ -9,18 +9,15 @@
 //     when its objects have exactly those fields (anything else stays a map): replay then decodes
 //     six values instead of eleven keys and values in two maps.
 //   version 1 (still read): the map {lsn, ops, events}, events as EventRecord objects.
+import type { StateChange } from '../state/change.js';
 import { Decoder, Encoder } from '@msgpack/msgpack';
-import { storedEventProblem, storeEvent, type StoredEvent } from '../events/stored.js';
+import { storedEventProblem, storeEvent, type StoredEvent } from '../state/events/stored.js';
 import type { Op } from '../state/ops.js';
 import type { EventRecord } from '../state/types.js';
 import { decodeCommon } from './fast-decode.js';
 
-export interface WalRecord {
-  /** Log sequence number: 1, 2, 3 … across segments and restarts. */
-  lsn: number;
-  ops: Op[];
-  events: StoredEvent[];
-}
+/** A WAL record is a state change at its LSN; this module owns its encoding. */
+export type WalRecord = StateChange;
 
 const VERSION = 2;
 const encoder = new Encoder({ ignoreUndefined: true });

@@ -9,7 +9,8 @@ import { Engine } from '../../src/engine/engine.js';
 import { ServiceUnavailableError } from '../../src/errors.js';
 import { createFeature, setEnvironmentEnabled } from '../../src/features/logic.js';
 import { dumpState } from '../../src/state/dump.js';
-import { openStorage, type Storage } from '../../src/storage.js';
+import type { Storage } from '../../src/storage/storage.js';
+import { openTestFanion } from '../helpers/fanion.js';
 import { addStrategy } from '../../src/strategies/logic.js';
 import { FaultyFiles, realFiles, type FileLayer } from '../../src/wal/file-layer.js';
 import { tempDataDir } from '../helpers/server.js';
@@ -42,14 +43,12 @@ class GatedFiles extends FaultyFiles {
   }
 }
 
+/** Through the composition root, with fsync on, over `files`, with a clock and ids of its own. */
 async function open(dataDir: string, files: FileLayer): Promise<{ storage: Storage; engine: Engine }> {
-  const storage = await openStorage({ dataDir, sync: true, log, files, clock: () => new Date('2026-01-01T00:00:00Z') });
   let n = 0;
   let ms = Date.parse('2026-01-01T00:00:00Z');
-  const engine = new Engine({
-    state: storage.state, wal: storage.wal, log,
-    clock: () => new Date((ms += 1000)),
-    newId: () => `id-${dataDir.length}-${++n}`,
+  const { storage, engine } = await openTestFanion(dataDir, { WAL_SYNC: 'always' }, {
+    log, files, clock: () => new Date((ms += 1000)), newId: () => `id-${dataDir.length}-${++n}`,
   });
   return { storage, engine };
 }

@@ -3,7 +3,7 @@
 import type { Test } from 'tap';
 import { resolveEvents, type Change, type Command } from '../../src/engine/command.js';
 import { applyRecord } from '../../src/state/apply.js';
-import { storeEvent } from '../../src/events/stored.js';
+import { storeEvent } from '../../src/state/events/stored.js';
 import type { State } from '../../src/state/state.js';
 import { deepFreeze, fixedEnv, fixtureState, snapshot } from '../state/fixture.js';
 

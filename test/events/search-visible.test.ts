@@ -3,7 +3,7 @@
 // filters, for every kind of limit, filter, page size and cursor.
 import t from 'tap';
 import type { AdminView } from '../../src/auth/authenticator.js';
-import { EventLog, type EventFilter } from '../../src/events/event-log.js';
+import { EventLog, type EventFilter } from '../../src/state/events/event-log.js';
 import { searchVisible } from '../../src/events/search-visible.js';
 import { NoAccessError } from '../../src/errors.js';
 import type { EventRecord } from '../../src/state/types.js';

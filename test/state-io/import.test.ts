@@ -3,7 +3,7 @@
 import t from 'tap';
 import { resolveEvents, type Command, type CommandEnv } from '../../src/engine/command.js';
 import { applyRecord } from '../../src/state/apply.js';
-import { storeEvent } from '../../src/events/stored.js';
+import { storeEvent } from '../../src/state/events/stored.js';
 import { defaultOps } from '../../src/state/defaults.js';
 import { dumpState } from '../../src/state/dump.js';
 import { emptyState, featureEnvKey, tagKey, type State } from '../../src/state/state.js';

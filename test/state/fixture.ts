@@ -1,9 +1,9 @@
 // A small but varied state for pure-core tests: defaults, two projects, flags with per-environment
 // configuration, several strategies (so index order matters), a segment, tags and a token.
 import type { CommandEnv } from '../../src/engine/command.js';
-import { EventLog } from '../../src/events/event-log.js';
+import { EventLog } from '../../src/state/events/event-log.js';
 import { applyRecord } from '../../src/state/apply.js';
-import { storeEvent } from '../../src/events/stored.js';
+import { storeEvent } from '../../src/state/events/stored.js';
 import { defaultOps } from '../../src/state/defaults.js';
 import { dumpState, loadDump, type StateDump } from '../../src/state/dump.js';
 import type { Op } from '../../src/state/ops.js';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { applyRecord } from '../../src/state/apply.js';
-import { storeEvent } from '../../src/events/stored.js';
+import { storeEvent } from '../../src/state/events/stored.js';
 import { dumpState, loadDump } from '../../src/state/dump.js';
 import { applyOp, type Op } from '../../src/state/ops.js';
 import { strategiesOf, type State } from '../../src/state/state.js';

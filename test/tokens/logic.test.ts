@@ -4,7 +4,7 @@ import t from 'tap';
 import { ValidationError, NotFoundError } from '../../src/errors.js';
 import { resolveEvents, type EventDraft } from '../../src/engine/command.js';
 import { applyRecord } from '../../src/state/apply.js';
-import { storeEvent } from '../../src/events/stored.js';
+import { storeEvent } from '../../src/state/events/stored.js';
 import { loadDump } from '../../src/state/dump.js';
 import type { Op } from '../../src/state/ops.js';
 import type { State } from '../../src/state/state.js';

@@ -10,7 +10,7 @@ import { dumpState } from '../../src/state/dump.js';
 import { listCheckpoints, readCheckpoint } from '../../src/wal/checkpoint.js';
 import { encodeEventChunk } from '../../src/wal/event-chunk.js';
 import { frame, readFrame } from '../../src/wal/frame.js';
-import { recover } from '../../src/wal/recovery.js';
+import { recover } from '../../src/storage/recovery.js';
 import { listSegments } from '../../src/wal/wal.js';
 import { tempDataDir } from '../helpers/server.js';
 import { setEnvironmentEnabled } from '../../src/features/logic.js';

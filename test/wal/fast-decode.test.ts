@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import t from 'tap';
 import { decodeCommon } from '../../src/wal/fast-decode.js';
-import { eventOf, storeEvent } from '../../src/events/stored.js';
+import { eventOf, storeEvent } from '../../src/state/events/stored.js';
 import { decodeRecord, encodeRecord, encodeRecordV1, type WalRecord } from '../../src/wal/record.js';
 
 const encoder = new Encoder({ ignoreUndefined: true });

@@ -3,11 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
-import { Engine } from '../../src/engine/engine.js';
+import type { Engine } from '../../src/engine/engine.js';
 import { createFeature, setEnvironmentEnabled } from '../../src/features/logic.js';
-import { openStorage, type Storage } from '../../src/storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { addStrategy } from '../../src/strategies/logic.js';
-import { Checkpointer } from '../../src/wal/checkpointer.js';
+import type { Checkpointer } from '../../src/storage/checkpointer.js';
+import { openTestFanion, type Fanion } from '../helpers/fanion.js';
 import type { FileLayer } from '../../src/wal/file-layer.js';
 import { frame } from '../../src/wal/frame.js';
 import { encodeRecord, type WalRecord } from '../../src/wal/record.js';
@@ -50,22 +51,17 @@ export interface Opened {
   close(): Promise<void>;
 }
 
+/** Opens `dataDir` through the composition root, with checkpoints every `everyRecords` records (0: never). */
 export async function openEngine(dataDir: string, opts: { sync?: boolean; files?: FileLayer; everyRecords?: number } = {}): Promise<Opened> {
-  const storage = await openStorage({ dataDir, sync: opts.sync ?? false, log: silent, files: opts.files });
   let n = 0;
-  const engine = new Engine({ state: storage.state, wal: storage.wal, log: silent, newId: () => `id-${storage.wal.nextLsn}-${++n}` });
-  const checkpointer = new Checkpointer({ engine, dir: dataDir, files: storage.files, log: silent, everyRecords: opts.everyRecords ?? 0, everyBytes: 0, retryMs: 0 });
-  engine.afterDurable = () => checkpointer.maybeCheckpoint();
-  return {
-    storage,
-    engine,
-    checkpointer,
-    close: async () => {
-      await checkpointer.close();
-      await storage.wal.close();
-      storage.release();
-    },
-  };
+  let fanion: Fanion | undefined = undefined;
+  fanion = await openTestFanion(
+    dataDir,
+    { WAL_SYNC: opts.sync ? 'always' : 'none', CHECKPOINT_RECORDS: String(opts.everyRecords ?? 0) },
+    { files: opts.files, log: silent, checkpointRetryMs: 0, newId: () => `id-${fanion!.storage.wal.nextLsn}-${++n}` },
+  );
+  const { storage, engine, checkpointer, close } = fanion;
+  return { storage, engine, checkpointer, close };
 }
 
 const where = (feature: string, environment = 'development') => ({ project: 'default', feature, environment });

@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { eventOf } from '../../src/events/stored.js';
+import { eventOf } from '../../src/state/events/stored.js';
 import { dumpState } from '../../src/state/dump.js';
 import { frame } from '../../src/wal/frame.js';
 import { encodeRecordV1, type WalRecord } from '../../src/wal/record.js';
-import { recover } from '../../src/wal/recovery.js';
+import { recover } from '../../src/storage/recovery.js';
 import { listSegments, scanSegments, segmentName } from '../../src/wal/wal.js';
 import { addFlag, openEngine } from './helpers.js';
 

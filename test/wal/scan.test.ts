@@ -8,7 +8,7 @@ import { scanSegments, listSegments, segmentName, WalCorruptError, findRecordAft
 import type { WalRecord } from '../../src/wal/record.js';
 import { tempDataDir } from '../helpers/server.js';
 import { frames, offsetOf, record, silent, writeSegment } from './helpers.js';
-import { openStorage } from '../../src/storage.js';
+import { openStorage } from '../../src/storage/storage.js';
 
 function scan(dir: string, afterLsn = 0) {
   const seen: number[] = [];

@@ -8,10 +8,10 @@
 // A crash between any two steps leaves a folder that starts (tests/durability/crash-steps).
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
-import { CheckpointAbortedError, checkpointName, listCheckpoints, takeSnapshot, writeCheckpoint, type CheckpointFile } from './checkpoint.js';
-import { crashPoint } from './crash-points.js';
-import type { FileLayer } from './file-layer.js';
-import { listSegments } from './wal.js';
+import { CheckpointAbortedError, checkpointName, listCheckpoints, takeSnapshot, writeCheckpoint, type CheckpointFile } from '../wal/checkpoint.js';
+import { crashPoint } from '../wal/crash-points.js';
+import type { FileLayer } from '../wal/file-layer.js';
+import { listSegments } from '../wal/wal.js';
 import fs from 'node:fs';
 import path from 'node:path';
 

@@ -1,11 +1,11 @@
 // `fanion verify`: reads a data folder without changing it and says whether it would start,
 // what start-up would have to repair, and where the first damaged record is.
 import fs from 'node:fs';
-import { CheckpointCorruptError, listCheckpoints, readCheckpoint } from './checkpoint.js';
-import { readFrame } from './frame.js';
-import { decodeRecord } from './record.js';
+import { CheckpointCorruptError, listCheckpoints, readCheckpoint } from '../wal/checkpoint.js';
+import { readFrame } from '../wal/frame.js';
+import { decodeRecord } from '../wal/record.js';
 import { recover } from './recovery.js';
-import { classifyDamage, listSegments, type Damage } from './wal.js';
+import { classifyDamage, listSegments, type Damage } from '../wal/wal.js';
 
 export interface SegmentReport {
   file: string;

@@ -1,8 +1,8 @@
 // The compact event log against a brute-force reference: every filter, their combinations,
 // limits, offsets and pagination, over a random log spread across many small slabs.
 import t from 'tap';
-import { EventLog, type Visibility } from '../../src/events/event-log.js';
-import type { EventRecord } from '../../src/state/types.js';
+import { EventLog, type Visibility } from '../../../src/state/events/event-log.js';
+import type { EventRecord } from '../../../src/state/types.js';
 
 /** Deterministic PRNG so a failure can be replayed. */
 function rng(seed: number) {

@@ -1,6 +1,6 @@
 // The fast timestamp paths against Date itself.
 import t from 'tap';
-import { isoMs, isoOf } from '../../src/events/iso-date.js';
+import { isoMs, isoOf } from '../../../src/state/events/iso-date.js';
 
 t.test('isoMs gives the epoch ms exactly when toISOString would print the string, NaN otherwise', async (t) => {
   const samples = [0, 1, 999, 86_399_999, 86_400_000, Date.parse('2026-11-22T12:40:43.478Z'), Date.parse('1969-12-31T23:59:59.999Z'), Date.parse('9999-12-31T23:59:59.999Z'), -1e12];

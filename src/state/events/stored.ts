@@ -4,7 +4,7 @@
 // hands the decoded tuple straight to the log, with no object per payload to decode and
 // nothing to serialize again. Positions, not keys: a million replayed events would otherwise
 // decode eleven key strings each.
-import type { EventRecord, Tag } from '../state/types.js';
+import type { EventRecord, Tag } from '../types.js';
 import { isoMs, isoOf } from './iso-date.js';
 
 export type StoredEvent = [

@@ -4,7 +4,7 @@
 // the timestamp is a number, and data/preData/tags are kept as their JSON text in a TextArena.
 // Posting lists (ascending row indexes per type, project and flag) answer exact searches
 // without looking at any other event; free text runs one regular expression over the arena.
-import type { EventRecord } from '../state/types.js';
+import type { EventRecord } from '../types.js';
 import { countAtMost, F64List, Interner, U32List } from './columns.js';
 import { isoOf } from './iso-date.js';
 import { payloadOf, storeEvent, type StoredEvent } from './stored.js';

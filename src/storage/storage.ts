@@ -3,14 +3,14 @@
 // the defaults become the first record.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from './log.js';
-import { applyRecord } from './state/apply.js';
-import { defaultOps } from './state/defaults.js';
-import type { State } from './state/state.js';
-import { acquireLock } from './wal/lock.js';
-import { DIR_MODE, realFiles, type FileLayer } from './wal/file-layer.js';
-import { recover } from './wal/recovery.js';
-import { Wal } from './wal/wal.js';
+import type { Logger } from '../log.js';
+import { applyRecord } from '../state/apply.js';
+import { defaultOps } from '../state/defaults.js';
+import type { State } from '../state/state.js';
+import { acquireLock } from './lock.js';
+import { DIR_MODE, realFiles, type FileLayer } from '../wal/file-layer.js';
+import { recover } from './recovery.js';
+import { Wal } from '../wal/wal.js';
 
 export interface Storage {
   state: State;

@@ -5,8 +5,8 @@
 // Read-only: start-up (storage.ts) and `fanion verify` share it.
 import { applyRecord } from '../state/apply.js';
 import { emptyState, type State } from '../state/state.js';
-import { CheckpointCorruptError, listCheckpoints, readCheckpoint, type CheckpointFile } from './checkpoint.js';
-import { listSegments, scanSegments, WalCorruptError, type ScanResult, type Segment } from './wal.js';
+import { CheckpointCorruptError, listCheckpoints, readCheckpoint, type CheckpointFile } from '../wal/checkpoint.js';
+import { listSegments, scanSegments, WalCorruptError, type ScanResult, type Segment } from '../wal/wal.js';
 
 export interface Recovered {
   state: State;

@@ -1,7 +1,7 @@
 // Lookups that turn a missing resource into the right 404, shared by every admin route.
 import { NotFoundError } from '../errors.js';
-import type { State } from '../state/state.js';
-import type { Environment, Feature, FeatureEnv, Project } from '../state/types.js';
+import type { State } from './state.js';
+import type { Environment, Feature, FeatureEnv, Project } from './types.js';
 
 export function requireProject(state: State, id: string): Project {
   const project = state.projects.get(id);

@@ -7,8 +7,8 @@
 // whole WAL tail is in the copy as long as no more than one checkpoint completes during it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeAll, writeDurably } from './durable-file.js';
-import { DIR_MODE, realFiles, type FileLayer } from './file-layer.js';
+import { writeAll, writeDurably } from '../wal/durable-file.js';
+import { DIR_MODE, realFiles, type FileLayer } from '../wal/file-layer.js';
 import { LOCK_FILE } from './lock.js';
 
 /** Not copied: the lock names the source's process, and temporary files are never loaded. */

@@ -1,7 +1,7 @@
 // The block filter may only ever say "maybe" for a block whose text matches: no false negatives,
 // whatever the case or alphabet; and it must actually rule blocks out for rare text.
 import t from 'tap';
-import { BLOCK, TrigramFilter, trigramsOf } from '../../src/events/trigram-filter.js';
+import { BLOCK, TrigramFilter, trigramsOf } from '../../../src/state/events/trigram-filter.js';
 
 const ALPHABET = 'abcXYZ-_"{}:019 äÄöÖßſKk\u212a€';
 

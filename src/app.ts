@@ -1,0 +1,94 @@
+// The composition root: the one place that builds Fanion's parts and wires them together. The HTTP
+// server (server.ts) mounts routes on what this returns; tests that need an engine over a real
+// data folder open it here too, so every wiring is the production one.
+//
+//   data folder → storage (lock, checkpoint + WAL replay) → engine → checkpointer
+//                                                         → client snapshot (on every change)
+//                                                         → SDK metrics store + flusher
+//               → token hash key → seeded tokens → authenticator
+import { OpenAuthenticator, type Authenticator } from './auth/authenticator.js';
+import { ClientSnapshot } from './client-api/snapshot.js';
+import { MetricsFlusher } from './client-metrics/flusher.js';
+import { ClientMetricsStore } from './client-metrics/store.js';
+import type { Config } from './config.js';
+import { Engine } from './engine/engine.js';
+import { NOSNIFF } from './http/respond.js';
+import type { Logger } from './log.js';
+import { Checkpointer } from './storage/checkpointer.js';
+import { openStorage, type Storage } from './storage/storage.js';
+import { TokenAuthenticator } from './tokens/authenticator.js';
+import { loadHashKey } from './tokens/hash-key.js';
+import { TokenHasher } from './tokens/hasher.js';
+import { seedTokens } from './tokens/seed.js';
+import type { FileLayer } from './wal/file-layer.js';
+
+/** What Fanion takes from outside: settings, a logger, and the I/O edges tests replace. */
+export interface FanionDeps {
+  config: Config;
+  log: Logger;
+  /** The file operations under the WAL and checkpoints (fault injection in tests). */
+  files?: FileLayer;
+  clock?: () => Date;
+  newId?: () => string;
+  /** How long a failed checkpoint waits before the next try (tests retry at once). */
+  checkpointRetryMs?: number;
+}
+
+/** Fanion's parts, wired, with one close for all of them. */
+export interface Fanion {
+  engine: Engine;
+  storage: Storage;
+  checkpointer: Checkpointer;
+  hasher: TokenHasher;
+  auth: Authenticator;
+  /** What `GET /api/client/features` serves, kept up to date by the engine's change feed. */
+  snapshot: ClientSnapshot;
+  metrics: ClientMetricsStore;
+  flusher: MetricsFlusher;
+  /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the data folder (replaying it) and builds every part. Throws if the folder is locked by
+ * another process or cannot be read; nothing is left open then.
+ */
+export async function openFanion(deps: FanionDeps): Promise<Fanion> {
+  const { config, log } = deps;
+  const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: deps.files, clock: deps.clock });
+  log.info(
+    { records: storage.replayed.records, ms: Math.round(storage.replayed.ms), checkpoint: storage.replayed.checkpoint, dataDir: config.dataDir },
+    'replayed the write-ahead log',
+  );
+  const engine = new Engine({ state: storage.state, wal: storage.wal, log, clock: deps.clock, newId: deps.newId });
+  const checkpointer = new Checkpointer({
+    engine, dir: config.dataDir, files: storage.files, log, everyRecords: config.checkpointRecords, everyBytes: config.checkpointBytes,
+    retryMs: deps.checkpointRetryMs,
+  });
+  engine.afterDurable = () => checkpointer.maybeCheckpoint();
+  const closeStorage = async () => {
+    await checkpointer.close();
+    await storage.wal.close();
+    storage.release();
+  };
+  try {
+    // The key is loaded in both auth modes so tokens made while AUTH_TYPE=none still work after switching.
+    const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
+    await seedTokens({ engine, config, hasher, log });
+    const auth: Authenticator = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : new OpenAuthenticator();
+    const snapshot = new ClientSnapshot(engine.state, { extraHeaders: NOSNIFF });
+    engine.onChange((change, kind) => snapshot.onChange(change, kind));
+    const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
+    const flusher = new MetricsFlusher(engine, metrics, log);
+    flusher.start(config.metricsFlushMs);
+    let closing: Promise<void> | null = null;
+    const close = () => {
+      closing ??= flusher.stop().then(closeStorage);
+      return closing;
+    };
+    return { engine, storage, checkpointer, hasher, auth, snapshot, metrics, flusher, close };
+  } catch (err) {
+    await closeStorage();
+    throw err;
+  }
+}

@@ -1,0 +1,27 @@
+// Fanion opened in-process through the composition root (src/app.ts), for tests that need the
+// engine, the WAL or the checkpointer at hand: the same wiring as a real server, minus HTTP.
+import { openFanion, type Fanion, type FanionDeps } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+
+export type { Fanion };
+
+/**
+ * Settings for a test over `dataDir`: no fsync, no automatic checkpoints or metrics flushes, and
+ * authentication off, unless `env` says otherwise; a fixed hash key, so no key file appears.
+ */
+export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
+    DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', CHECKPOINT_RECORDS: '0', CHECKPOINT_BYTES: '0', METRICS_FLUSH_MS: '0',
+    TOKEN_HASH_KEY: 'a-fixed-key-for-tests-only', LOG_LEVEL: 'silent', ...env,
+  });
+}
+
+/** Opens `dataDir` with testConfig(dataDir, env) and the given edges (files, clock, ids, log). */
+export function openTestFanion(
+  dataDir: string,
+  env: Record<string, string> = {},
+  deps: Partial<Omit<FanionDeps, 'config'>> = {},
+): Promise<Fanion> {
+  return openFanion({ log: createLogger('silent'), ...deps, config: testConfig(dataDir, env) });
+}
