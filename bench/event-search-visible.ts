@@ -6,7 +6,7 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { AdminView } from '../src/auth/authenticator.js';
-import { EventLog, type EventFilter } from '../src/events/event-log.js';
+import { EventLog, type EventFilter } from '../src/state/events/event-log.js';
 import { searchVisible } from '../src/events/search-visible.js';
 import type { EventRecord } from '../src/state/types.js';
 

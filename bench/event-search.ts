@@ -12,7 +12,7 @@ import type { Op } from '../src/state/ops.js';
 import type { EventRecord } from '../src/state/types.js';
 import { frame } from '../src/wal/frame.js';
 import { encodeRecord } from '../src/wal/record.js';
-import { storeEvent } from '../src/events/stored.js';
+import { storeEvent } from '../src/state/events/stored.js';
 import { segmentName } from '../src/wal/wal.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

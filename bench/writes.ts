@@ -25,9 +25,9 @@ import autocannon, { type Client, type Request, type Result } from 'autocannon';
 import { Engine } from '../src/engine/engine.js';
 import { createFeature, setEnvironmentEnabled } from '../src/features/logic.js';
 import { createLogger } from '../src/log.js';
-import { openStorage } from '../src/storage.js';
+import { openStorage } from '../src/storage/storage.js';
 import { addStrategy, MAX_STRATEGIES, type StrategyInput } from '../src/strategies/logic.js';
-import { Checkpointer } from '../src/wal/checkpointer.js';
+import { Checkpointer } from '../src/storage/checkpointer.js';
 import { MAIN, ROOT, spawnServer } from '../test/helpers/server.js';
 
 // The WAL and the plain loop must sit on the disk a real deployment writes to: DATA_DIR's
@@ -405,7 +405,7 @@ interface Replay {
 
 /** recover() of `dir` in a new node process: wall and CPU time, and what it rebuilt. */
 function replayInChild(dir: string): Replay {
-  const recovery = path.join(ROOT, 'dist/src/wal/recovery.js');
+  const recovery = path.join(ROOT, 'dist/src/storage/recovery.js');
   const script = `
     const { recover } = await import(${JSON.stringify(recovery)});
     const t0 = performance.now();
