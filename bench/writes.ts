@@ -420,7 +420,7 @@ function replayInChild(dir: string): Replay {
 
 async function startup(): Promise<void> {
   const walOnly = tempDir('fanion-bench-replay-');
-  let t0 = performance.now();
+  const t0 = performance.now();
   const built = await buildDataSet(walOnly, { events: EVENTS, checkpoint: false, tailRecords: 0 });
   const buildS = (performance.now() - t0) / 1000;
   const walBytes = fs.readdirSync(walOnly).filter((n) => n.startsWith('wal-')).reduce((s, n) => s + fs.statSync(path.join(walOnly, n)).size, 0);

@@ -33,6 +33,12 @@ interface InFlight {
 /** Told of every change as it is applied, and again if it is rolled back (the WAL refused it). */
 export type ChangeListener = (change: StateChange, kind: 'applied' | 'rolled-back') => void;
 
+/**
+ * The one place mutations go through: `run(actor, command)` applies the command's change to the
+ * state (keeping its inverse), appends it to the WAL and resolves once it is durable; change
+ * listeners hear of it as it is applied (and again if the WAL refuses it and it is rolled back).
+ * `atQuietPoint` gives the checkpointer an instant with nothing in flight.
+ */
 export class Engine {
   readonly state: State;
   readonly wal: Wal;

@@ -7,6 +7,7 @@ const BASE = '/api/admin/environments';
 const TAG = 'Environments';
 const named = (p: Record<string, string>) => ({ environment: p.name });
 
+/** Routes of `/api/admin/environments`: list, create, update, delete, sort, enable/disable. */
 export function environmentRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(environmentSchemas);
   const { engine } = ctx;

@@ -16,6 +16,7 @@ function one(query: Record<string, string | string[] | undefined>, name: string)
   return v;
 }
 
+/** Routes of the event log: search, the newest events, one flag's events (each seen through the caller's scope). */
 export function eventRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(eventSchemas);
   const { engine } = ctx;

@@ -18,6 +18,7 @@ const inProject = (p: Record<string, string>) => ({ project: p.projectId });
 const archivedScope = (p: Record<string, string>, s: State) => ({ project: s.features.get(p.featureName)?.project });
 const inEnv = (p: Record<string, string>) => ({ project: p.projectId, environment: p.environment });
 
+/** Routes of flags in a project: create, read, patch, archive, revive, delete, on/off, dependencies. */
 export function featureRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(featureSchemas);
   const { engine } = ctx;

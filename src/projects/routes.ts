@@ -9,6 +9,7 @@ const BASE = '/api/admin/projects';
 const TAG = 'Projects';
 const inProject = (p: Record<string, string>) => ({ project: p.projectId });
 
+/** Routes of `/api/admin/projects`. */
 export function projectRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(projectSchemas);
   const { engine } = ctx;

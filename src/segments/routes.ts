@@ -11,6 +11,7 @@ const ofSegment = (p: Record<string, string>, s: State) => {
   return seg?.project ? { project: seg.project } : {};
 };
 
+/** Routes of `/api/admin/segments`, and which strategies use a segment. */
 export function segmentRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(segmentSchemas);
   const { engine } = ctx;

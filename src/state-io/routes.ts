@@ -23,6 +23,7 @@ function bracketed(err: unknown): unknown {
   return new ValidationError(fix(err.message), err.details?.map((d) => ({ ...d, path: d.path && fix(d.path), message: fix(d.message) })));
 }
 
+/** The state import (one atomic change) and export. */
 export function stateRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(stateSchemas);
   const { engine } = ctx;

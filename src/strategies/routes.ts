@@ -14,6 +14,7 @@ const TAG = 'Strategies';
 const where = (p: Record<string, string>): Where => ({ project: p.projectId, feature: p.featureName, environment: p.environment });
 const scope = (p: Record<string, string>) => ({ project: p.projectId, environment: p.environment });
 
+/** Routes of a flag's strategies in one environment, and of strategy types. */
 export function strategyRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(strategySchemas);
   const { engine } = ctx;

@@ -13,6 +13,7 @@ const FEATURE_TAGS = '/api/admin/features/:featureName/tags';
 const TAG = 'Tags';
 const ofFeature = (p: Record<string, string>, s: State) => ({ project: s.features.get(p.featureName)?.project });
 
+/** Routes of tag types, tags and the tags of a flag. */
 export function tagRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(tagSchemas);
   const { engine } = ctx;

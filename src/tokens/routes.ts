@@ -14,6 +14,7 @@ const TAG = 'API tokens';
 /** Path prefix whose remainder may be a secret: never echoed in messages or logs. */
 export const SECRET_PATH_PREFIX = `${BASE}/`;
 
+/** Routes of `/api/admin/api-tokens`; the hasher turns secrets into the hashes stored. */
 export function tokenRoutes(hasher: TokenHasher) {
   return (ctx: AppContext): RouteDef[] => {
     ctx.schemas.addAll(tokenSchemas);

@@ -58,6 +58,7 @@ function unpackOp(raw: unknown): Op {
   return { o: 'featureEnv.put', feature, env: { environment, enabled, variants, lastSeenAt } } as Op;
 }
 
+/** A record's msgpack payload (version 2), ready to be framed. */
 export function encodeRecord(rec: WalRecord): Uint8Array {
   return encoder.encode([VERSION, rec.lsn, rec.ops.map(packOp), rec.events]);
 }
@@ -69,6 +70,7 @@ export function encodeRecordV1(rec: { lsn: number; ops: Op[]; events: EventRecor
 
 const SHAPE = 'record does not have the shape [2, lsn, ops, events] or {lsn, ops, events}';
 
+/** Decodes a payload of either version; throws on one that has neither shape. */
 export function decodeRecord(payload: Uint8Array): WalRecord {
   const buf = Buffer.isBuffer(payload) ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   return decodeRecordAt(buf, 0, buf.length);

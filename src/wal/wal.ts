@@ -201,6 +201,11 @@ export interface WalOptions {
   log: Logger;
 }
 
+/**
+ * The write-ahead log: appends framed records to the live segment with group commit (one write
+ * and one fdatasync for every append waiting), hands out LSNs, and rolls to a new segment at
+ * each checkpoint. `append` resolves once the record is durable.
+ */
 export class Wal {
   private queue: Pending[] = [];
   private flushing = false;

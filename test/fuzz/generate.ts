@@ -139,7 +139,12 @@ function wrongType(r: Rng, v: unknown): unknown {
 function slots(v: unknown, out: { parent: any; key: string | number }[] = [], depth = 0): { parent: any; key: string | number }[] {
   if (depth > 30 || v === null || typeof v !== 'object') return out;
   if (Array.isArray(v)) v.forEach((x, i) => (out.push({ parent: v, key: i }), slots(x, out, depth + 1)));
-  else for (const k of Object.keys(v)) out.push({ parent: v, key: k }), slots((v as Record<string, unknown>)[k], out, depth + 1);
+  else {
+    for (const k of Object.keys(v)) {
+      out.push({ parent: v, key: k });
+      slots((v as Record<string, unknown>)[k], out, depth + 1);
+    }
+  }
   return out;
 }
 
@@ -160,7 +165,8 @@ export function mutate(r: Rng, body: unknown, which: Mutation = pick(r, MUTATION
   const get = () => (slot ? slot.parent[slot.key] : copy);
   switch (which) {
     case 'drop-field':
-      if (slot) Array.isArray(slot.parent) ? slot.parent.splice(slot.key as number, 1) : delete slot.parent[slot.key];
+      if (slot && Array.isArray(slot.parent)) slot.parent.splice(slot.key as number, 1);
+      else if (slot) delete slot.parent[slot.key];
       return { body: copy, what: `drop ${slot?.key}` };
     case 'wrong-type':
       set(wrongType(r, get()));

@@ -103,6 +103,7 @@ class IndexedColumn {
 }
 
 /** Raw control characters never occur in JSON text (it escapes them), so they separate fields. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f]/;
 /** Scan results kept for this many recent queries (one byte per event each). */
 const CACHED_SCANS = 4;
