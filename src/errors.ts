@@ -37,10 +37,6 @@ export class NotFoundError extends FanionError {
   override readonly name = 'NotFoundError';
   readonly status = 404;
 }
-export class MethodNotAllowedError extends FanionError {
-  override readonly name = 'MethodNotAllowedError';
-  readonly status = 405;
-}
 export class NameExistsError extends FanionError {
   override readonly name = 'NameExistsError';
   readonly status = 409;

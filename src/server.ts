@@ -13,7 +13,11 @@ import { eventRoutes } from './events/routes.js';
 import { featureRoutes } from './features/routes.js';
 import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
 import { sendError, sendJson } from './http/respond.js';
-import { directGet, indexRoutes, mount, openApiDocument, type AppContext, type RouteDef } from './http/router.js';
+import { directGet } from './http/fast-path.js';
+import { openApiDocument } from './http/openapi.js';
+import { mount } from './http/pipeline.js';
+import type { AppContext, RouteDef } from './http/route.js';
+import { indexRoutes } from './http/route-index.js';
 import { SchemaRegistry } from './http/validation.js';
 import { projectRoutes } from './projects/routes.js';
 import { segmentRoutes } from './segments/routes.js';
@@ -88,7 +92,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   ];
   mount(app, ctx, routes);
   indexRoutes(app);
-  const openapi = openApiDocument(routes, ctx.schemas.schemas);
+  const openapi = openApiDocument(routes, ctx.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
 
   // The path SDKs poll is answered before polka routes anything; every other request, SDK

@@ -2,7 +2,7 @@
 // prebuilt bytes; all the work happens once per change in snapshot.ts.
 import { NotFoundError } from '../errors.js';
 import { NOSNIFF } from '../http/respond.js';
-import type { RouteDef } from '../http/router.js';
+import type { RouteDef } from '../http/route.js';
 import { acceptsGzip, etagMatches } from './conditional.js';
 import type { ClientSnapshot } from './snapshot.js';
 

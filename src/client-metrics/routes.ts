@@ -1,7 +1,7 @@
 // POST /api/client/register and /api/client/metrics (202, as Unleash answers the Node SDK),
 // and admin reads of what they gathered.
 import { NotFoundError, ValidationError } from '../errors.js';
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { AppContext, RouteDef } from '../http/route.js';
 import { clientMetricsSchemas, type MetricsBody, type RegisterBody } from './schema.js';
 import type { ClientMetricsStore } from './store.js';
 
@@ -20,7 +20,7 @@ export function clientMetricsRoutes(ctx: AppContext, store: ClientMetricsStore):
   const now = () => ctx.engine.now().toISOString();
   return [
     {
-      method: 'POST', path: '/api/client/register', tag: TAG, auth: 'client', fastPath: true, body: 'clientRegisterSchema',
+      method: 'POST', path: '/api/client/register', tag: TAG, auth: 'client', body: clientMetricsSchemas.clientRegisterSchema,
       summary: 'An SDK instance announces itself', responses: { 202: 'Accepted', 400: 'Malformed body', 415: 'Not JSON' },
       handler: ({ body, client }) => {
         store.register(client!, body as RegisterBody, now());
@@ -28,7 +28,7 @@ export function clientMetricsRoutes(ctx: AppContext, store: ClientMetricsStore):
       },
     },
     {
-      method: 'POST', path: '/api/client/metrics', tag: TAG, auth: 'client', fastPath: true, body: 'clientMetricsSchema',
+      method: 'POST', path: '/api/client/metrics', tag: TAG, auth: 'client', body: clientMetricsSchemas.clientMetricsSchema,
       summary: 'An SDK reports how often each flag was evaluated', responses: { 202: 'Accepted', 400: 'Malformed body', 415: 'Not JSON' },
       handler: ({ body, client }) => {
         store.record(client!, body as MetricsBody, now());

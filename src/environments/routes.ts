@@ -1,5 +1,5 @@
 import { requireEnvironment } from '../state/lookup.js';
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { AppContext, RouteDef } from '../http/route.js';
 import { createEnvironment, deleteEnvironment, environmentView, sortedEnvironments, updateEnvironment, type EnvironmentInput } from './logic.js';
 import { environmentSchemas } from './schema.js';
 
@@ -23,13 +23,13 @@ export function environmentRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'POST', path: BASE, tag: TAG, summary: 'Create an environment; every flag gets a disabled configuration there',
-      body: 'createEnvironmentSchema', permission: 'CREATE_ENVIRONMENT',
+      body: environmentSchemas.createEnvironmentSchema, permission: 'CREATE_ENVIRONMENT',
       responses: { 201: 'Created', 400: 'Invalid or over the limit of 50', 409: 'Name taken' },
       handler: async ({ body, actor }) => ({ status: 201, body: environmentView(await engine.run(actor, createEnvironment(body as EnvironmentInput))) }),
     },
     {
       method: 'PUT', path: `${BASE}/update/:name`, tag: TAG, summary: "Change an environment's type or sort order",
-      body: 'updateEnvironmentSchema', permission: 'UPDATE_ENVIRONMENT', scope: named,
+      body: environmentSchemas.updateEnvironmentSchema, permission: 'UPDATE_ENVIRONMENT', scope: named,
       responses: { 200: 'Updated', 400: 'Invalid', 403: 'Protected environment', 404: 'Unknown environment' },
       handler: async ({ params, body, actor }) => ({
         status: 200,

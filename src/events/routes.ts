@@ -1,6 +1,6 @@
 // Event search (spec endpoint 5) and Unleash's plain event listings.
 import { invalid } from '../errors.js';
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { AppContext, RouteDef } from '../http/route.js';
 import type { EventFilter } from '../state/events/event-log.js';
 import { eventSchemas, MAX_EVENT_PAGE, type SearchEventsBody } from './schema.js';
 import { searchVisible } from './search-visible.js';
@@ -27,7 +27,7 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'POST', path: '/api/admin/events/search', tag: TAG,
       summary: 'Search events, newest first (type, project, feature exact; query case-insensitive; offset is an event-id cursor)',
-      body: 'searchEventsSchema', permission: 'READ', scope: visibleOnly,
+      body: eventSchemas.searchEventsSchema, permission: 'READ', scope: visibleOnly,
       responses: { 200: '{version: 1, events, totalEvents}', 400: 'Invalid search', 403: 'A project outside the token\'s limits', 415: 'Not JSON' },
       handler: ({ req, body }) => {
         const b = body as SearchEventsBody;

@@ -148,9 +148,3 @@ export const EVENT_TYPES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
-
-const KNOWN = new Set<string>(EVENT_TYPES);
-
-export function isEventType(value: string): value is EventType {
-  return KNOWN.has(value);
-}

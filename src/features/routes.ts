@@ -1,6 +1,6 @@
 import type jsonPatch from 'fast-json-patch';
 import { NameExistsError, NoAccessError } from '../errors.js';
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { AppContext, RouteDef } from '../http/route.js';
 import { checkFlagName } from '../state/names.js';
 import type { State } from '../state/state.js';
 import { applyPatch } from '../http/patch.js';
@@ -11,6 +11,7 @@ import {
 import { requireFeature, requireProject } from '../state/lookup.js';
 import { featureSchemas } from './schema.js';
 import { featureSummary, featureView } from './view.js';
+import { jsonPatchSchema } from '../http/patch.js';
 
 const P = '/api/admin/projects/:projectId/features';
 const TAG = 'Features';
@@ -21,6 +22,7 @@ const inEnv = (p: Record<string, string>) => ({ project: p.projectId, environmen
 /** Routes of flags in a project: create, read, patch, archive, revive, delete, on/off, dependencies. */
 export function featureRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(featureSchemas);
+  ctx.schemas.add('patchesSchema', jsonPatchSchema);
   const { engine } = ctx;
   const onOff = (enabled: boolean): RouteDef => ({
     method: 'POST', path: `${P}/:featureName/environments/:environment/${enabled ? 'on' : 'off'}`, tag: TAG,
@@ -33,7 +35,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
   });
   return [
     {
-      method: 'POST', path: P, tag: TAG, summary: 'Create a flag', body: 'createFeatureSchema', permission: 'CREATE_FEATURE', scope: inProject,
+      method: 'POST', path: P, tag: TAG, summary: 'Create a flag', body: featureSchemas.createFeatureSchema, permission: 'CREATE_FEATURE', scope: inProject,
       responses: { 201: 'Created', 400: 'Invalid', 404: 'Unknown project', 409: 'Name taken' },
       handler: async ({ params, body, actor }) => {
         await engine.run(actor, createFeature(params.projectId, body as CreateFeatureInput));
@@ -58,7 +60,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'PATCH', path: `${P}/:featureName`, tag: TAG, summary: "Change a flag's metadata with JSON Patch",
-      body: 'patchesSchema', permission: 'UPDATE_FEATURE', scope: inProject,
+      body: jsonPatchSchema, permission: 'UPDATE_FEATURE', scope: inProject,
       handler: async ({ params, body, actor }) => {
         const ops = body as jsonPatch.Operation[];
         if (ops.some((op) => op.path.includes('/variants'))) {
@@ -66,7 +68,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
         }
         const f = requireFeature(engine.state, params.projectId, params.featureName);
         const doc = { name: f.name, project: f.project, type: f.type, description: f.description, stale: f.stale, impressionData: f.impressionData, archived: f.archived };
-        const patched = ctx.schemas.check<Record<string, unknown>>('featureMetadataSchema', applyPatch(doc, ops));
+        const patched = ctx.schemas.check<Record<string, unknown>>(featureSchemas.featureMetadataSchema, applyPatch(doc, ops));
         await engine.run(actor, patchFeature(params.projectId, params.featureName, patched));
         return { status: 200, body: featureView(engine.state, engine.state.features.get(params.featureName)!) };
       },
@@ -83,7 +85,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     onOff(false),
     {
       method: 'POST', path: `${P}/:featureName/dependencies`, tag: TAG, summary: 'Make a flag depend on a parent flag',
-      body: 'createDependentFeatureSchema', permission: 'UPDATE_FEATURE_DEPENDENCY', scope: inProject,
+      body: featureSchemas.createDependentFeatureSchema, permission: 'UPDATE_FEATURE_DEPENDENCY', scope: inProject,
       handler: async ({ params, body, actor }) => {
         await engine.run(actor, addDependency(params.projectId, params.featureName, body as DependencyInput));
         return { status: 200 };
@@ -107,7 +109,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'POST', path: '/api/admin/features/validate', tag: TAG, summary: 'Check that a flag name is valid and free',
-      body: 'validateFeatureSchema', permission: 'READ',
+      body: featureSchemas.validateFeatureSchema, permission: 'READ',
       handler: ({ body }) => {
         const name = checkFlagName('name', (body as { name: string }).name);
         if (engine.state.features.has(name)) throw new NameExistsError(`A flag named "${name}" already exists.`);

@@ -16,21 +16,6 @@ export const featureSchemas = {
       tags: { type: 'array', maxItems: 100, items: tag },
     },
   },
-  patchesSchema: {
-    type: 'array',
-    description: 'a JSON Patch array (RFC 6902), such as [{"op": "replace", "path": "/description", "value": "New text"}]',
-    maxItems: 1000,
-    items: {
-      type: 'object',
-      required: ['op', 'path'],
-      properties: {
-        op: { enum: ['add', 'remove', 'replace', 'copy', 'move', 'test'] },
-        path: { type: 'string' },
-        from: { type: 'string' },
-        value: {},
-      },
-    },
-  },
   /** The flag metadata after a PATCH: what may change and what must stay. */
   featureMetadataSchema: {
     type: 'object',

@@ -15,3 +15,20 @@ export function applyPatch<T>(doc: T, ops: jsonPatch.Operation[]): T {
     throw new ValidationError(`The patch could not be applied: ${(e.message ?? String(err)).split('\n')[0]}`, [{ message: e.name ?? 'invalid patch' }]);
   }
 }
+
+/** A PATCH body: registered under this name by every routes module that takes one. */
+export const jsonPatchSchema = {
+  type: 'array',
+  description: 'a JSON Patch array (RFC 6902), such as [{"op": "replace", "path": "/description", "value": "New text"}]',
+  maxItems: 1000,
+  items: {
+    type: 'object',
+    required: ['op', 'path'],
+    properties: {
+      op: { enum: ['add', 'remove', 'replace', 'copy', 'move', 'test'] },
+      path: { type: 'string' },
+      from: { type: 'string' },
+      value: {},
+    },
+  },
+};

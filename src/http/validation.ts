@@ -1,4 +1,4 @@
-// One ajv instance; every body schema is registered by name and compiled once at start-up.
+// One ajv instance; every body schema is registered once, compiled once, at start-up.
 // The same schema objects make up the OpenAPI description served at /api/openapi.json.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -9,9 +9,17 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * Every body schema, by object: a route names the schema object it takes (not a string that
+ * could fail only at request time), and the registry gives it the name it has in the OpenAPI
+ * document. `addAll` registers a module's schemas under their keys; `nameOf` throws at start-up
+ * for a schema nobody registered.
+ */
 export class SchemaRegistry {
   private readonly ajv = new Ajv({ allErrors: false, strict: false, verbose: true });
-  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly compiled = new Map<JsonSchema, ValidateFunction>();
+  private readonly names = new Map<JsonSchema, string>();
+  /** Name → schema, for the OpenAPI document's components. */
   readonly schemas = new Map<string, JsonSchema>();
 
   constructor() {
@@ -19,29 +27,43 @@ export class SchemaRegistry {
   }
 
   add(name: string, schema: JsonSchema): void {
-    if (this.schemas.has(name)) {
-      if (this.schemas.get(name) !== schema) throw new Error(`schema ${name} registered twice with different content`);
+    const known = this.schemas.get(name);
+    if (known !== undefined) {
+      if (known !== schema) throw new Error(`two different schemas are both named ${name}`);
       return;
     }
     this.schemas.set(name, schema);
-    this.compiled.set(name, this.ajv.compile(schema));
+    this.names.set(schema, name);
+    this.compiled.set(schema, this.ajv.compile(schema));
   }
 
   addAll(schemas: Record<string, JsonSchema>): void {
     for (const [name, schema] of Object.entries(schemas)) this.add(name, schema);
   }
 
+  /** The registered name of `schema`; throws if it was never registered (a wiring mistake, found at mount). */
+  nameOf(schema: JsonSchema): string {
+    const name = this.names.get(schema);
+    if (name === undefined) throw new Error(`a route takes a body schema that no module registered (${JSON.stringify(schema).slice(0, 80)})`);
+    return name;
+  }
+
   /** Validates `data` against a registered schema, throwing a ValidationError naming the field. */
-  check<T>(name: string, data: unknown): T {
-    const fn = this.compiled.get(name);
-    if (!fn) throw new Error(`no schema named ${name}`);
+  check<T>(schema: JsonSchema, data: unknown): T {
+    const fn = this.compiled.get(schema);
+    if (!fn) throw new Error(`unregistered schema ${this.names.get(schema) ?? JSON.stringify(schema).slice(0, 80)}`);
     if (!fn(data)) throw validationErrorFrom(fn.errors ?? []);
     return data as T;
   }
 }
 
+/** The field an error is about, as people write it: `features[3].name`, not `/features/3/name`. */
 export function fieldOf(e: ErrorObject): string {
-  const base = e.instancePath.slice(1).replace(/\//g, '.');
+  const base = e.instancePath
+    .slice(1)
+    .split('/')
+    .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((out, seg) => (/^\d+$/.test(seg) ? `${out}[${seg}]` : out ? `${out}.${seg}` : seg), '');
   const p = e.params as Record<string, unknown>;
   const extra = (p.missingProperty ?? p.additionalProperty) as string | undefined;
   if (extra) return base ? `${base}.${extra}` : extra;

@@ -1,6 +1,6 @@
 import { requireProject } from '../state/lookup.js';
 import { featureSummary } from '../features/view.js';
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { AppContext, RouteDef } from '../http/route.js';
 import type { Project } from '../state/types.js';
 import { countFlags, createProject, deleteProject, projectView, updateProject, type ProjectInput } from './logic.js';
 import { projectSchemas } from './schema.js';
@@ -39,7 +39,7 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'POST', path: BASE, tag: TAG, summary: 'Create a project', body: 'createProjectSchema', permission: 'CREATE_PROJECT',
+      method: 'POST', path: BASE, tag: TAG, summary: 'Create a project', body: projectSchemas.createProjectSchema, permission: 'CREATE_PROJECT',
       responses: { 201: 'Created', 400: 'Invalid or over the limit of 500', 409: 'Id taken' },
       handler: async ({ body, actor }) => {
         const p = await engine.run(actor, createProject(body as ProjectInput));
@@ -47,7 +47,7 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'PUT', path: `${BASE}/:projectId`, tag: TAG, summary: 'Update a project', body: 'updateProjectSchema',
+      method: 'PUT', path: `${BASE}/:projectId`, tag: TAG, summary: 'Update a project', body: projectSchemas.updateProjectSchema,
       permission: 'UPDATE_PROJECT', scope: inProject, responses: { 200: 'Updated', 400: 'Invalid', 404: 'Unknown project' },
       handler: async ({ params, body, actor }) => {
         const p = await engine.run(actor, updateProject(params.projectId, body as ProjectInput));

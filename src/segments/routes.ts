@@ -1,4 +1,4 @@
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { AppContext, RouteDef } from '../http/route.js';
 import type { State } from '../state/state.js';
 import { createSegment, deleteSegment, requireSegment, segmentView, strategiesUsing, updateSegment, type SegmentInput } from './logic.js';
 import { segmentSchemas } from './schema.js';
@@ -10,6 +10,9 @@ const ofSegment = (p: Record<string, string>, s: State) => {
   const seg = /^\d+$/.test(p.id) ? s.segments.get(Number(p.id)) : undefined;
   return seg?.project ? { project: seg.project } : {};
 };
+
+/** A segment moved into a project needs the permission in that project too. */
+const projectOfBody = (body: SegmentInput) => (body.project ? [{ project: body.project }] : []);
 
 /** Routes of `/api/admin/segments`, and which strategies use a segment. */
 export function segmentRoutes(ctx: AppContext): RouteDef[] {
@@ -35,21 +38,20 @@ export function segmentRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'POST', path: BASE, tag: TAG, summary: 'Create a segment', body: 'createSegmentSchema', permission: 'CREATE_SEGMENT',
+      method: 'POST', path: BASE, tag: TAG, summary: 'Create a segment', body: segmentSchemas.createSegmentSchema, permission: 'CREATE_SEGMENT',
+      // The target project is in the body, out of the route scope's sight.
+      bodyScopes: projectOfBody,
       responses: { 201: 'Created', 400: 'Invalid, unknown project, or over the limit of 300', 409: 'Name taken' },
-      handler: async ({ req, body, actor }) => {
+      handler: async ({ body, actor }) => {
         const input = body as SegmentInput;
-        // The target project is in the body, which the route's scope cannot see.
-        if (input.project) ctx.auth.admin(req, 'CREATE_SEGMENT', { project: input.project });
         return { status: 201, body: segmentView(await engine.run(actor, createSegment(input))) };
       },
     },
     {
-      method: 'PUT', path: `${BASE}/:id`, tag: TAG, summary: 'Replace a segment', body: 'updateSegmentSchema', permission: 'UPDATE_SEGMENT', scope: ofSegment,
+      method: 'PUT', path: `${BASE}/:id`, tag: TAG, summary: 'Replace a segment', body: segmentSchemas.updateSegmentSchema, permission: 'UPDATE_SEGMENT', scope: ofSegment, bodyScopes: projectOfBody,
       responses: { 204: 'Updated', 400: 'Invalid, or a project its users are not in', 404: 'Unknown segment', 409: 'Name taken' },
-      handler: async ({ req, params, body, actor }) => {
+      handler: async ({ params, body, actor }) => {
         const input = body as SegmentInput;
-        if (input.project) ctx.auth.admin(req, 'UPDATE_SEGMENT', { project: input.project });
         await engine.run(actor, updateSegment(params.id, input));
         return { status: 204 };
       },

@@ -1,12 +1,13 @@
 import type jsonPatch from 'fast-json-patch';
 import { applyPatch } from '../http/patch.js';
 import { requireFeature, requireFeatureEnv } from '../state/lookup.js';
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { AppContext, RouteDef } from '../http/route.js';
 import { strategiesOf } from '../state/state.js';
 import {
   addStrategy, deleteStrategy, requireStrategy, setSortOrder, strategyView, updateStrategy, type StrategyInput, type Where,
 } from './logic.js';
 import { strategySchemas } from './schema.js';
+import { jsonPatchSchema } from '../http/patch.js';
 
 const BASE = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies';
 const TAG = 'Strategies';
@@ -17,11 +18,12 @@ const scope = (p: Record<string, string>) => ({ project: p.projectId, environmen
 /** Routes of a flag's strategies in one environment, and of strategy types. */
 export function strategyRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(strategySchemas);
+  ctx.schemas.add('patchesSchema', jsonPatchSchema);
   const { engine } = ctx;
   return [
     {
       method: 'POST', path: BASE, tag: TAG, summary: 'Add a strategy to a flag in an environment',
-      body: 'createFeatureStrategySchema', permission: 'CREATE_FEATURE_STRATEGY', scope,
+      body: strategySchemas.createFeatureStrategySchema, permission: 'CREATE_FEATURE_STRATEGY', scope,
       responses: { 200: 'The created strategy', 400: 'Invalid strategy', 404: 'Unknown project, flag or environment', 415: 'Not JSON' },
       handler: async ({ params, body, actor }) => ({ status: 200, body: await engine.run(actor, addStrategy(where(params), body as StrategyInput)) }),
     },
@@ -36,7 +38,7 @@ export function strategyRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'POST', path: `${BASE}/set-sort-order`, tag: TAG, summary: 'Set the order of strategies',
-      body: 'setStrategySortOrderSchema', permission: 'UPDATE_FEATURE_STRATEGY', scope,
+      body: strategySchemas.setStrategySortOrderSchema, permission: 'UPDATE_FEATURE_STRATEGY', scope,
       handler: async ({ params, body, actor }) => {
         await engine.run(actor, setSortOrder(where(params), body as { id: string; sortOrder: number }[]));
         return { status: 200 };
@@ -53,7 +55,7 @@ export function strategyRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'PUT', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Update a strategy',
-      body: 'updateFeatureStrategySchema', permission: 'UPDATE_FEATURE_STRATEGY', scope,
+      body: strategySchemas.updateFeatureStrategySchema, permission: 'UPDATE_FEATURE_STRATEGY', scope,
       handler: async ({ params, body, actor }) => ({
         status: 200,
         body: await engine.run(actor, updateStrategy(where(params), params.strategyId, body as StrategyInput)),
@@ -61,7 +63,7 @@ export function strategyRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'PATCH', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Change a strategy with JSON Patch',
-      body: 'patchesSchema', permission: 'UPDATE_FEATURE_STRATEGY', scope,
+      body: jsonPatchSchema, permission: 'UPDATE_FEATURE_STRATEGY', scope,
       handler: async ({ params, body, actor }) => {
         const w = where(params);
         const feature = requireFeature(engine.state, w.project, w.feature);
@@ -69,7 +71,7 @@ export function strategyRoutes(ctx: AppContext): RouteDef[] {
         const current = strategyView(requireStrategy(engine.state, w, params.strategyId));
         const patched = applyPatch(current, body as jsonPatch.Operation[]);
         const { id: _id, featureName: _f, ...rest } = patched as Record<string, unknown>;
-        const input = ctx.schemas.check<StrategyInput>('updateFeatureStrategySchema', rest);
+        const input = ctx.schemas.check<StrategyInput>(strategySchemas.updateFeatureStrategySchema, rest);
         return { status: 200, body: await engine.run(actor, updateStrategy(w, params.strategyId, input)) };
       },
     },

@@ -1,5 +1,5 @@
 import { NameExistsError } from '../errors.js';
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { AppContext, RouteDef } from '../http/route.js';
 import type { State } from '../state/state.js';
 import {
   byTypeThenValue, createTag, createTagType, deleteTag, deleteTagType, requireAnyFeature, requireTag, requireTagType, tagFeature,
@@ -32,7 +32,7 @@ export function tagRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'POST', path: `${TYPES}/validate`, tag: TAG, summary: 'Check that a tag type name is valid and free',
-      body: 'createTagTypeSchema', permission: 'READ', responses: { 200: 'Valid and free', 400: 'Invalid', 409: 'Taken' },
+      body: tagSchemas.createTagTypeSchema, permission: 'READ', responses: { 200: 'Valid and free', 400: 'Invalid', 409: 'Taken' },
       handler: ({ body }) => {
         const name = (body as TagTypeInput).name;
         if (engine.state.tagTypes.has(name)) throw new NameExistsError(`A tag type named "${name}" already exists.`);
@@ -40,12 +40,12 @@ export function tagRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'POST', path: TYPES, tag: TAG, summary: 'Create a tag type', body: 'createTagTypeSchema', permission: 'CREATE_TAG_TYPE',
+      method: 'POST', path: TYPES, tag: TAG, summary: 'Create a tag type', body: tagSchemas.createTagTypeSchema, permission: 'CREATE_TAG_TYPE',
       responses: { 201: 'Created', 400: 'Invalid', 409: 'Name taken' },
       handler: async ({ body, actor }) => ({ status: 201, body: await engine.run(actor, createTagType(body as TagTypeInput)) }),
     },
     {
-      method: 'PUT', path: `${TYPES}/:name`, tag: TAG, summary: "Change a tag type's description or icon", body: 'updateTagTypeSchema',
+      method: 'PUT', path: `${TYPES}/:name`, tag: TAG, summary: "Change a tag type's description or icon", body: tagSchemas.updateTagTypeSchema,
       permission: 'UPDATE_TAG_TYPE', responses: { 200: 'Updated', 400: 'Invalid', 404: 'Unknown tag type' },
       handler: async ({ params, body, actor }) => ({
         status: 200,
@@ -76,7 +76,7 @@ export function tagRoutes(ctx: AppContext): RouteDef[] {
       handler: ({ params }) => ({ status: 200, body: { version: 1, tag: requireTag(engine.state, params.type, params.value) } }),
     },
     {
-      method: 'POST', path: TAGS, tag: TAG, summary: 'Create a tag', body: 'tagSchema', permission: 'UPDATE_FEATURE',
+      method: 'POST', path: TAGS, tag: TAG, summary: 'Create a tag', body: tagSchemas.tagSchema, permission: 'UPDATE_FEATURE',
       responses: { 201: 'Created', 400: 'Invalid value or unknown tag type', 409: 'Exists' },
       handler: async ({ body, actor }) => ({ status: 201, body: { version: 1, tag: await engine.run(actor, createTag(body as TagInput)) } }),
     },
@@ -96,13 +96,13 @@ export function tagRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'POST', path: FEATURE_TAGS, tag: TAG, summary: 'Tag a flag (creating the tag if needed)', body: 'tagSchema',
+      method: 'POST', path: FEATURE_TAGS, tag: TAG, summary: 'Tag a flag (creating the tag if needed)', body: tagSchemas.tagSchema,
       permission: 'UPDATE_FEATURE', scope: ofFeature,
       responses: { 201: 'Tagged (or already was)', 400: 'Invalid value or unknown tag type', 404: 'Unknown flag' },
       handler: async ({ params, body, actor }) => ({ status: 201, body: await engine.run(actor, tagFeature(params.featureName, body as TagInput)) }),
     },
     {
-      method: 'PUT', path: FEATURE_TAGS, tag: TAG, summary: "Add and remove a flag's tags in one change", body: 'updateTagsSchema',
+      method: 'PUT', path: FEATURE_TAGS, tag: TAG, summary: "Add and remove a flag's tags in one change", body: tagSchemas.updateTagsSchema,
       permission: 'UPDATE_FEATURE', scope: ofFeature,
       responses: { 200: "The flag's tags afterwards", 400: 'Invalid tag, unknown tag type, or a tag both added and removed', 404: 'Unknown flag' },
       handler: async ({ params, body, actor }) => {

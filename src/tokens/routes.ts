@@ -1,6 +1,6 @@
 // /api/admin/api-tokens. The secret exists in clear only in the 201 answer of a POST and in the
 // caller's hands; PUT/DELETE take it in the path (or the listed id) and hash it straight away.
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { AppContext, RouteDef } from '../http/route.js';
 import { generateToken, tokenPrefix } from './format.js';
 import type { TokenHasher } from './hasher.js';
 import {
@@ -39,7 +39,7 @@ export function tokenRoutes(hasher: TokenHasher) {
       },
       {
         method: 'POST', path: BASE, tag: TAG, summary: 'Create an API token; the answer is the only place its secret is shown',
-        body: 'createApiTokenSchema', permission: 'ADMIN', responses: { 201: 'Created, with the secret', 400: 'Invalid' },
+        body: tokenSchemas.createApiTokenSchema, permission: 'ADMIN', responses: { 201: 'Created, with the secret', 400: 'Invalid' },
         handler: async ({ body, actor }) => {
           const spec = specFromBody(body as CreateTokenBody);
           const secret = generateToken(spec.projects, spec.environment);
@@ -49,7 +49,7 @@ export function tokenRoutes(hasher: TokenHasher) {
       },
       {
         method: 'PUT', path: `${BASE}/:token`, tag: TAG, summary: "Change a token's expiry (by secret or id)",
-        body: 'updateApiTokenSchema', permission: 'ADMIN', secretInPath: true, responses: { 200: 'Updated', 404: 'Unknown token' },
+        body: tokenSchemas.updateApiTokenSchema, permission: 'ADMIN', secretInPath: true, responses: { 200: 'Updated', 404: 'Unknown token' },
         handler: async ({ params, body, actor }) => ({
           status: 200,
           body: await engine.run(actor, updateTokenExpiry(ref(params.token), (body as { expiresAt: string | null }).expiresAt)),

@@ -1,10 +1,11 @@
 import type jsonPatch from 'fast-json-patch';
 import { requireFeature, requireFeatureEnv } from '../state/lookup.js';
-import type { AppContext, RouteDef } from '../http/router.js';
+import type { AppContext, RouteDef } from '../http/route.js';
 import { applyPatch } from '../http/patch.js';
 import { setEnvironmentVariants } from './logic.js';
 import { variantSchemas } from './schema.js';
 import type { VariantInput } from './weights.js';
+import { jsonPatchSchema } from '../http/patch.js';
 
 const FEATURE = '/api/admin/projects/:projectId/features/:featureName';
 const ENV_VARIANTS = `${FEATURE}/environments/:environment/variants`;
@@ -18,6 +19,7 @@ const inEnv = (p: Record<string, string>) => ({ project: p.projectId, environmen
  */
 export function variantRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(variantSchemas);
+  ctx.schemas.add('patchesSchema', jsonPatchSchema);
   const { engine } = ctx;
   const current = (p: Record<string, string>) => {
     const feature = requireFeature(engine.state, p.projectId, p.featureName);
@@ -31,7 +33,7 @@ export function variantRoutes(ctx: AppContext): RouteDef[] {
       handler: ({ params }) => ({ status: 200, body: { version: 1, variants: current(params) } }),
     },
     {
-      method: 'PUT', path: ENV_VARIANTS, tag: TAG, summary: "Replace a flag's variants in an environment", body: 'variantsSchema',
+      method: 'PUT', path: ENV_VARIANTS, tag: TAG, summary: "Replace a flag's variants in an environment", body: variantSchemas.variantsSchema,
       permission: PERMISSION, scope: inEnv, responses: { 200: 'The stored variants', 400: 'Invalid, or weights that do not add up', 404: 'Unknown project, flag or environment' },
       handler: async ({ params, body, actor }) => ({
         status: 200,
@@ -39,22 +41,22 @@ export function variantRoutes(ctx: AppContext): RouteDef[] {
       }),
     },
     {
-      method: 'PATCH', path: ENV_VARIANTS, tag: TAG, summary: "Change a flag's variants in an environment with JSON Patch", body: 'patchesSchema',
+      method: 'PATCH', path: ENV_VARIANTS, tag: TAG, summary: "Change a flag's variants in an environment with JSON Patch", body: jsonPatchSchema,
       permission: PERMISSION, scope: inEnv, responses: { 200: 'The stored variants', 400: 'A patch that does not apply, or an invalid result', 404: 'Unknown project, flag or environment' },
       handler: async ({ params, body, actor }) => {
         const patched = applyPatch(current(params), body as jsonPatch.Operation[]);
-        const input = ctx.schemas.check<VariantInput[]>('variantsSchema', patched);
+        const input = ctx.schemas.check<VariantInput[]>(variantSchemas.variantsSchema, patched);
         return { status: 200, body: { version: 1, variants: await write(actor, params, [params.environment], input) } };
       },
     },
     {
-      method: 'PUT', path: `${FEATURE}/variants-batch`, tag: TAG, summary: 'Set the same variants in several environments', body: 'pushVariantsSchema',
+      method: 'PUT', path: `${FEATURE}/variants-batch`, tag: TAG, summary: 'Set the same variants in several environments', body: variantSchemas.pushVariantsSchema,
       permission: PERMISSION, scope: (p) => ({ project: p.projectId }),
+      // The environments are in the body, out of the route scope's sight: each is checked.
+      bodyScopes: (b: { environments: string[] }, p) => b.environments.map((environment) => ({ project: p.projectId, environment })),
       responses: { 200: 'The stored variants', 400: 'Invalid, or weights that do not add up', 404: 'Unknown project, flag or environment' },
-      handler: async ({ req, params, body, actor }) => {
+      handler: async ({ params, body, actor }) => {
         const { environments, variants } = body as { environments: string[]; variants: VariantInput[] };
-        // The environments are in the body, out of the route scope's sight: check each one.
-        for (const environment of environments) ctx.auth.admin(req, PERMISSION, { project: params.projectId, environment });
         return { status: 200, body: { version: 1, variants: await write(actor, params, environments, variants) } };
       },
     },

@@ -2,7 +2,7 @@
 // what the full lookup finds (same handlers in the same order, same params).
 import polka from 'polka';
 import t from 'tap';
-import { indexRoutes } from '../../src/http/router.js';
+import { indexRoutes } from '../../src/http/route-index.js';
 
 const PATHS = [
   '/health',

@@ -1,0 +1,81 @@
+// The route contract: what each concept's routes.ts declares (method, path, body schema,
+// permission and scopes, handler), and what handlers receive. The pipeline (pipeline.ts) turns
+// declarations into handlers; openapi.ts describes them.
+import type { ServerResponse } from 'node:http';
+import type { Request } from 'polka';
+import type { AdminScope, Authenticator, ClientScope } from '../auth/authenticator.js';
+import type { Config } from '../config.js';
+import type { Engine } from '../engine/engine.js';
+import type { Logger } from '../log.js';
+import type { State } from '../state/state.js';
+import type { Actor } from '../state/types.js';
+import type { JsonSchema, SchemaRegistry } from './validation.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Call<B = unknown> {
+  req: Request;
+  res: ServerResponse;
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  body: B;
+  /** Set on admin routes (those with a permission). */
+  actor: Actor;
+  /** Set on routes with `auth: 'client'`: what the SDK's token may see. */
+  client?: ClientScope;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDef {
+  method: Method;
+  path: string;
+  summary: string;
+  tag: string;
+  /**
+   * The JSON body's schema (an object some module registered, see SchemaRegistry): the body is
+   * validated against it before the handler runs, and it is the route's OpenAPI request body.
+   */
+  body?: JsonSchema;
+  bodyLimit?: number;
+  /** Unleash lets on/off be called with any content type (or none). */
+  anyContentType?: boolean;
+  /** Admin permission required; routes without one authenticate themselves (client API, health). */
+  permission?: string;
+  /** 'client': authenticate as an SDK (ctx.auth.client) before the body is read. */
+  auth?: 'client';
+  /**
+   * An SDK GET served with a synchronous handler (no promise of ours per request); the client
+   * features poll is also answered before polka routes anything (server.ts). Only for GETs
+   * without a permission: mount refuses it anywhere else.
+   */
+  fastPath?: boolean;
+  /**
+   * Browsers on other origins may call it (a later frontend API, with its own CORS rules);
+   * every other state-changing route refuses cross-origin browser requests (http/origin.ts).
+   */
+  crossOrigin?: 'allowed';
+  /** The path carries a secret (an API token): logs get the route pattern instead of the path. */
+  secretInPath?: boolean;
+  scope?: (params: Record<string, string>, state: State) => AdminScope;
+  /**
+   * Scopes named in the body (a segment's project, the environments of a batch): the permission
+   * is checked for each, once the body is valid, before the handler runs.
+   */
+  bodyScopes?: (body: any, params: Record<string, string>) => AdminScope[];
+  responses?: Record<number, string>;
+  /** Returns a Reply to send, or nothing when it wrote the response itself. */
+  handler: (call: Call<any>) => Promise<Reply | void> | Reply | void;
+}
+
+export interface AppContext {
+  engine: Engine;
+  config: Config;
+  log: Logger;
+  schemas: SchemaRegistry;
+  auth: Authenticator;
+}
