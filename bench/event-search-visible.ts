@@ -5,7 +5,7 @@
 //   npm run bench:events-visible            (EVENTS=200000 for a quick run)
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { AdminView } from '../src/auth/authenticator.js';
+import type { AdminView } from '../src/auth/access.js';
 import { EventLog, type EventFilter } from '../src/state/events/event-log.js';
 import { searchVisible } from '../src/events/search-visible.js';
 import type { EventRecord } from '../src/state/types.js';

@@ -13,7 +13,7 @@ import type { EventRecord } from '../src/state/types.js';
 import { frame } from '../src/wal/frame.js';
 import { encodeRecord } from '../src/wal/record.js';
 import { storeEvent } from '../src/state/events/stored.js';
-import { segmentName } from '../src/wal/wal.js';
+import { segmentName } from '../src/wal/scan.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EVENTS = Number(process.env.EVENTS ?? 1_000_000);

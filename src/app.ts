@@ -6,7 +6,7 @@
 //                                                         → client snapshot (on every change)
 //                                                         → SDK metrics store + flusher
 //               → token hash key → seeded tokens → authenticator
-import { OpenAuthenticator, type Authenticator } from './auth/authenticator.js';
+import { OpenAuthenticator, type Authenticator } from './auth/access.js';
 import { ClientSnapshot } from './client-api/snapshot.js';
 import { MetricsFlusher } from './client-metrics/flusher.js';
 import { ClientMetricsStore } from './client-metrics/store.js';
@@ -16,7 +16,7 @@ import { NOSNIFF } from './http/respond.js';
 import type { Logger } from './log.js';
 import { Checkpointer } from './storage/checkpointer.js';
 import { openStorage, type Storage } from './storage/storage.js';
-import { TokenAuthenticator } from './tokens/authenticator.js';
+import { TokenAuthenticator } from './tokens/token-authenticator.js';
 import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
 import { seedTokens } from './tokens/seed.js';

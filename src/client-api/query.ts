@@ -1,7 +1,7 @@
 // The filters of GET /api/client/features, combined with the token's scope into one normalized
 // filter. Two requests with the same normalized filter get the same bytes, so the filter (not the
 // raw query string, not the token) is what the snapshot cache is keyed by.
-import type { ClientScope } from '../auth/authenticator.js';
+import type { ClientScope } from '../auth/access.js';
 import { ValidationError } from '../errors.js';
 
 export interface ClientFilter {

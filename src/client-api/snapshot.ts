@@ -13,7 +13,7 @@
 //    if no block changed (the change was outside its filter) bytes, gzip copy and ETag stay.
 // The response cache is an LRU bounded by entry count and by bytes.
 import { createGzip } from 'node:zlib';
-import type { ClientScope } from '../auth/authenticator.js';
+import type { ClientScope } from '../auth/access.js';
 import type { Op } from '../state/ops.js';
 import { featureEnvKey, tagKey, type State } from '../state/state.js';
 import type { Feature } from '../state/types.js';

@@ -1,7 +1,7 @@
 // What SDKs report, kept in memory: applications with their instances, and yes/no counts per
 // (application, environment, flag). Only `lastSeenAt` of flag environments is made durable, in
 // batches (see flusher.ts); the counts and the instance list start empty after a restart.
-import type { ClientScope } from '../auth/authenticator.js';
+import type { ClientScope } from '../auth/access.js';
 import type { State } from '../state/state.js';
 import type { MetricsBody, RegisterBody } from './schema.js';
 

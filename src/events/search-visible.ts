@@ -4,7 +4,7 @@
 // them, so only an unlimited token sees them; Unleash likewise hides project-less events from
 // everyone but root admins. The rule itself is applied by the log's search (EventFilter.visible),
 // per row, so totals, cursors and free-text queries work as for any other filter.
-import { describeLimits, type AdminView } from '../auth/authenticator.js';
+import { describeLimits, type AdminView } from '../auth/access.js';
 import { NoAccessError } from '../errors.js';
 import type { EventFilter, EventLog, EventPage } from '../state/events/event-log.js';
 

@@ -3,7 +3,7 @@
 // declarations into handlers; openapi.ts describes them.
 import type { ServerResponse } from 'node:http';
 import type { Request } from 'polka';
-import type { AdminScope, Authenticator, ClientScope } from '../auth/authenticator.js';
+import type { AdminScope, Authenticator, ClientScope } from '../auth/access.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';

@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import { CheckpointAbortedError, checkpointName, listCheckpoints, takeSnapshot, writeCheckpoint, type CheckpointFile } from '../wal/checkpoint.js';
 import { crashPoint } from '../wal/crash-points.js';
 import type { FileLayer } from '../wal/file-layer.js';
-import { listSegments } from '../wal/wal.js';
+import { listSegments } from '../wal/scan.js';
 import fs from 'node:fs';
 import path from 'node:path';
 

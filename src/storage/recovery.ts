@@ -6,7 +6,7 @@
 import { applyRecord } from '../state/apply.js';
 import { emptyState, type State } from '../state/state.js';
 import { CheckpointCorruptError, listCheckpoints, readCheckpoint, type CheckpointFile } from '../wal/checkpoint.js';
-import { listSegments, scanSegments, WalCorruptError, type ScanResult, type Segment } from '../wal/wal.js';
+import { listSegments, scanSegments, WalCorruptError, type ScanResult, type Segment } from '../wal/scan.js';
 
 export interface Recovered {
   state: State;

@@ -5,7 +5,7 @@ import { CheckpointCorruptError, listCheckpoints, readCheckpoint } from '../wal/
 import { readFrame } from '../wal/frame.js';
 import { decodeRecord } from '../wal/record.js';
 import { recover } from './recovery.js';
-import { classifyDamage, listSegments, type Damage } from '../wal/wal.js';
+import { classifyDamage, listSegments, type Damage } from '../wal/scan.js';
 
 export interface SegmentReport {
   file: string;

@@ -2,7 +2,7 @@
 // by WAL records exactly as the engine feeds them.
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
-import type { ClientScope } from '../../src/auth/authenticator.js';
+import type { ClientScope } from '../../src/auth/access.js';
 import { clientFeature } from '../../src/client-api/record.js';
 import { ClientSnapshot } from '../../src/client-api/snapshot.js';
 import { applyRecord } from '../../src/state/apply.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import t from 'tap';
 import { allZero, readFrame } from '../../src/wal/frame.js';
 import { decodeRecord, type WalRecord } from '../../src/wal/record.js';
-import { listSegments } from '../../src/wal/wal.js';
+import { listSegments } from '../../src/wal/scan.js';
 import { client, spawnServer } from '../helpers/server.js';
 
 const P = '/api/admin/projects/default/features';

@@ -1,6 +1,6 @@
 // The pure parts of client metrics: the in-memory store and the lastSeen command.
 import t from 'tap';
-import type { ClientScope } from '../../src/auth/authenticator.js';
+import type { ClientScope } from '../../src/auth/access.js';
 import { recordLastSeen } from '../../src/client-metrics/logic.js';
 import { ClientMetricsStore } from '../../src/client-metrics/store.js';
 import { applyRecord } from '../../src/state/apply.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { readFrame } from '../../src/wal/frame.js';
-import { listSegments } from '../../src/wal/wal.js';
+import { listSegments } from '../../src/wal/scan.js';
 import { client, spawnServer, tempDataDir } from '../helpers/server.js';
 import { fanion } from './cli.js';
 

@@ -2,7 +2,7 @@
 // full log filtered by the visibility rule (written here the slow obvious way) and the search
 // filters, for every kind of limit, filter, page size and cursor.
 import t from 'tap';
-import type { AdminView } from '../../src/auth/authenticator.js';
+import type { AdminView } from '../../src/auth/access.js';
 import { EventLog, type EventFilter } from '../../src/state/events/event-log.js';
 import { searchVisible } from '../../src/events/search-visible.js';
 import { NoAccessError } from '../../src/errors.js';

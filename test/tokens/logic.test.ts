@@ -9,7 +9,7 @@ import { loadDump } from '../../src/state/dump.js';
 import type { Op } from '../../src/state/ops.js';
 import type { State } from '../../src/state/state.js';
 import type { ApiToken } from '../../src/state/types.js';
-import { outsideScope } from '../../src/tokens/authenticator.js';
+import { outsideScope } from '../../src/tokens/token-authenticator.js';
 import { credentialOf, generateToken, parseSeedToken, tokenPrefix } from '../../src/tokens/format.js';
 import { TokenHasher, sameDigest, tokenId } from '../../src/tokens/hasher.js';
 import {

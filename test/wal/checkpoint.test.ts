@@ -11,7 +11,7 @@ import { listCheckpoints, readCheckpoint } from '../../src/wal/checkpoint.js';
 import { encodeEventChunk } from '../../src/wal/event-chunk.js';
 import { frame, readFrame } from '../../src/wal/frame.js';
 import { recover } from '../../src/storage/recovery.js';
-import { listSegments } from '../../src/wal/wal.js';
+import { listSegments } from '../../src/wal/scan.js';
 import { tempDataDir } from '../helpers/server.js';
 import { setEnvironmentEnabled } from '../../src/features/logic.js';
 import { addStrategy, deleteStrategy } from '../../src/strategies/logic.js';

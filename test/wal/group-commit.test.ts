@@ -7,7 +7,8 @@ import t from 'tap';
 import { FaultyFiles, realFiles } from '../../src/wal/file-layer.js';
 import { frame, readFrame } from '../../src/wal/frame.js';
 import { decodeRecord, encodeRecord } from '../../src/wal/record.js';
-import { listSegments, scanSegments, Wal } from '../../src/wal/wal.js';
+import { Wal } from '../../src/wal/wal.js';
+import { listSegments, scanSegments } from '../../src/wal/scan.js';
 import { tempDataDir } from '../helpers/server.js';
 import { record, silent } from './helpers.js';
 

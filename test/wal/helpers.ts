@@ -12,7 +12,7 @@ import { openTestFanion, type Fanion } from '../helpers/fanion.js';
 import type { FileLayer } from '../../src/wal/file-layer.js';
 import { frame } from '../../src/wal/frame.js';
 import { encodeRecord, type WalRecord } from '../../src/wal/record.js';
-import { segmentName } from '../../src/wal/wal.js';
+import { segmentName } from '../../src/wal/scan.js';
 
 export const silent = pino({ level: 'silent' });
 export const actor = { name: 'tester', userId: null };

@@ -8,7 +8,7 @@ import { dumpState } from '../../src/state/dump.js';
 import { frame } from '../../src/wal/frame.js';
 import { encodeRecordV1, type WalRecord } from '../../src/wal/record.js';
 import { recover } from '../../src/storage/recovery.js';
-import { listSegments, scanSegments, segmentName } from '../../src/wal/wal.js';
+import { listSegments, scanSegments, segmentName } from '../../src/wal/scan.js';
 import { addFlag, openEngine } from './helpers.js';
 
 t.test('a WAL of version-1 records replays to the same state, events included, as the version-2 WAL of the same changes', async (t) => {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { scanSegments, listSegments, segmentName, WalCorruptError, findRecordAfter } from '../../src/wal/wal.js';
+import { scanSegments, listSegments, segmentName, WalCorruptError, findRecordAfter } from '../../src/wal/scan.js';
 import type { WalRecord } from '../../src/wal/record.js';
 import { tempDataDir } from '../helpers/server.js';
 import { frames, offsetOf, record, silent, writeSegment } from './helpers.js';

@@ -3,13 +3,15 @@
 // repetitive fields (type, createdBy, project, flag, environment) are interned to small ids,
 // the timestamp is a number, and data/preData/tags are kept as their JSON text in a TextArena.
 // Posting lists (ascending row indexes per type, project and flag) answer exact searches
-// without looking at any other event; free text runs one regular expression over the arena.
+// without looking at any other event; free text runs one regular expression over the arena
+// (the search itself is event-search.ts).
 import type { EventRecord } from '../types.js';
-import { countAtMost, F64List, Interner, U32List } from './columns.js';
+import { F64List, Interner, U32List } from './columns.js';
+import { EventSearch } from './event-search.js';
+import { IndexedColumn } from './indexed-column.js';
 import { isoOf } from './iso-date.js';
 import { payloadOf, storeEvent, type StoredEvent } from './stored.js';
 import { TextArena } from './text-arena.js';
-import { trigramsOf } from './trigram-filter.js';
 
 export interface EventFilter {
   type?: string;
@@ -60,73 +62,30 @@ export interface EventColumns {
   lens: Uint32Array;
 }
 
-/** An indexed column: interned values per row, and per value the ascending rows holding it. */
-class IndexedColumn {
-  readonly names = new Interner();
-  readonly rows = new U32List(1024);
-  /** Indexed by interned id (ids are small and dense): an array lookup, not a Map's. */
-  readonly postings: (U32List | undefined)[] = [];
-
-  push(row: number, value: string | null): void {
-    const id = this.names.intern(value);
-    this.rows.push(id);
-    if (id === 0) return;
-    let list = this.postings[id];
-    if (!list) this.postings[id] = list = new U32List();
-    list.push(row);
-  }
-
-  pop(row: number): void {
-    const id = this.rows.pop();
-    if (id === 0) return;
-    const list = this.postings[id]!;
-    if (list.pop() !== row) throw new Error(`index of row ${row} out of step`);
-  }
-
-  /** Appends rows given as interned ids (already checked to exist), updating the postings. */
-  pushIds(firstRow: number, ids: Uint32Array): void {
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i];
-      this.rows.push(id);
-      if (id === 0) continue;
-      let list = this.postings[id];
-      if (!list) this.postings[id] = list = new U32List();
-      list.push(firstRow + i);
-    }
-  }
-
-  /** Rows holding `value`, ascending; null when no event ever had it. */
-  rowsOf(value: string): Uint32Array | null {
-    const id = this.names.find(value);
-    return id > 0 ? this.postings[id]!.view() : null;
-  }
-}
-
-/** Raw control characters never occur in JSON text (it escapes them), so they separate fields. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f]/;
-/** Scan results kept for this many recent queries (one byte per event each). */
-const CACHED_SCANS = 4;
-/** An id beyond any interned one (ids are dense from 1), to compare rows against. */
-const NO_ROW_HOLDS_IT = 2 ** 32 - 1;
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export class EventLog {
-  private readonly type = new IndexedColumn();
-  private readonly project = new IndexedColumn();
-  private readonly feature = new IndexedColumn();
-  private readonly environment = new Interner();
-  private readonly environmentRows = new U32List(1024);
-  private readonly createdBy = new Interner();
-  private readonly createdByRows = new U32List(1024);
+  /** @internal read by event-search.ts */
+  readonly type = new IndexedColumn();
+  /** @internal read by event-search.ts */
+  readonly project = new IndexedColumn();
+  /** @internal read by event-search.ts */
+  readonly feature = new IndexedColumn();
+  /** @internal read by event-search.ts */
+  readonly environment = new Interner();
+  /** @internal read by event-search.ts */
+  readonly environmentRows = new U32List(1024);
+  /** @internal read by event-search.ts */
+  readonly createdBy = new Interner();
+  /** @internal read by event-search.ts */
+  readonly createdByRows = new U32List(1024);
   private readonly userIds = new F64List(1024);
   /** Epoch ms when the ISO string round-trips through it, NaN otherwise (see `oddDates`). */
   private readonly createdAt = new F64List(1024);
   private readonly oddDates = new Map<number, string>();
   /** Per row: `data JSON \n preData JSON \n tags JSON \n` (null fields are empty). */
-  private readonly payload: TextArena;
-  /** Recent free-text scans, least recently used first. */
-  private readonly scans = new Map<string, { hits: Uint8Array; rows: number }>();
+  /** @internal read by event-search.ts */
+  readonly payload: TextArena;
+  private readonly searcher: EventSearch = new EventSearch(this);
 
   constructor(opts: { slabChars?: number } = {}) {
     this.payload = new TextArena(opts.slabChars);
@@ -260,7 +219,7 @@ export class EventLog {
     const pushAll = (list: U32List | F64List, values: Uint32Array | Float64Array) => {
       for (let i = 0; i < values.length; i++) list.push(values[i]);
     };
-    this.scans.clear();
+    this.searcher.forgetScans();
     this.type.pushIds(firstRow, globalIds(this.type.names, c.type));
     this.project.pushIds(firstRow, globalIds(this.project.names, c.project));
     this.feature.pushIds(firstRow, globalIds(this.feature.names, c.featureName));
@@ -279,7 +238,7 @@ export class EventLog {
     }
     const row = expectedId - 1;
     // Rare (a failed write): simpler to forget cached scans than to shrink them.
-    this.scans.clear();
+    this.searcher.forgetScans();
     this.type.pop(row);
     this.project.pop(row);
     this.feature.pop(row);
@@ -308,132 +267,14 @@ export class EventLog {
   /**
    * Events matching every given filter, newest first. `offset` is an id cursor: only events
    * with id <= offset are listed (0: from the newest). `total` ignores limit and offset.
-   * `visible` is tested per row on the interned project and environment columns, like the
-   * other filters, so `total` counts only what that limit may see.
+   * See event-search.ts.
    */
   search(filter: EventFilter, limit: number, offset = 0): EventPage {
-    const maxRow = (offset > 0 ? Math.min(offset, this.lastId) : this.lastId) - 1;
-    const visible = filter.visible;
-    let project = filter.project;
-    if (visible !== undefined && visible.projects !== '*') {
-      if (project !== undefined && !visible.projects.includes(project)) return { events: [], total: 0 };
-      // A limit of one project is that project's posting list: no row outside it is looked at.
-      if (project === undefined && visible.projects.length === 1) project = visible.projects[0];
-    }
-    // Per row: 1 at the interned ids of the projects that may be seen (never at 0, no project).
-    // Not needed when an exact project filter already keeps only rows of an allowed project.
-    let allowedProjects: Uint8Array | null = null;
-    if (visible !== undefined && project === undefined) {
-      allowedProjects = new Uint8Array(this.project.names.values.length);
-      if (visible.projects === '*') allowedProjects.fill(1, 1);
-      else for (const p of visible.projects) {
-        const id = this.project.names.find(p);
-        if (id > 0) allowedProjects[id] = 1;
-      }
-    }
-    // -1: any environment; otherwise the environment id that passes besides 0 (none). For an
-    // environment no event ever had, NO_ROW_HOLDS_IT: then only rows of no environment pass.
-    let allowedEnvironment = -1;
-    if (visible !== undefined && visible.environment !== '*') {
-      const id = this.environment.find(visible.environment);
-      allowedEnvironment = id > 0 ? id : NO_ROW_HOLDS_IT;
-    }
-    const checksRows = allowedProjects !== null || allowedEnvironment !== -1;
-
-    const exact: { column: IndexedColumn; rows: Uint32Array; value: string }[] = [];
-    for (const [column, value] of [[this.type, filter.type], [this.project, project], [this.feature, filter.feature]] as const) {
-      if (value === undefined) continue;
-      const rows = column.rowsOf(value);
-      if (!rows) return { events: [], total: 0 };
-      exact.push({ column, rows, value });
-    }
-    const query = filter.query ? filter.query : null;
-    const picked: number[] = [];
-
-    if (!query && exact.length <= 1 && !checksRows) {
-      // One posting list (or the whole log) already is the answer: no event needs looking at.
-      const total = exact.length === 0 ? this.size : exact[0].rows.length;
-      const upto = exact.length === 0 ? maxRow + 1 : countAtMost(exact[0].rows, maxRow);
-      for (let k = upto - 1; k >= 0 && picked.length < limit; k--) picked.push(exact.length === 0 ? k : exact[0].rows[k]);
-      return { events: picked.map((row) => this.decode(row)), total };
-    }
-
-    // Walk the shortest posting list (or every row) newest first; check the rest per row.
-    exact.sort((a, b) => a.rows.length - b.rows.length);
-    const driver = exact.length > 0 ? exact[0].rows : null;
-    const candidates = driver ? driver.length : this.size;
-    // At most two other exact filters: unrolled, since this loop may run over every event.
-    const [c1, c2] = exact.slice(1).map(({ column, value }) => ({ rows: column.rows.view(), id: column.names.find(value) }));
-    const rows1 = c1?.rows ?? null;
-    const id1 = c1?.id ?? 0;
-    const rows2 = c2?.rows ?? null;
-    const id2 = c2?.id ?? 0;
-    const matchesQuery = query ? this.queryMatcher(query, candidates) : null;
-    const projectRows = allowedProjects !== null ? this.project.rows.view() : null;
-    const environmentRows = allowedEnvironment !== -1 ? this.environmentRows.view() : null;
-
-    let total = 0;
-    for (let k = candidates - 1; k >= 0; k--) {
-      const row = driver ? driver[k] : k;
-      if (rows1 !== null && rows1[row] !== id1) continue;
-      if (rows2 !== null && rows2[row] !== id2) continue;
-      if (projectRows !== null && allowedProjects![projectRows[row]] !== 1) continue;
-      if (environmentRows !== null && environmentRows[row] !== 0 && environmentRows[row] !== allowedEnvironment) continue;
-      if (matchesQuery !== null && !matchesQuery(row)) continue;
-      total++;
-      if (row <= maxRow && picked.length < limit) picked.push(row);
-    }
-    return { events: picked.map((row) => this.decode(row)), total };
+    return this.searcher.search(filter, limit, offset);
   }
 
-  /**
-   * A per-row test for the free-text query. Type and createdBy are decided once per distinct
-   * value. The JSON text is either tested row by row (few candidates) or scanned in one pass
-   * over the whole arena (many candidates), whichever touches less text. Scan results are kept
-   * for the last few queries and extended with new rows, so paging through the results of a
-   * query scans the log once rather than once per page.
-   */
-  private queryMatcher(query: string, candidates: number): (row: number) => boolean {
-    const source = escapeRegExp(query);
-    const once = new RegExp(source, 'i');
-    const typeHit = this.type.names.values.map((v) => v !== null && once.test(v));
-    const byHit = this.createdBy.values.map((v) => v !== null && once.test(v));
-    const types = this.type.rows.view();
-    const creators = this.createdByRows.view();
-    const inFields = (row: number) => typeHit[types[row]] || byHit[creators[row]];
-    if (CONTROL.test(query)) return inFields;
-    if (candidates * 4 < this.size && !this.scans.has(query)) return (row) => inFields(row) || this.payload.test(row, once);
-    const hits = this.textHits(query, source, once);
-    return (row) => hits[row] === 1 || inFields(row);
-  }
-
-  /** Rows whose JSON text matches `query` (1) or not (0), from the cache when possible. */
-  private textHits(query: string, source: string, once: RegExp): Uint8Array {
-    let scan = this.scans.get(query);
-    if (scan) {
-      this.scans.delete(query);
-    } else {
-      const hits = new Uint8Array(this.size + 1024);
-      this.payload.scan(new RegExp(source, 'gi'), (row) => {
-        hits[row] = 1;
-      }, trigramsOf(query));
-      scan = { hits, rows: this.size };
-    }
-    if (scan.rows < this.size) {
-      if (scan.hits.length < this.size) {
-        const grown = new Uint8Array(Math.ceil(this.size * 1.25) + 1024);
-        grown.set(scan.hits.subarray(0, scan.rows));
-        scan.hits = grown;
-      }
-      for (let row = scan.rows; row < this.size; row++) scan.hits[row] = this.payload.test(row, once) ? 1 : 0;
-      scan.rows = this.size;
-    }
-    this.scans.set(query, scan);
-    if (this.scans.size > CACHED_SCANS) this.scans.delete(this.scans.keys().next().value!);
-    return scan.hits;
-  }
-
-  private decode(row: number): EventRecord {
+  /** The event in `row` (its id is row + 1), rebuilt from the columns. */
+  decode(row: number): EventRecord {
     const ms = this.createdAt.get(row);
     const userId = this.userIds.get(row);
     return {

@@ -2,7 +2,7 @@
 // State.apiTokens; the derived, per-token facts (digest bytes, expiry, client scope) are cached by
 // token object, so the client API's hot path allocates nothing else per request.
 import type { IncomingMessage } from 'node:http';
-import { describeLimits, type AdminScope, type AdminView, type Authenticator, type ClientScope } from '../auth/authenticator.js';
+import { describeLimits, type AdminScope, type AdminView, type Authenticator, type ClientScope } from '../auth/access.js';
 import { AuthenticationRequired, NoAccessError } from '../errors.js';
 import type { State } from '../state/state.js';
 import type { Actor, ApiToken, TokenType } from '../state/types.js';

@@ -5,7 +5,7 @@ import t from 'tap';
 import { AuthenticationRequired, NoAccessError } from '../../src/errors.js';
 import { emptyState } from '../../src/state/state.js';
 import type { ApiToken } from '../../src/state/types.js';
-import { TokenAuthenticator } from '../../src/tokens/authenticator.js';
+import { TokenAuthenticator } from '../../src/tokens/token-authenticator.js';
 import { TokenHasher } from '../../src/tokens/hasher.js';
 
 const hasher = new TokenHasher(Buffer.alloc(32, 1));
