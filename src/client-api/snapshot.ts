@@ -2,10 +2,8 @@
 // the bytes of each response are built once per change and then served by lookup.
 //
 // Two levels:
-//  - per environment, one serialized JSON fragment per live flag. The engine's change feed
-//    marks the (flag, environment) pairs a record touched; they are re-serialized lazily on the
-//    next request, and nothing else is. A fragment whose bytes did not change keeps its
-//    identity, which is what lets the level below reuse work.
+//  - per environment, one serialized JSON fragment per live flag (env-views.ts: what a change
+//    invalidates);
 //  - per normalized filter (environment + token projects + query), the response: its bytes as
 //    blocks of fragments (blocks.ts; only blocks holding a changed flag are re-stitched), a
 //    gzip copy (made asynchronously; identity is served until it is ready) and the ETag, a hash
@@ -14,25 +12,11 @@
 // The response cache is an LRU bounded by entry count and by bytes.
 import { createGzip } from 'node:zlib';
 import type { ClientScope } from '../auth/access.js';
-import type { Op } from '../state/ops.js';
-import { featureEnvKey, tagKey, type State } from '../state/state.js';
-import type { Feature } from '../state/types.js';
 import type { StateChange } from '../state/change.js';
-import { buildBlocks, cutAfter, etagOf, type Block, type Fragment } from './blocks.js';
+import { tagKey, type State } from '../state/state.js';
+import { buildBlocks, etagOf, type Block, type Fragment } from './blocks.js';
+import { EnvViews, type EnvView } from './env-views.js';
 import { clientFilter, filterKey, inScope, type ClientFilter } from './query.js';
-import { clientFeature } from './record.js';
-
-interface EnvView {
-  fragments: Map<string, Fragment>;
-  /** The same fragments sorted by name: the order of the response. */
-  ordered: Fragment[];
-  dirty: Set<string>;
-  allDirty: boolean;
-  /** Set when which flags a filter selects may have changed without any fragment changing (tags). */
-  filtersChanged: boolean;
-  /** From one clock shared by all views, so a view dropped and rebuilt never repeats a value. */
-  generation: number;
-}
 
 export interface CachedResponse {
   readonly filter: ClientFilter;
@@ -68,21 +52,9 @@ export interface SnapshotOptions {
 const MAX_RAW_KEYS = 1000;
 
 /** Where `name` is, or would go, in a list sorted by name. */
-function position(list: Fragment[], name: string): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid].name < name) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-const byName = (a: Fragment, b: Fragment) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
 export class ClientSnapshot {
-  private readonly views = new Map<string, EnvView>();
+  /** Per environment, one serialized fragment per live flag, re-serialized as changes mark them. */
+  private readonly views: EnvViews;
   /** Map order is recency: the first entry is the least recently used. */
   private readonly responses = new Map<string, CachedResponse>();
   /**
@@ -92,12 +64,8 @@ export class ClientSnapshot {
   private scopeFilters = new WeakMap<ClientScope, Map<string, ClientFilter & { key: string }>>();
   private rawKeys = 0;
   private lastEntry: CachedResponse | null = null;
-  /** strategy id → `${feature}\0${environment}`: a deleted strategy's op names only its id. */
-  private owners = new Map<string, string>();
-  private clock = 0;
   private cachedBytes = 0;
-  /** Fragments serialized and blocks stitched so far: show that one change costs one of each. */
-  private serialized = 0;
+  /** Blocks stitched so far: shows that one change costs one. */
   private blocksBuilt = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
@@ -107,19 +75,14 @@ export class ClientSnapshot {
     this.maxEntries = opts.maxEntries ?? 1000;
     this.extraHeaders = opts.extraHeaders ?? [];
     this.maxBytes = opts.maxBytes ?? 256 * 1024 * 1024;
-    this.rebuildOwners();
+    this.views = new EnvViews(state);
   }
 
-  /** The engine's change listener: marks what a record touched; the work happens on the next read. */
-  onChange(rec: StateChange, kind: 'applied' | 'rolled-back'): void {
-    if (kind === 'rolled-back') {
-      // A rollback undoes this record and every later one, but is reported once: start over.
-      this.rebuildOwners();
-      this.markEverything();
-      return;
-    }
-    for (const op of rec.ops) this.markOp(op);
+  /** The engine's change listener: marks what a change touched; the work happens on the next read. */
+  onChange(change: StateChange, kind: 'applied' | 'rolled-back'): void {
+    this.views.onChange(change, kind);
   }
+
 
   /** The response for a caller and raw query string (with or without "?"). Throws 400 on a malformed filter. */
   response(scope: ClientScope, search: string): CachedResponse {
@@ -140,7 +103,7 @@ export class ClientSnapshot {
       }
       filters.set(search, filter);
     }
-    const view = this.fresh(filter.environment);
+    const view = this.views.fresh(filter.environment);
     let entry = this.responses.get(filter.key);
     if (entry === undefined) {
       entry = this.build(filter, view);
@@ -163,7 +126,7 @@ export class ClientSnapshot {
 
   /** One flag's record bytes, or null when unknown, archived or outside the caller's projects. */
   feature(scope: ClientScope, name: string): Buffer | null {
-    const frag = this.fresh(scope.environment).fragments.get(name);
+    const frag = this.views.fresh(scope.environment).fragments.get(name);
     if (!frag || !inScope(scope, frag.project)) return null;
     return frag.bytes;
   }
@@ -171,151 +134,8 @@ export class ClientSnapshot {
   /** For tests and the benchmark. */
   stats(): { entries: number; cachedBytes: number; environments: number; serialized: number; blocksBuilt: number } {
     return {
-      entries: this.responses.size, cachedBytes: this.cachedBytes, environments: this.views.size, serialized: this.serialized, blocksBuilt: this.blocksBuilt,
+      entries: this.responses.size, cachedBytes: this.cachedBytes, environments: this.views.size, serialized: this.views.serialized, blocksBuilt: this.blocksBuilt,
     };
-  }
-
-  private markOp(op: Op): void {
-    switch (op.o) {
-      case 'feature.put':
-        this.markFlag(op.feature.name);
-        return;
-      case 'feature.del':
-        this.markFlag(op.name);
-        return;
-      case 'featureEnv.put':
-        this.markFlagEnv(op.feature, op.env.environment);
-        return;
-      case 'featureEnv.del':
-        this.markFlagEnv(op.feature, op.environment);
-        return;
-      case 'strategy.put': {
-        const key = featureEnvKey(op.strategy.featureName, op.strategy.environment);
-        this.owners.set(op.strategy.id, key);
-        this.markFlagEnv(op.strategy.featureName, op.strategy.environment);
-        return;
-      }
-      case 'strategy.del': {
-        const key = this.owners.get(op.id);
-        if (key === undefined) {
-          this.markEverything();
-          return;
-        }
-        this.owners.delete(op.id);
-        const at = key.indexOf('\u0000');
-        this.markFlagEnv(key.slice(0, at), key.slice(at + 1));
-        return;
-      }
-      case 'segment.put':
-      case 'segment.del': {
-        const id = op.o === 'segment.put' ? op.segment.id : op.id;
-        for (const s of this.state.strategies.values()) {
-          if (s.segments.includes(id)) this.markFlagEnv(s.featureName, s.environment);
-        }
-        return;
-      }
-      case 'featureTag.add':
-      case 'featureTag.del':
-        for (const v of this.views.values()) v.filtersChanged = true;
-        return;
-      case 'env.put':
-      case 'env.del': {
-        const name = op.o === 'env.put' ? op.environment.name : op.name;
-        const v = this.views.get(name);
-        if (v) v.allDirty = true;
-        return;
-      }
-      // Nothing an SDK sees: metadata of other kinds, tokens, and metrics' lastSeen.
-      case 'project.put':
-      case 'project.del':
-      case 'tagType.put':
-      case 'tagType.del':
-      case 'tag.put':
-      case 'tag.del':
-      case 'strategyType.put':
-      case 'strategyType.del':
-      case 'token.put':
-      case 'token.del':
-      case 'token.revoke':
-      case 'lastSeen':
-        return;
-      default: {
-        // An op kind added later that this module does not know yet: be correct, not fast.
-        this.markEverything();
-      }
-    }
-  }
-
-  private markFlag(name: string): void {
-    for (const v of this.views.values()) v.dirty.add(name);
-  }
-
-  private markFlagEnv(name: string, environment: string): void {
-    this.views.get(environment)?.dirty.add(name);
-  }
-
-  private markEverything(): void {
-    for (const v of this.views.values()) v.allDirty = true;
-  }
-
-  private rebuildOwners(): void {
-    this.owners = new Map();
-    for (const s of this.state.strategies.values()) this.owners.set(s.id, featureEnvKey(s.featureName, s.environment));
-  }
-
-  private fragment(f: Feature, environment: string): Fragment {
-    const bytes = Buffer.from(JSON.stringify(clientFeature(this.state, f, environment)));
-    this.serialized++;
-    return { name: f.name, bytes, project: f.project, cut: cutAfter(f.name) };
-  }
-
-  /** The environment's view with every pending change serialized. */
-  private fresh(environment: string): EnvView {
-    let view = this.views.get(environment);
-    if (view === undefined) {
-      view = { fragments: new Map(), ordered: [], dirty: new Set(), allDirty: true, filtersChanged: false, generation: 0 };
-      this.views.set(environment, view);
-    }
-    if (view.allDirty) {
-      view.fragments.clear();
-      for (const f of this.state.features.values()) {
-        if (!f.archived) view.fragments.set(f.name, this.fragment(f, environment));
-      }
-      view.ordered = [...view.fragments.values()].sort(byName);
-      view.dirty.clear();
-      view.allDirty = false;
-      view.filtersChanged = false;
-      view.generation = ++this.clock;
-      return view;
-    }
-    if (view.dirty.size === 0 && !view.filtersChanged) return view;
-    let changed = view.filtersChanged;
-    for (const name of view.dirty) {
-      const f = this.state.features.get(name);
-      const old = view.fragments.get(name);
-      if (!f || f.archived) {
-        if (old) {
-          view.fragments.delete(name);
-          view.ordered.splice(position(view.ordered, name), 1);
-          changed = true;
-        }
-        continue;
-      }
-      const frag = this.fragment(f, environment);
-      if (!old) {
-        view.ordered.splice(position(view.ordered, name), 0, frag);
-      } else if (old.bytes.equals(frag.bytes) && old.project === frag.project) {
-        continue;
-      } else {
-        view.ordered[position(view.ordered, name)] = frag;
-      }
-      view.fragments.set(name, frag);
-      changed = true;
-    }
-    view.dirty.clear();
-    view.filtersChanged = false;
-    if (changed) view.generation = ++this.clock;
-    return view;
   }
 
   private select(filter: ClientFilter, view: EnvView): Fragment[] {

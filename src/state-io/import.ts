@@ -78,243 +78,17 @@ export function importState(doc: StateDocument, opts: ImportOptions) {
       return !opts.keep && !same(prev, next);
     };
 
-    // 1. Environments.
-    if (doc.environments) {
-      if (opts.drop) {
-        d.environments.clear();
-        events.push({ type: 'drop-environments', data: { name: 'all-environments' } });
-      }
-      let last = 0;
-      for (const e of d.environments.values()) last = Math.max(last, e.sortOrder);
-      const unique = uniqueKeys();
-      doc.environments.forEach((e, i) => {
-        unique(e.name, `environments[${i}]`);
-        const next: Environment = { name: e.name, type: e.type ?? 'development', enabled: e.enabled ?? true, protected: e.protected ?? false, sortOrder: e.sortOrder ?? ++last };
-        if (!admit(d.environments, e.name, next)) return;
-        d.environments.set(e.name, next);
-        events.push({ type: 'environment-import', environment: e.name, data: next });
-      });
-    }
-
-    // 2. Projects.
-    if (doc.projects) {
-      if (opts.drop) {
-        d.projects.clear();
-        events.push({ type: 'drop-projects', data: { name: 'all-projects' } });
-      }
-      const unique = uniqueKeys();
-      doc.projects.forEach((p, i) => {
-        unique(p.id, `projects[${i}]`);
-        const next: Project = {
-          id: p.id, name: p.name ?? p.id, description: p.description ?? null, mode: p.mode ?? 'open', defaultStickiness: p.defaultStickiness ?? 'default',
-          createdAt: p.createdAt ?? env.now, updatedAt: p.updatedAt ?? null,
-        };
-        if (!admit(d.projects, p.id, next)) return;
-        d.projects.set(p.id, next);
-        events.push({ type: 'project-import', project: p.id, data: exportedProject(next) });
-      });
-    }
-
-    // 3. Flags, then their environments and strategies (no events for those two, as in Unleash).
-    const newFlags = new Set<string>();
-    if (doc.features) {
-      if (opts.drop) {
-        d.features.clear();
-        d.featureEnvs.clear();
-        d.strategies.clear();
-        d.featureTags.clear();
-        events.push({ type: 'drop-features', data: { name: 'all-features' } });
-      }
-      const unique = uniqueKeys();
-      doc.features.forEach((f, i) => {
-        unique(f.name, `features[${i}]`);
-        const project = f.project ?? 'default';
-        const archived = f.archived ?? false;
-        const next: Feature = {
-          name: f.name, project, type: f.type ?? 'release', description: f.description ?? null, impressionData: f.impressionData ?? false,
-          stale: f.stale ?? false, archived, archivedAt: archived ? (f.archivedAt ?? env.now) : null, createdAt: f.createdAt ?? env.now,
-          lastSeenAt: f.lastSeenAt ?? null,
-          dependencies: (f.dependencies ?? []).map((dep) => ({ feature: dep.feature, enabled: dep.enabled ?? true, variants: dep.enabled === false ? [] : [...(dep.variants ?? [])] })),
-        };
-        // Dependencies are data: one on a missing flag, or a cycle, is stored and served as given,
-        // and SDKs evaluate it as the specification says (the child is off).
-        checks.push(() => {
-          if (!d.projects.has(project)) throw refError(`features[${i}].project`, `project "${project}" does not exist`);
-        });
-        if (!admit(d.features, f.name, next)) return;
-        if (!d.features.has(f.name)) newFlags.add(f.name);
-        d.features.set(f.name, next);
-        events.push({ type: 'feature-import', project, featureName: f.name, data: exportedFeature(next) });
-      });
-    }
-
-    const configured = new Set<string>();
-    if (doc.featureEnvironments) {
-      const unique = uniqueKeys();
-      doc.featureEnvironments.forEach((fe, i) => {
-        const key = featureEnvKey(fe.featureName, fe.environment);
-        unique(key, `featureEnvironments[${i}]`);
-        configured.add(fe.featureName);
-        checks.push(() => {
-          if (!d.features.has(fe.featureName)) throw refError(`featureEnvironments[${i}].featureName`, `flag "${fe.featureName}" does not exist`);
-          if (!d.environments.has(fe.environment)) throw refError(`featureEnvironments[${i}].environment`, `environment "${fe.environment}" does not exist`);
-        });
-        const next: FeatureEnv = { environment: fe.environment, enabled: fe.enabled ?? false, variants: copyVariants(fe.variants), lastSeenAt: fe.lastSeenAt ?? null };
-        if (admit(d.featureEnvs, key, next)) d.featureEnvs.set(key, next);
-      });
-    }
-    // A new flag the document says nothing about is connected everywhere, disabled, as on create.
-    for (const name of newFlags) {
-      if (configured.has(name)) continue;
-      for (const e of d.environments.values()) {
-        const key = featureEnvKey(name, e.name);
-        if (!d.featureEnvs.has(key)) d.featureEnvs.set(key, { environment: e.name, enabled: false, variants: [], lastSeenAt: null });
-      }
-    }
-
-    if (doc.featureStrategies) {
-      if (opts.drop) d.strategies.clear();
-      let seq = state.nextStrategySeq;
-      const unique = uniqueKeys();
-      doc.featureStrategies.forEach((fs, i) => {
-        const id = fs.id ?? env.newId();
-        unique(id, `featureStrategies[${i}]`);
-        const prev = d.strategies.get(id);
-        const type = (fs.strategyName ?? fs.name)!;
-        const parameters: Record<string, string> = {};
-        for (const [k, v] of Object.entries(fs.parameters ?? {})) parameters[k] = String(v);
-        const next: Strategy = {
-          id, featureName: fs.featureName, projectId: d.features.get(fs.featureName)?.project ?? 'default', environment: fs.environment, name: type,
-          title: fs.title ?? null, disabled: fs.disabled ?? false, sortOrder: fs.sortOrder ?? 0,
-          constraints: ((fs.constraints ?? []) as ConstraintInput[]).map(importedConstraint),
-          parameters, variants: copyVariants(fs.variants), segments: [...new Set(fs.segments ?? [])].sort((a, b) => a - b),
-          createdAt: fs.createdAt ?? env.now, seq: prev ? prev.seq : seq++,
-        };
-        if (next.variants.some((v) => v.overrides && v.overrides.length > 0)) {
-          throw refError(`featureStrategies[${i}].variants`, 'strategy variants cannot have overrides');
-        }
-        checks.push(() => {
-          const at = (field: string) => `featureStrategies[${i}].${field}`;
-          if (!d.features.has(fs.featureName)) throw refError(at('featureName'), `flag "${fs.featureName}" does not exist`);
-          if (!d.environments.has(fs.environment)) throw refError(at('environment'), `environment "${fs.environment}" does not exist`);
-          if (!d.strategyTypes.has(type)) throw refError(at(fs.strategyName !== undefined ? 'strategyName' : 'name'), `strategy type "${type}" does not exist`);
-          for (const s of next.segments) if (!d.segments.has(s)) throw refError(at('segments'), `segment ${s} does not exist`);
-        });
-        if (admit(d.strategies, id, next)) d.strategies.set(id, next);
-      });
-    }
-
-    // 4. Strategy definitions. Built-in types are never replaced.
-    if (doc.strategies) {
-      if (opts.drop) {
-        for (const t of [...d.strategyTypes.values()]) if (t.editable) d.strategyTypes.delete(t.name);
-        events.push({ type: 'drop-strategies', data: { name: 'all-strategies' } });
-      }
-      const unique = uniqueKeys();
-      doc.strategies.forEach((s, i) => {
-        unique(s.name, `strategies[${i}]`);
-        const prev = d.strategyTypes.get(s.name);
-        if (prev && !prev.editable) return;
-        const next: StrategyType = {
-          name: s.name, title: s.title ?? null, displayName: s.displayName ?? null, description: s.description ?? '', editable: true, deprecated: s.deprecated ?? false,
-          parameters: (s.parameters ?? []).map((p) => ({ name: p.name, type: p.type ?? 'string', description: p.description ?? '', required: p.required ?? false })),
-        };
-        if (!admit(d.strategyTypes, s.name, next)) return;
-        d.strategyTypes.set(s.name, next);
-        events.push({ type: 'strategy-import', data: next });
-      });
-    }
-
-    // 5. Tag types, tags, tags on flags.
-    if (opts.drop) {
-      if (doc.featureTags) {
-        d.featureTags.clear();
-        events.push({ type: 'drop-feature-tags', data: { name: 'all-feature-tags' } });
-      }
-      if (doc.tags) {
-        d.tags.clear();
-        events.push({ type: 'drop-tags', data: { name: 'all-tags' } });
-      }
-      if (doc.tagTypes) {
-        d.tagTypes.clear();
-        events.push({ type: 'drop-tag-types', data: { name: 'all-tag-types' } });
-      }
-    }
-    if (doc.tagTypes) {
-      const unique = uniqueKeys();
-      doc.tagTypes.forEach((t, i) => {
-        unique(t.name, `tagTypes[${i}]`);
-        const next: TagType = { name: t.name, description: t.description ?? '', icon: t.icon ?? null };
-        if (!admit(d.tagTypes, t.name, next)) return;
-        d.tagTypes.set(t.name, next);
-        events.push({ type: 'tag-type-import', data: next });
-      });
-    }
-    if (doc.tags) {
-      const unique = uniqueKeys();
-      doc.tags.forEach((t, i) => {
-        const tag: Tag = { type: t.type, value: t.value };
-        unique(tagKey(tag), `tags[${i}]`);
-        checks.push(() => {
-          if (!d.tagTypes.has(tag.type)) throw refError(`tags[${i}].type`, `tag type "${tag.type}" does not exist`);
-        });
-        if (d.tags.has(tagKey(tag))) return;
-        d.tags.set(tagKey(tag), tag);
-        events.push({ type: 'tag-import', data: tag });
-      });
-    }
-    if (doc.featureTags) {
-      const unique = uniqueKeys();
-      doc.featureTags.forEach((ft, i) => {
-        const tag: Tag = { type: (ft.tagType ?? ft.type)!, value: (ft.tagValue ?? ft.value)! };
-        const key = flagTagKey(ft.featureName, tag);
-        unique(key, `featureTags[${i}]`);
-        checks.push(() => {
-          if (!d.features.has(ft.featureName)) throw refError(`featureTags[${i}].featureName`, `flag "${ft.featureName}" does not exist`);
-          if (!d.tagTypes.has(tag.type)) throw refError(`featureTags[${i}].tagType`, `tag type "${tag.type}" does not exist`);
-        });
-        // The tag itself is implied by its use, as when a flag is created with tags.
-        if (!d.tags.has(tagKey(tag))) d.tags.set(tagKey(tag), tag);
-        if (d.featureTags.has(key)) return;
-        d.featureTags.set(key, { feature: ft.featureName, tag });
-        events.push({ type: 'feature-tag-import', featureName: ft.featureName, data: { featureName: ft.featureName, tagType: tag.type, tagValue: tag.value } });
-      });
-    }
-
-    // 6. Segments, then which strategies use them.
-    if (doc.segments) {
-      if (opts.drop) d.segments.clear();
-      const unique = uniqueKeys();
-      doc.segments.forEach((s, i) => {
-        unique(String(s.id), `segments[${i}]`);
-        const name = within(() => checkSegmentName(`segments[${i}].name`, s.name));
-        const project = s.project ?? null;
-        const next: Segment = {
-          id: s.id, name, description: s.description ?? null, project,
-          constraints: ((s.constraints ?? []) as ConstraintInput[]).map(importedConstraint),
-          createdAt: s.createdAt ?? env.now, createdBy: s.createdBy ?? env.actor.name,
-        };
-        checks.push(() => {
-          if (project !== null && !d.projects.has(project)) throw refError(`segments[${i}].project`, `project "${project}" does not exist`);
-          for (const other of d.segments.values()) {
-            if (other.name === name && other.id !== s.id) throw refError(`segments[${i}].name`, `segment ${other.id} already has the name "${name}"`);
-          }
-        });
-        if (!admit(d.segments, s.id, next)) return;
-        d.segments.set(s.id, next);
-        events.push({ type: 'segment-import', project, data: exportedSegment(next) });
-      });
-    }
+    const run: ImportRun = { d, doc, opts, env, state, events, checks, admit };
+    importEnvironments(run);
+    importProjects(run);
+    importFlags(run);
+    importStrategyTypes(run);
+    importTags(run);
+    importSegments(run);
 
     for (const check of checks) check();
 
-    (doc.featureStrategySegments ?? []).forEach((link, i) => {
-      const strategy = d.strategies.get(link.featureStrategyId);
-      if (!strategy) throw refError(`featureStrategySegments[${i}].featureStrategyId`, `strategy "${link.featureStrategyId}" does not exist`);
-      if (!d.segments.has(link.segmentId)) throw refError(`featureStrategySegments[${i}].segmentId`, `segment ${link.segmentId} does not exist`);
-      if (strategy.segments.includes(link.segmentId)) return;
-      d.strategies.set(strategy.id, { ...strategy, segments: [...strategy.segments, link.segmentId].sort((a, b) => a - b) });
-    });
+    linkStrategySegments(run);
 
     settleExisting(d);
 
@@ -325,6 +99,277 @@ export function importState(doc: StateDocument, opts: ImportOptions) {
     events.push(...tokens.events);
     return { ops, events, result: { ops: ops.length, events: events.length } };
   };
+}
+
+/** What every step of an import works on: the draft, the document, and what it collects. */
+interface ImportRun {
+  d: Draft;
+  doc: StateDocument;
+  opts: ImportOptions;
+  env: CommandEnv;
+  state: State;
+  events: EventDraft[];
+  /** Reference checks run once the draft is complete: documents may refer forwards. */
+  checks: (() => void)[];
+  /** Whether `next` should replace what the draft holds under `key` (Unleash's keep / equality rules). */
+  admit: <K, V>(t: Tracked<K, V>, key: K, next: V) => boolean;
+}
+
+/** Environments (dropped first with ?drop=true). */
+function importEnvironments(run: ImportRun): void {
+  const { d, doc, opts, events, admit } = run;
+  if (doc.environments) {
+    if (opts.drop) {
+      d.environments.clear();
+      events.push({ type: 'drop-environments', data: { name: 'all-environments' } });
+    }
+    let last = 0;
+    for (const e of d.environments.values()) last = Math.max(last, e.sortOrder);
+    const unique = uniqueKeys();
+    doc.environments.forEach((e, i) => {
+      unique(e.name, `environments[${i}]`);
+      const next: Environment = { name: e.name, type: e.type ?? 'development', enabled: e.enabled ?? true, protected: e.protected ?? false, sortOrder: e.sortOrder ?? ++last };
+      if (!admit(d.environments, e.name, next)) return;
+      d.environments.set(e.name, next);
+      events.push({ type: 'environment-import', environment: e.name, data: next });
+    });
+  }
+}
+
+/** Projects. */
+function importProjects(run: ImportRun): void {
+  const { d, doc, opts, env, events, admit } = run;
+  if (doc.projects) {
+    if (opts.drop) {
+      d.projects.clear();
+      events.push({ type: 'drop-projects', data: { name: 'all-projects' } });
+    }
+    const unique = uniqueKeys();
+    doc.projects.forEach((p, i) => {
+      unique(p.id, `projects[${i}]`);
+      const next: Project = {
+        id: p.id, name: p.name ?? p.id, description: p.description ?? null, mode: p.mode ?? 'open', defaultStickiness: p.defaultStickiness ?? 'default',
+        createdAt: p.createdAt ?? env.now, updatedAt: p.updatedAt ?? null,
+      };
+      if (!admit(d.projects, p.id, next)) return;
+      d.projects.set(p.id, next);
+      events.push({ type: 'project-import', project: p.id, data: exportedProject(next) });
+    });
+  }
+}
+
+/** Flags, then their environments and strategies (no events for those two, as in Unleash). */
+function importFlags(run: ImportRun): void {
+  const { d, doc, opts, env, state, events, checks, admit } = run;
+  const newFlags = new Set<string>();
+  if (doc.features) {
+    if (opts.drop) {
+      d.features.clear();
+      d.featureEnvs.clear();
+      d.strategies.clear();
+      d.featureTags.clear();
+      events.push({ type: 'drop-features', data: { name: 'all-features' } });
+    }
+    const unique = uniqueKeys();
+    doc.features.forEach((f, i) => {
+      unique(f.name, `features[${i}]`);
+      const project = f.project ?? 'default';
+      const archived = f.archived ?? false;
+      const next: Feature = {
+        name: f.name, project, type: f.type ?? 'release', description: f.description ?? null, impressionData: f.impressionData ?? false,
+        stale: f.stale ?? false, archived, archivedAt: archived ? (f.archivedAt ?? env.now) : null, createdAt: f.createdAt ?? env.now,
+        lastSeenAt: f.lastSeenAt ?? null,
+        dependencies: (f.dependencies ?? []).map((dep) => ({ feature: dep.feature, enabled: dep.enabled ?? true, variants: dep.enabled === false ? [] : [...(dep.variants ?? [])] })),
+      };
+      // Dependencies are data: one on a missing flag, or a cycle, is stored and served as given,
+      // and SDKs evaluate it as the specification says (the child is off).
+      checks.push(() => {
+        if (!d.projects.has(project)) throw refError(`features[${i}].project`, `project "${project}" does not exist`);
+      });
+      if (!admit(d.features, f.name, next)) return;
+      if (!d.features.has(f.name)) newFlags.add(f.name);
+      d.features.set(f.name, next);
+      events.push({ type: 'feature-import', project, featureName: f.name, data: exportedFeature(next) });
+    });
+  }
+
+  const configured = new Set<string>();
+  if (doc.featureEnvironments) {
+    const unique = uniqueKeys();
+    doc.featureEnvironments.forEach((fe, i) => {
+      const key = featureEnvKey(fe.featureName, fe.environment);
+      unique(key, `featureEnvironments[${i}]`);
+      configured.add(fe.featureName);
+      checks.push(() => {
+        if (!d.features.has(fe.featureName)) throw refError(`featureEnvironments[${i}].featureName`, `flag "${fe.featureName}" does not exist`);
+        if (!d.environments.has(fe.environment)) throw refError(`featureEnvironments[${i}].environment`, `environment "${fe.environment}" does not exist`);
+      });
+      const next: FeatureEnv = { environment: fe.environment, enabled: fe.enabled ?? false, variants: copyVariants(fe.variants), lastSeenAt: fe.lastSeenAt ?? null };
+      if (admit(d.featureEnvs, key, next)) d.featureEnvs.set(key, next);
+    });
+  }
+  // A new flag the document says nothing about is connected everywhere, disabled, as on create.
+  for (const name of newFlags) {
+    if (configured.has(name)) continue;
+    for (const e of d.environments.values()) {
+      const key = featureEnvKey(name, e.name);
+      if (!d.featureEnvs.has(key)) d.featureEnvs.set(key, { environment: e.name, enabled: false, variants: [], lastSeenAt: null });
+    }
+  }
+
+  if (doc.featureStrategies) {
+    if (opts.drop) d.strategies.clear();
+    let seq = state.nextStrategySeq;
+    const unique = uniqueKeys();
+    doc.featureStrategies.forEach((fs, i) => {
+      const id = fs.id ?? env.newId();
+      unique(id, `featureStrategies[${i}]`);
+      const prev = d.strategies.get(id);
+      const type = (fs.strategyName ?? fs.name)!;
+      const parameters: Record<string, string> = {};
+      for (const [k, v] of Object.entries(fs.parameters ?? {})) parameters[k] = String(v);
+      const next: Strategy = {
+        id, featureName: fs.featureName, projectId: d.features.get(fs.featureName)?.project ?? 'default', environment: fs.environment, name: type,
+        title: fs.title ?? null, disabled: fs.disabled ?? false, sortOrder: fs.sortOrder ?? 0,
+        constraints: ((fs.constraints ?? []) as ConstraintInput[]).map(importedConstraint),
+        parameters, variants: copyVariants(fs.variants), segments: [...new Set(fs.segments ?? [])].sort((a, b) => a - b),
+        createdAt: fs.createdAt ?? env.now, seq: prev ? prev.seq : seq++,
+      };
+      if (next.variants.some((v) => v.overrides && v.overrides.length > 0)) {
+        throw refError(`featureStrategies[${i}].variants`, 'strategy variants cannot have overrides');
+      }
+      checks.push(() => {
+        const at = (field: string) => `featureStrategies[${i}].${field}`;
+        if (!d.features.has(fs.featureName)) throw refError(at('featureName'), `flag "${fs.featureName}" does not exist`);
+        if (!d.environments.has(fs.environment)) throw refError(at('environment'), `environment "${fs.environment}" does not exist`);
+        if (!d.strategyTypes.has(type)) throw refError(at(fs.strategyName !== undefined ? 'strategyName' : 'name'), `strategy type "${type}" does not exist`);
+        for (const s of next.segments) if (!d.segments.has(s)) throw refError(at('segments'), `segment ${s} does not exist`);
+      });
+      if (admit(d.strategies, id, next)) d.strategies.set(id, next);
+    });
+  }
+}
+
+/** Strategy definitions. Built-in types are never replaced. */
+function importStrategyTypes(run: ImportRun): void {
+  const { d, doc, opts, events, admit } = run;
+  if (doc.strategies) {
+    if (opts.drop) {
+      for (const t of [...d.strategyTypes.values()]) if (t.editable) d.strategyTypes.delete(t.name);
+      events.push({ type: 'drop-strategies', data: { name: 'all-strategies' } });
+    }
+    const unique = uniqueKeys();
+    doc.strategies.forEach((s, i) => {
+      unique(s.name, `strategies[${i}]`);
+      const prev = d.strategyTypes.get(s.name);
+      if (prev && !prev.editable) return;
+      const next: StrategyType = {
+        name: s.name, title: s.title ?? null, displayName: s.displayName ?? null, description: s.description ?? '', editable: true, deprecated: s.deprecated ?? false,
+        parameters: (s.parameters ?? []).map((p) => ({ name: p.name, type: p.type ?? 'string', description: p.description ?? '', required: p.required ?? false })),
+      };
+      if (!admit(d.strategyTypes, s.name, next)) return;
+      d.strategyTypes.set(s.name, next);
+      events.push({ type: 'strategy-import', data: next });
+    });
+  }
+}
+
+/** Tag types, tags, tags on flags. */
+function importTags(run: ImportRun): void {
+  const { d, doc, opts, events, checks, admit } = run;
+  if (opts.drop) {
+    if (doc.featureTags) {
+      d.featureTags.clear();
+      events.push({ type: 'drop-feature-tags', data: { name: 'all-feature-tags' } });
+    }
+    if (doc.tags) {
+      d.tags.clear();
+      events.push({ type: 'drop-tags', data: { name: 'all-tags' } });
+    }
+    if (doc.tagTypes) {
+      d.tagTypes.clear();
+      events.push({ type: 'drop-tag-types', data: { name: 'all-tag-types' } });
+    }
+  }
+  if (doc.tagTypes) {
+    const unique = uniqueKeys();
+    doc.tagTypes.forEach((t, i) => {
+      unique(t.name, `tagTypes[${i}]`);
+      const next: TagType = { name: t.name, description: t.description ?? '', icon: t.icon ?? null };
+      if (!admit(d.tagTypes, t.name, next)) return;
+      d.tagTypes.set(t.name, next);
+      events.push({ type: 'tag-type-import', data: next });
+    });
+  }
+  if (doc.tags) {
+    const unique = uniqueKeys();
+    doc.tags.forEach((t, i) => {
+      const tag: Tag = { type: t.type, value: t.value };
+      unique(tagKey(tag), `tags[${i}]`);
+      checks.push(() => {
+        if (!d.tagTypes.has(tag.type)) throw refError(`tags[${i}].type`, `tag type "${tag.type}" does not exist`);
+      });
+      if (d.tags.has(tagKey(tag))) return;
+      d.tags.set(tagKey(tag), tag);
+      events.push({ type: 'tag-import', data: tag });
+    });
+  }
+  if (doc.featureTags) {
+    const unique = uniqueKeys();
+    doc.featureTags.forEach((ft, i) => {
+      const tag: Tag = { type: (ft.tagType ?? ft.type)!, value: (ft.tagValue ?? ft.value)! };
+      const key = flagTagKey(ft.featureName, tag);
+      unique(key, `featureTags[${i}]`);
+      checks.push(() => {
+        if (!d.features.has(ft.featureName)) throw refError(`featureTags[${i}].featureName`, `flag "${ft.featureName}" does not exist`);
+        if (!d.tagTypes.has(tag.type)) throw refError(`featureTags[${i}].tagType`, `tag type "${tag.type}" does not exist`);
+      });
+      // The tag itself is implied by its use, as when a flag is created with tags.
+      if (!d.tags.has(tagKey(tag))) d.tags.set(tagKey(tag), tag);
+      if (d.featureTags.has(key)) return;
+      d.featureTags.set(key, { feature: ft.featureName, tag });
+      events.push({ type: 'feature-tag-import', featureName: ft.featureName, data: { featureName: ft.featureName, tagType: tag.type, tagValue: tag.value } });
+    });
+  }
+}
+
+/** Segments (which strategies use them is linked after the reference checks). */
+function importSegments(run: ImportRun): void {
+  const { d, doc, opts, env, events, checks, admit } = run;
+  if (doc.segments) {
+    if (opts.drop) d.segments.clear();
+    const unique = uniqueKeys();
+    doc.segments.forEach((s, i) => {
+      unique(String(s.id), `segments[${i}]`);
+      const name = within(() => checkSegmentName(`segments[${i}].name`, s.name));
+      const project = s.project ?? null;
+      const next: Segment = {
+        id: s.id, name, description: s.description ?? null, project,
+        constraints: ((s.constraints ?? []) as ConstraintInput[]).map(importedConstraint),
+        createdAt: s.createdAt ?? env.now, createdBy: s.createdBy ?? env.actor.name,
+      };
+      checks.push(() => {
+        if (project !== null && !d.projects.has(project)) throw refError(`segments[${i}].project`, `project "${project}" does not exist`);
+        for (const other of d.segments.values()) {
+          if (other.name === name && other.id !== s.id) throw refError(`segments[${i}].name`, `segment ${other.id} already has the name "${name}"`);
+        }
+      });
+      if (!admit(d.segments, s.id, next)) return;
+      d.segments.set(s.id, next);
+      events.push({ type: 'segment-import', project, data: exportedSegment(next) });
+    });
+  }
+}
+
+/** Unleash exports say which strategies use which segments in a list of their own. */
+function linkStrategySegments({ d, doc }: ImportRun): void {
+  (doc.featureStrategySegments ?? []).forEach((link, i) => {
+    const strategy = d.strategies.get(link.featureStrategyId);
+    if (!strategy) throw refError(`featureStrategySegments[${i}].featureStrategyId`, `strategy "${link.featureStrategyId}" does not exist`);
+    if (!d.segments.has(link.segmentId)) throw refError(`featureStrategySegments[${i}].segmentId`, `segment ${link.segmentId} does not exist`);
+    if (strategy.segments.includes(link.segmentId)) return;
+    d.strategies.set(strategy.id, { ...strategy, segments: [...strategy.segments, link.segmentId].sort((a, b) => a - b) });
+  });
 }
 
 /**
