@@ -8,6 +8,9 @@
 import t, { type Test } from 'tap';
 import { client, spawnServer, tempDataDir, type Spawned } from '../helpers/server.js';
 import { nextStep, observe, viewOf, type Api, type FlagModel, type Step } from './model.js';
+import { testRandom } from '../helpers/random.js';
+
+const random = testRandom('crash');
 
 const ROUNDS = Number(process.env.FANION_CRASH_ROUNDS ?? (process.env.CI ? 8 : 20));
 const WORKERS = 8;
@@ -50,7 +53,7 @@ async function verify(t: Test, api: Api, workers: Worker[], all: boolean): Promi
   for (const w of workers) {
     const names = new Set(w.touched);
     const others = [...w.flags.keys()].filter((n) => !names.has(n));
-    const sample = all ? others : others.sort(() => Math.random() - 0.5).slice(0, SAMPLE_UNTOUCHED);
+    const sample = all ? others : others.sort(() => random() - 0.5).slice(0, SAMPLE_UNTOUCHED);
     for (const n of sample) names.add(n);
     for (const name of names) {
       const actual = await observe(api, name);
@@ -133,7 +136,7 @@ t.test(`SIGKILL during concurrent writes and checkpoints, ${ROUNDS} rounds: noth
     prevNewest = newest;
     const stop = { dead: false };
     const running = workers.map((w, i) => runWorker(api, w, `w${i}`, stop, t));
-    await new Promise((r) => setTimeout(r, 150 + Math.random() * 750));
+    await new Promise((r) => setTimeout(r, 150 + random() * 750));
     await srv.kill();
     stop.dead = true;
     await Promise.all(running);

@@ -7,6 +7,9 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { client, spawnServer, tempDataDir } from '../helpers/server.js';
 import { fanion } from './cli.js';
+import { testRandom } from '../helpers/random.js';
+
+const random = testRandom('hot-copy');
 
 const P = '/api/admin/projects/default/features';
 const sh = promisify(execFile);
@@ -29,7 +32,7 @@ t.test('copies taken during writes and checkpoints start and hold everything ack
   });
   const copies: { dir: string; before: string[]; how: string }[] = [];
   for (let i = 0; i < 6; i++) {
-    await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+    await new Promise((r) => setTimeout(r, 100 + random() * 200));
     const dir = tempDataDir('fanion-hot-copy-');
     const before = [...acked];
     if (i % 2 === 0) {

@@ -2,6 +2,9 @@
 // acknowledged change must be there; the one request per worker that was in flight when the
 // process died may be there or not, but never half (its state and its events agree).
 import type { client } from '../helpers/server.js';
+import { testRandom } from '../helpers/random.js';
+
+const random = testRandom('durability-model');
 
 export type Api = ReturnType<typeof client>;
 export const ENVS = ['development', 'production'] as const;
@@ -62,12 +65,12 @@ export interface Step {
 }
 
 let seq = 0;
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)];
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
 
 /** A random next request for a worker that owns `flags` (only ever touched by that worker). */
 export function nextStep(prefix: string, flags: Map<string, FlagModel>): Step {
   const names = [...flags.keys()];
-  const roll = Math.random();
+  const roll = random();
   if (names.length === 0 || roll < 0.15) {
     const name = `${prefix}-${++seq}`;
     const description = `created ${seq}`;
@@ -82,7 +85,7 @@ export function nextStep(prefix: string, flags: Map<string, FlagModel>): Step {
   const e = f.envs[env];
   const base = `${P}/${f.name}/environments/${env}`;
   if (roll < 0.45) {
-    const rollout = String(Math.floor(Math.random() * 100));
+    const rollout = String(Math.floor(random() * 100));
     return {
       flag: f.name, describe: `add strategy ${f.name}/${env}`,
       send: (api) => api('POST', `${base}/strategies`, { name: 'flexibleRollout', parameters: { rollout, stickiness: 'default', groupId: f.name } }),
@@ -99,7 +102,7 @@ export function nextStep(prefix: string, flags: Map<string, FlagModel>): Step {
   }
   if (roll < 0.6 && e.strategies.size > 0) {
     const id = pick([...e.strategies.keys()]);
-    const rollout = String((Number(e.strategies.get(id)) + 1 + Math.floor(Math.random() * 98)) % 100); // never the current value
+    const rollout = String((Number(e.strategies.get(id)) + 1 + Math.floor(random() * 98)) % 100); // never the current value
     return {
       flag: f.name, describe: `update strategy ${id}`,
       send: (api) => api('PUT', `${base}/strategies/${id}`, { name: 'flexibleRollout', parameters: { rollout, stickiness: 'default', groupId: f.name } }),

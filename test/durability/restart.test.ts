@@ -10,6 +10,9 @@
 import { spawnSync } from 'node:child_process';
 import t from 'tap';
 import { client, MAIN, spawnServer, tempDataDir, type Spawned } from '../helpers/server.js';
+import { testRandom } from '../helpers/random.js';
+
+const random = testRandom('restart');
 
 const ROUNDS = Number(process.env.FANION_RESTART_ROUNDS ?? 20);
 const WRITERS = 4;
@@ -44,12 +47,12 @@ t.test(`kill -9 of the npm start process group during writes, restart within 100
         }
       }
     });
-    await sleep(100 + Math.random() * 300);
+    await sleep(100 + random() * 300);
     inFlightAtKill += inFlight;
     srv.killGroup();
     stop.now = true;
     await Promise.all(writers);
-    await sleep(Math.random() * 100);
+    await sleep(random() * 100);
     srv = await spawnServer({ dataDir, command: NPM_START, detached: true, env: NPM_ENV });
     const health = await client(srv.url)('GET', '/health');
     t.equal(health.status, 200, `round ${round}: the restart serves /health`);

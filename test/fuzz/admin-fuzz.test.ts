@@ -14,11 +14,11 @@ import { startInProcess, type InProcess } from '../helpers/in-process-server.js'
 import { client } from '../helpers/server.js';
 import {
   chance, fromSchema, int, invalidJson, mutate, pick, prng, randomJson, randomName, serialize, type Rng,
-} from './generate.js';
+} from '../helpers/fuzz-bodies.js';
+import { SEED } from '../helpers/random.js';
 
 type Api = ReturnType<typeof client>;
 
-const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 const ITERATIONS = Number(process.env.FUZZ_ITERATIONS ?? 2500);
 const BODY_LIMIT = 64 * 1024;
 

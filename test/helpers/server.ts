@@ -133,3 +133,17 @@ export function succeeding(call: () => ReturnType<typeof client>) {
     return res.json;
   };
 }
+
+/**
+ * The usual opening of a server test: a real process with `env`, stopped when the test ends, a
+ * client (with `authorization` when given) and a `succeeding` caller for set-up steps.
+ */
+export async function serve(
+  t: { teardown(fn: () => unknown): void },
+  opts: SpawnOptions & { authorization?: string } = {},
+): Promise<{ srv: Spawned; api: ReturnType<typeof client>; ok: ReturnType<typeof succeeding> }> {
+  const srv = await spawnServer(opts);
+  t.teardown(() => srv.stop());
+  const api = client(srv.url, opts.authorization ? { authorization: opts.authorization } : {});
+  return { srv, api, ok: succeeding(() => api) };
+}

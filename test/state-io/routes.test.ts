@@ -1,15 +1,11 @@
 // State import and export over HTTP against real server processes.
 import t from 'tap';
-import { client, spawnServer, type Spawned } from '../helpers/server.js';
+import { client, serve } from '../helpers/server.js';
 
 const H = '/api/admin';
 const F = (p: string) => `${H}/projects/${p}/features`;
 
-async function fresh(t: { teardown(fn: () => unknown): void }): Promise<{ srv: Spawned; api: ReturnType<typeof client> }> {
-  const srv = await spawnServer();
-  t.teardown(() => srv.stop());
-  return { srv, api: client(srv.url) };
-}
+const fresh = (t: { teardown(fn: () => unknown): void }) => serve(t);
 
 type Api = ReturnType<typeof client>;
 

@@ -3,7 +3,7 @@
 // with messages in words. And names as the decisions file gives them, end to end.
 import t from 'tap';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
-import { client, spawnServer, succeeding } from '../helpers/server.js';
+import { client, serve } from '../helpers/server.js';
 
 const ADMIN = '*:*.doors-admin';
 const CLIENT = '*:development.doors-client';
@@ -11,11 +11,8 @@ const H = '/api/admin';
 const P = `${H}/projects/default/features`;
 
 async function start(t: { teardown(fn: () => unknown): void }) {
-  const srv = await spawnServer({ env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT } });
-  t.teardown(() => srv.stop());
-  const api = client(srv.url, { authorization: ADMIN });
-  const sdkApi = client(srv.url, { authorization: CLIENT });
-  return { srv, api, sdkApi, ok: succeeding(() => api) };
+  const opened = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT }, authorization: ADMIN });
+  return { ...opened, sdkApi: client(opened.srv.url, { authorization: CLIENT }) };
 }
 
 t.test('the import stores what SDKs are specified to evaluate, as given, and serves it to SDKs', async (t) => {

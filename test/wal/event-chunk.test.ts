@@ -5,6 +5,9 @@ import { Decoder, Encoder } from '@msgpack/msgpack';
 import t from 'tap';
 import type { EventRecord } from '../../src/state/types.js';
 import { decodeEventChunk, encodeEventChunk, isoOf } from '../../src/wal/event-chunk.js';
+import { testRandom } from '../helpers/random.js';
+
+const random = testRandom('event-chunk');
 
 const events: EventRecord[] = [
   { id: 7, type: 'feature-created', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'admin', createdByUserId: 1, environment: null, project: 'default', featureName: 'ø-flag', data: { name: 'ø-flag', nested: { a: [1, 'two', null] } }, preData: null, tags: [{ type: 'simple', value: 'x' }] },
@@ -44,7 +47,7 @@ t.test('damaged columns are refused when reading', async (t) => {
 t.test('isoOf formats exactly like toISOString', async (t) => {
   const samples = [0, 1, 999, 1000, 59_999, 3_599_999, 86_399_999, 86_400_000, Date.parse('2026-11-22T12:07:44.123Z'),
     Date.parse('2000-02-29T23:59:59.999Z'), Date.parse('9999-12-31T23:59:59.999Z'), -1, -86_400_001, Date.parse('+010000-01-01T00:00:00.000Z')];
-  for (let i = 0; i < 2000; i++) samples.push(Math.floor(Math.random() * 253_402_300_799_999));
+  for (let i = 0; i < 2000; i++) samples.push(Math.floor(random() * 253_402_300_799_999));
   const wrong = samples.filter((ms) => isoOf(ms) !== new Date(ms).toISOString());
   t.same(wrong, [], `${samples.length} instants`);
 });

@@ -7,7 +7,7 @@ import {
 import { strategiesOf } from '../../src/state/state.js';
 import { applyOp } from '../../src/state/ops.js';
 import { copiesOf, featureEnv, fixtureState } from '../state/fixture.js';
-import { runFailing, runPure } from './pure.js';
+import { runFailing, runPure } from '../engine/pure.js';
 
 const NOW = '2026-02-02T02:02:02.000Z';
 

@@ -1,23 +1,10 @@
-// Body generators for the admin fuzz test: a seeded PRNG, valid values from a JSON schema, and
+// Body generators for the admin fuzz test: valid values from a JSON schema (drawn from the suite's
+// seeded generator, helpers/random.ts), and
 // the mutations that turn a valid body into a nasty one.
 
-export type Rng = () => number;
+import { chance, int, pick, type Rng } from './random.js';
 
-/** mulberry32: tiny, fast, and the same sequence for the same seed on every platform. */
-export function prng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export const pick = <T>(r: Rng, list: readonly T[]): T => list[Math.floor(r() * list.length)];
-export const int = (r: Rng, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-export const chance = (r: Rng, p: number): boolean => r() < p;
+export { chance, int, pick, prng, type Rng } from './random.js';
 
 type Schema = Record<string, any>;
 
