@@ -10,9 +10,7 @@ import { applyRecord } from '../state/apply.js';
 import type { Undo } from '../state/ops.js';
 import type { State } from '../state/state.js';
 import type { Actor } from '../state/types.js';
-import { frame } from '../wal/frame.js';
 import type { StateChange } from '../state/change.js';
-import { encodeRecord } from '../wal/record.js';
 import type { Wal } from '../wal/wal.js';
 import { resolveEvents, type Command, type CommandEnv } from './command.js';
 
@@ -77,7 +75,7 @@ export class Engine {
     let bytes: Buffer;
     let undo: Undo;
     try {
-      bytes = frame(encodeRecord(rec));
+      bytes = this.wal.encode(rec);
       // Throws only on a bug in a command; applyRecord then leaves the state as it was.
       undo = applyRecord(this.state, rec, true)!;
     } catch (err) {

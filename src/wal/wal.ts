@@ -122,8 +122,16 @@ export class Wal {
     this.failed = null;
   }
 
+  /**
+   * A record's bytes as `append` takes them (payload encoded, framed, checksummed): the WAL owns
+   * both the encoding and the LSNs, and the engine hands it changes, not bytes it built.
+   */
+  encode(rec: WalRecord): Buffer {
+    return frame(encodeRecord(rec));
+  }
+
   appendRecord(rec: WalRecord): Promise<void> {
-    return this.append(frame(encodeRecord(rec)));
+    return this.append(this.encode(rec));
   }
 
   /** Resolves once `bytes` are written (and fdatasync'ed); appends resolve in the order they were made. */
