@@ -37,6 +37,14 @@ export class NotFoundError extends FanionError {
   override readonly name = 'NotFoundError';
   readonly status = 404;
 }
+/** The path exists, but not for this method; `allow` lists the methods it has (the Allow header). */
+export class MethodNotAllowedError extends FanionError {
+  override readonly name = 'MethodNotAllowedError';
+  readonly status = 405;
+  constructor(message: string, readonly allow: string[]) {
+    super(message);
+  }
+}
 export class NameExistsError extends FanionError {
   override readonly name = 'NameExistsError';
   readonly status = 409;
@@ -84,11 +92,12 @@ export function parserError(code: string | undefined): FanionError {
   return new BadRequestError('The request is not valid HTTP.');
 }
 
-export function toErrorResponse(err: unknown): { status: number; body: ErrorBody; unexpected: boolean } {
+export function toErrorResponse(err: unknown): { status: number; body: ErrorBody; unexpected: boolean; headers?: Record<string, string> } {
   if (err instanceof FanionError) {
     const body: ErrorBody = { id: randomUUID(), name: err.name, message: err.message };
     if (err.details) body.details = err.details;
-    return { status: err.status, body, unexpected: false };
+    const headers = err instanceof MethodNotAllowedError ? { Allow: err.allow.join(', ') } : undefined;
+    return { status: err.status, body, unexpected: false, headers };
   }
   return {
     status: 500,

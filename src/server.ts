@@ -8,7 +8,7 @@ import { clientApiRoutes } from './client-api/routes.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
 import type { Engine } from './engine/engine.js';
 import { environmentRoutes } from './environments/routes.js';
-import { NotFoundError, parserError, toErrorResponse } from './errors.js';
+import { MethodNotAllowedError, NotFoundError, parserError, toErrorResponse } from './errors.js';
 import { eventRoutes } from './events/routes.js';
 import { featureRoutes } from './features/routes.js';
 import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
@@ -24,12 +24,15 @@ import { segmentRoutes } from './segments/routes.js';
 import { stateRoutes } from './state-io/routes.js';
 import type { Checkpointer } from './storage/checkpointer.js';
 import { strategyRoutes } from './strategies/routes.js';
+import { strategyTypeRoutes } from './strategy-types/routes.js';
 import { tagRoutes } from './tags/routes.js';
 import { SECRET_PATH_PREFIX, tokenRoutes } from './tokens/routes.js';
 import { ensureFirstAdminToken } from './tokens/seed.js';
 import { variantRoutes } from './variants/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
+/** The methods a route may have: what a 405's Allow header is made of. */
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
 function isLoopback(host: string): boolean {
@@ -50,7 +53,7 @@ export interface RunningServer {
 
 /** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
 const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
-  featureRoutes, strategyRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
+  featureRoutes, strategyRoutes, strategyTypeRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
   eventRoutes, stateRoutes,
 ];
 
@@ -80,6 +83,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     onNoMatch: (req, res) => {
       // A token pasted into an unsupported method's path must not be echoed back.
       const shown = req.path.startsWith(SECRET_PATH_PREFIX) ? `${SECRET_PATH_PREFIX}…` : req.path;
+      const allow: string[] = METHODS.filter((m) => app.find(m, req.path).handlers.length > 0);
+      if (allow.length > 0) {
+        if (allow.includes('GET')) allow.push('HEAD');
+        sendError(res, new MethodNotAllowedError(`${req.method} is not allowed on ${shown}; use ${allow.join(', ')}.`, allow), log);
+        return;
+      }
       sendError(res, new NotFoundError(`The path you were looking for (${shown}) is not available.`), log);
     },
   });

@@ -39,12 +39,12 @@ function bodyStillArriving(req: IncomingMessage | undefined): boolean {
 }
 
 export function sendError(res: ServerResponse, err: unknown, log: Logger, context: Record<string, unknown> = {}): void {
-  const { status, body, unexpected } = toErrorResponse(err);
+  const { status, body, unexpected, headers } = toErrorResponse(err);
   if (unexpected) log.error({ ...context, err, errorId: body.id }, 'unexpected error while handling a request');
   else if (status >= 500) log.warn({ ...context, errorId: body.id, err: (err as Error).message }, 'request failed');
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  sendJson(res, status, body, REFUSALS.has(status) && bodyStillArriving(res.req) ? CLOSE : undefined);
+  sendJson(res, status, body, REFUSALS.has(status) && bodyStillArriving(res.req) ? { ...headers, ...CLOSE } : headers);
 }

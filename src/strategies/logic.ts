@@ -6,8 +6,9 @@ import { normalizeConstraints, type ConstraintInput } from '../constraints/const
 import { requireFeature, requireFeatureEnv } from '../state/lookup.js';
 import type { Op } from '../state/ops.js';
 import { featureEnvKey, strategiesOf, type State } from '../state/state.js';
-import type { Feature, Strategy } from '../state/types.js';
+import type { Feature, Strategy, StrategyType } from '../state/types.js';
 import { normalizeVariants, type VariantInput } from '../variants/weights.js';
+import { checkParameters } from '../strategy-types/logic.js';
 
 export const MAX_STRATEGIES = 30;
 export const MAX_SEGMENTS_PER_STRATEGY = 5;
@@ -62,10 +63,15 @@ function normalizeParameters(state: State, feature: Feature, type: string, raw: 
   return params;
 }
 
-function checkType(state: State, name: string): void {
-  if (!state.strategyTypes.has(name)) {
-    throw new ValidationError(`Request validation failed: strategy type "${name}" does not exist.`, [{ path: 'name', message: `unknown strategy type "${name}"` }]);
+function checkType(state: State, name: string): StrategyType {
+  const t = state.strategyTypes.get(name);
+  if (!t) {
+    const known = [...state.strategyTypes.keys()].join(', ');
+    throw new ValidationError(`Request validation failed: strategy type "${name}" does not exist; the known ones are ${known}.`, [
+      { path: 'name', message: `unknown strategy type "${name}"; the known ones are ${known}` },
+    ]);
   }
+  return t;
 }
 
 function checkSegments(state: State, feature: Feature, ids: number[]): number[] {
@@ -100,11 +106,12 @@ function buildStrategy(
 ): Strategy {
   const name = input.name ?? base?.name;
   if (!name) throw invalid('name', '"name" is required');
-  checkType(state, name);
+  const type = checkType(state, name);
   const sortOrder = input.sortOrder ?? base?.sortOrder ?? nextSortOrder(state, ids);
   const parameters = input.parameters !== undefined || !base || name !== base.name
     ? normalizeParameters(state, feature, name, input.parameters ?? (base && name === base.name ? base.parameters : {}))
     : base.parameters;
+  checkParameters(type, parameters);
   return {
     id: base?.id ?? env.newId(),
     featureName: feature.name,
