@@ -6,6 +6,7 @@ import polka from 'polka';
 import { openFanion, type FanionDeps } from './app.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
+import { contextFieldRoutes } from './context-fields/routes.js';
 import type { Engine } from './engine/engine.js';
 import { environmentRoutes } from './environments/routes.js';
 import { MethodNotAllowedError, NotFoundError, parserError, toErrorResponse } from './errors.js';
@@ -53,7 +54,7 @@ export interface RunningServer {
 
 /** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
 const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
-  featureRoutes, strategyRoutes, strategyTypeRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
+  featureRoutes, strategyRoutes, strategyTypeRoutes, contextFieldRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
   eventRoutes, stateRoutes,
 ];
 

@@ -169,6 +169,8 @@ export class EnvViews {
       case 'tagType.del':
       case 'tag.put':
       case 'tag.del':
+      case 'contextField.put':
+      case 'contextField.del':
       case 'strategyType.put':
       case 'strategyType.del':
       case 'token.put':

@@ -6,6 +6,7 @@ import { invalid, NameExistsError, NoAccessError, NotFoundError, ValidationError
 import { checkSegmentName } from '../state/names.js';
 import type { State } from '../state/state.js';
 import type { Segment, Strategy } from '../state/types.js';
+import { checkLegalValues } from '../context-fields/logic.js';
 
 export const MAX_SEGMENTS = 300;
 /** Unleash's segment values limit: all constraint values of one segment together. */
@@ -46,8 +47,9 @@ function checkUniqueName(state: State, name: string, self: number | null): void 
   }
 }
 
-function constraintsOf(input: SegmentInput) {
+function constraintsOf(state: State, input: SegmentInput) {
   const constraints = normalizeConstraints(input.constraints, 'constraints');
+  checkLegalValues(state, constraints, 'constraints');
   const values = constraints.reduce((n, c) => n + (c.values?.length ?? 0) + (c.value !== undefined ? 1 : 0), 0);
   if (values > MAX_SEGMENT_VALUES) {
     throw invalid('constraints', `a segment can hold at most ${MAX_SEGMENT_VALUES} values over all its constraints, got ${values}`);
@@ -69,7 +71,7 @@ export function createSegment(input: SegmentInput) {
       name,
       description: input.description ?? null,
       project,
-      constraints: constraintsOf(input),
+      constraints: constraintsOf(state, input),
       createdAt: env.now,
       createdBy: env.actor.name,
     };
@@ -101,7 +103,7 @@ export function updateSegment(rawId: string, input: SegmentInput) {
       name,
       description: input.description !== undefined ? input.description : before.description,
       project,
-      constraints: constraintsOf(input),
+      constraints: constraintsOf(state, input),
     };
     return {
       ops: [{ o: 'segment.put', segment: after }],

@@ -18,6 +18,7 @@ export interface StateDump {
   tags: unknown[];
   featureTags: { feature: string; tags: unknown[] }[];
   strategyTypes: unknown[];
+  contextFields: unknown[];
   apiTokens: unknown[];
   revokedTokens: unknown[];
   nextSegmentId: number;
@@ -40,6 +41,7 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     tags: byKey(s.tags),
     featureTags: [...s.featureTags.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([feature, tags]) => ({ feature, tags })),
     strategyTypes: byKey(s.strategyTypes),
+    contextFields: byKey(s.contextFields),
     apiTokens: byKey(s.apiTokens),
     revokedTokens: byKey(s.revokedTokens),
     nextSegmentId: s.nextSegmentId,
@@ -74,6 +76,7 @@ export function loadDump(d: StateDump): State {
   m<any>(d.tags, (x) => `${x.type}:${x.value}`, s.tags);
   for (const { feature, tags } of d.featureTags) s.featureTags.set(feature, tags as any);
   m<any>(d.strategyTypes, (x) => x.name, s.strategyTypes);
+  m<any>(d.contextFields ?? [], (x) => x.name, s.contextFields);
   m<any>(d.apiTokens, (x) => x.hash, s.apiTokens);
   m<any>(d.revokedTokens, (x) => x.hash, s.revokedTokens);
   s.nextSegmentId = d.nextSegmentId;

@@ -2,7 +2,7 @@
 // Commands produce them (with every generated id and timestamp already filled in), the WAL
 // stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
 import type {
-  ApiToken, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
+  ApiToken, ContextField, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
 } from './types.js';
 import { featureEnvKey, tagKey, type State } from './state.js';
 
@@ -27,6 +27,8 @@ export type Op =
   | { o: 'featureTag.del'; feature: string; tag: Tag }
   | { o: 'strategyType.put'; strategyType: StrategyType }
   | { o: 'strategyType.del'; name: string }
+  | { o: 'contextField.put'; field: ContextField }
+  | { o: 'contextField.del'; name: string }
   | { o: 'token.put'; token: ApiToken }
   | { o: 'token.del'; hash: string }
   | { o: 'token.revoke'; revoked: RevokedToken }
@@ -262,6 +264,10 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return putIn(s.strategyTypes, op.strategyType.name, op.strategyType, withUndo);
     case 'strategyType.del':
       return delIn(s.strategyTypes, op.name, withUndo, order);
+    case 'contextField.put':
+      return putIn(s.contextFields, op.field.name, op.field, withUndo);
+    case 'contextField.del':
+      return delIn(s.contextFields, op.name, withUndo, order);
     case 'token.put':
       return putIn(s.apiTokens, op.token.hash, op.token, withUndo);
     case 'token.del':

@@ -1,7 +1,7 @@
 // The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
 import { EventLog } from './events/event-log.js';
 import type {
-  ApiToken, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
+  ApiToken, ContextField, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
 } from './types.js';
 
 export interface State {
@@ -20,6 +20,7 @@ export interface State {
   /** feature name → its tags */
   featureTags: Map<string, Tag[]>;
   strategyTypes: Map<string, StrategyType>;
+  contextFields: Map<string, ContextField>;
   apiTokens: Map<string, ApiToken>;
   revokedTokens: Map<string, RevokedToken>;
   events: EventLog;
@@ -42,6 +43,7 @@ export function emptyState(): State {
     tags: new Map(),
     featureTags: new Map(),
     strategyTypes: new Map(),
+    contextFields: new Map(),
     apiTokens: new Map(),
     revokedTokens: new Map(),
     events: new EventLog(),

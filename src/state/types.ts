@@ -131,6 +131,18 @@ export interface StrategyType {
   parameters: StrategyParameterDef[];
 }
 
+/** A custom context field (the built-in ones are constants: state/defaults.ts). */
+export interface ContextField {
+  name: string;
+  description: string;
+  /** When not empty, new constraints over this field may only use these values. */
+  legalValues: { value: string; description: string }[];
+  /** Offered as a stickiness for gradual rollouts and variants. */
+  stickiness: boolean;
+  sortOrder: number;
+  createdAt: string;
+}
+
 export type TokenType = 'admin' | 'client' | 'frontend';
 
 export interface ApiToken {

@@ -6,9 +6,10 @@ import { normalizeConstraints, type ConstraintInput } from '../constraints/const
 import { requireFeature, requireFeatureEnv } from '../state/lookup.js';
 import type { Op } from '../state/ops.js';
 import { featureEnvKey, strategiesOf, type State } from '../state/state.js';
-import type { Feature, Strategy, StrategyType } from '../state/types.js';
+import type { Constraint, Feature, Strategy, StrategyType } from '../state/types.js';
 import { normalizeVariants, type VariantInput } from '../variants/weights.js';
 import { checkParameters } from '../strategy-types/logic.js';
+import { checkLegalValues } from '../context-fields/logic.js';
 
 export const MAX_STRATEGIES = 30;
 export const MAX_SEGMENTS_PER_STRATEGY = 5;
@@ -61,6 +62,12 @@ function normalizeParameters(state: State, feature: Feature, type: string, raw: 
     throw invalid('parameters.percentage', `"percentage" must be a whole number from 0 to 100, got "${params.percentage}"`);
   }
   return params;
+}
+
+/** New constraints keep to the legal values of the fields they name (context-fields/logic.ts). */
+function legalConstraints(state: State, constraints: Constraint[]): Constraint[] {
+  checkLegalValues(state, constraints, 'constraints');
+  return constraints;
 }
 
 function checkType(state: State, name: string): StrategyType {
@@ -121,7 +128,7 @@ function buildStrategy(
     title: input.title !== undefined ? input.title : (base?.title ?? null),
     disabled: input.disabled !== undefined && input.disabled !== null ? input.disabled : (base?.disabled ?? false),
     sortOrder,
-    constraints: input.constraints !== undefined ? normalizeConstraints(input.constraints, 'constraints') : (base?.constraints ?? []),
+    constraints: input.constraints !== undefined ? legalConstraints(state, normalizeConstraints(input.constraints, 'constraints')) : (base?.constraints ?? []),
     parameters,
     // A variant written without stickiness follows its strategy's, as SDKs would do with none.
     variants: input.variants !== undefined ? normalizeVariants(input.variants, 'variants', false, parameters.stickiness) : (base?.variants ?? []),

@@ -49,6 +49,7 @@ export function fixtureOps(): Op[] {
     { o: 'strategy.put', strategy: strategy('s4', 'alpha', 'production', 4) },
     { o: 'segment.put', segment: { id: 1, name: 'seg', description: null, project: null, constraints: [constraint], createdAt: T0, createdBy: 'admin' } },
     { o: 'tagType.put', tagType: { name: 'team', description: 'owning team', icon: null } },
+    { o: 'contextField.put', field: { name: 'country', description: '', legalValues: [{ value: 'NO', description: '' }], stickiness: false, sortOrder: 10, createdAt: T0 } },
     { o: 'tag.put', tag: { type: 'simple', value: 'x' } },
     { o: 'tag.put', tag: { type: 'team', value: 'core' } },
     { o: 'featureTag.add', feature: 'alpha', tag: { type: 'simple', value: 'x' } },

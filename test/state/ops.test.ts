@@ -110,6 +110,14 @@ const CASES: Record<string, Case[]> = {
     { name: 'removes a strategy type', changes: true, op: { o: 'strategyType.del', name: 'gradualRolloutRandom' } },
     { name: 'is a no-op for an unknown strategy type', changes: false, op: { o: 'strategyType.del', name: 'nope' } },
   ],
+  'contextField.put': [
+    { name: 'adds a context field', changes: true, op: { o: 'contextField.put', field: { name: 'tier', description: 'd', legalValues: [], stickiness: true, sortOrder: 1, createdAt: T0 } } },
+    { name: 'replaces a context field', changes: true, op: { o: 'contextField.put', field: { name: 'country', description: 'x', legalValues: [], stickiness: false, sortOrder: 10, createdAt: T0 } } },
+  ],
+  'contextField.del': [
+    { name: 'removes a context field', changes: true, op: { o: 'contextField.del', name: 'country' } },
+    { name: 'is a no-op for an unknown context field', changes: false, op: { o: 'contextField.del', name: 'nope' } },
+  ],
   'token.put': [
     { name: 'adds a token', changes: true, op: { o: 'token.put', token: { hash: 'h2', tokenName: 't2', type: 'admin', environment: '*', projects: ['*'], expiresAt: null, createdAt: T1, prefix: '*:*' } } },
     { name: 'replaces a token', changes: true, op: { o: 'token.put', token: { hash: 'h1', tokenName: 't1', type: 'client', environment: 'development', projects: ['*'], expiresAt: T1, createdAt: T0, prefix: 'default:dev' } } },
@@ -238,7 +246,7 @@ t.test('dumpState is deterministic whatever the insertion order of the maps', as
   const a = fixtureState();
   const b = fixtureState();
   // Rebuild b's maps in reverse insertion order.
-  for (const key of ['projects', 'environments', 'features', 'segments', 'tagTypes', 'tags', 'strategyTypes', 'apiTokens'] as const) {
+  for (const key of ['projects', 'environments', 'features', 'segments', 'tagTypes', 'tags', 'strategyTypes', 'contextFields', 'apiTokens'] as const) {
     const m = b[key] as Map<unknown, unknown>;
     const entries = [...m.entries()].reverse();
     m.clear();

@@ -1,0 +1,28 @@
+// Bodies of /api/admin/context.
+import { nameSchema } from '../state/names.js';
+
+const legalValue = {
+  type: 'object',
+  required: ['value'],
+  properties: { value: { type: 'string', minLength: 1, maxLength: 100 }, description: { type: ['string', 'null'], maxLength: 1000 } },
+};
+const fields = {
+  description: { type: ['string', 'null'], maxLength: 5000 },
+  legalValues: { type: 'array', maxItems: 1000, items: legalValue },
+  stickiness: { type: 'boolean' },
+  sortOrder: { type: 'integer', minimum: -1000000, maximum: 1000000 },
+};
+
+export const contextFieldSchemas = {
+  createContextFieldSchema: { type: 'object', required: ['name'], properties: { name: nameSchema, ...fields } },
+  updateContextFieldSchema: { type: 'object', properties: { name: { type: 'string' }, ...fields } },
+  nameSchema: { type: 'object', required: ['name'], properties: { name: nameSchema } },
+};
+
+export interface ContextFieldInput {
+  name?: string;
+  description?: string | null;
+  legalValues?: { value: string; description?: string | null }[];
+  stickiness?: boolean;
+  sortOrder?: number;
+}
