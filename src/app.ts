@@ -75,11 +75,12 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     // The key is loaded in both auth modes so tokens made while AUTH_TYPE=none still work after switching.
     const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
     await seedTokens({ engine, config, hasher, log });
-    const auth: Authenticator = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : new OpenAuthenticator();
+    const tokens = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : null;
+    const auth: Authenticator = tokens ?? new OpenAuthenticator();
     const snapshot = new ClientSnapshot(engine.state, { extraHeaders: NOSNIFF });
     engine.onChange((change, kind) => snapshot.onChange(change, kind));
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
-    const flusher = new MetricsFlusher(engine, metrics, log);
+    const flusher = new MetricsFlusher(engine, metrics, log, tokens);
     flusher.start(config.metricsFlushMs);
     let closing: Promise<void> | null = null;
     const close = () => {

@@ -1,11 +1,19 @@
-// Writes buffered lastSeen times to the WAL every METRICS_FLUSH_MS as one record, so a storm of
-// metrics posts costs one fsync per interval instead of one per post. A crash loses at most the
+// Writes buffered lastSeen times (of flags, and of API tokens) to the WAL every METRICS_FLUSH_MS
+// as one record, so a storm of metrics posts or requests costs one fsync per interval instead of
+// one each. A crash loses at most the
 // last interval of lastSeen updates (and the in-memory counts); admin changes are unaffected.
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
 import type { Actor } from '../state/types.js';
 import { recordLastSeen } from './logic.js';
 import type { ClientMetricsStore } from './store.js';
+import { recordTokensSeen } from '../tokens/logic.js';
+
+/** The part of the token authenticator the flusher uses. */
+export interface TokenUse {
+  takeSeen(): { hash: string; at: string }[];
+  restoreSeen(list: { hash: string; at: string }[]): void;
+}
 
 const METRICS_ACTOR: Actor = { name: 'client-metrics', userId: null };
 
@@ -13,7 +21,13 @@ export class MetricsFlusher {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
-  constructor(private readonly engine: Engine, private readonly store: ClientMetricsStore, private readonly log: Logger) {}
+  constructor(
+    private readonly engine: Engine,
+    private readonly store: ClientMetricsStore,
+    private readonly log: Logger,
+    /** Where token uses come from (the token authenticator; none with AUTH_TYPE=none). */
+    private readonly tokens: TokenUse | null = null,
+  ) {}
 
   start(intervalMs: number): void {
     if (intervalMs <= 0) return;
@@ -38,12 +52,18 @@ export class MetricsFlusher {
 
   private async write(): Promise<void> {
     const pending = this.store.takePending();
-    if (pending.length === 0) return;
+    const seen = this.tokens?.takeSeen() ?? [];
+    if (pending.length === 0 && seen.length === 0) return;
     try {
-      await this.engine.run(METRICS_ACTOR, recordLastSeen(pending));
+      await this.engine.run(METRICS_ACTOR, (state) => {
+        const flags = recordLastSeen(pending)(state);
+        const tokens = recordTokensSeen(seen)(state);
+        return { ops: [...flags.ops, ...tokens.ops], events: [], result: flags.result + tokens.result };
+      });
     } catch (err) {
       this.store.restorePending(pending);
-      this.log.warn({ err: (err as Error).message, pending: pending.length }, 'could not write client metrics; will retry at the next flush');
+      this.tokens?.restoreSeen(seen);
+      this.log.warn({ err: (err as Error).message, pending: pending.length + seen.length }, 'could not write client metrics; will retry at the next flush');
     }
   }
 }

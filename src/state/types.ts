@@ -156,6 +156,8 @@ export interface ApiToken {
   createdAt: string;
   /** Shown in listings so an operator can tell tokens apart without the secret. */
   prefix: string;
+  /** When it was last used, to within METRICS_FLUSH_MS (absent in data written before it was kept). */
+  seenAt?: string | null;
 }
 
 /** A token that was deleted stays known by hash so seeding never brings it back. */

@@ -38,7 +38,7 @@ export interface TokenView {
   projects: string[];
   expiresAt: string | null;
   createdAt: string;
-  seenAt: null;
+  seenAt: string | null;
   alias: null;
   prefix: string;
 }
@@ -59,7 +59,7 @@ export function tokenView(t: ApiToken): TokenView {
     projects: t.projects,
     expiresAt: t.expiresAt,
     createdAt: t.createdAt,
-    seenAt: null,
+    seenAt: t.seenAt ?? null,
     alias: null,
     prefix: t.prefix,
   };
@@ -228,4 +228,17 @@ export function hasUsableAdminToken(state: State, now: string): boolean {
     if (t.type === 'admin' && unlimited && (t.expiresAt === null || t.expiresAt > now)) return true;
   }
   return false;
+}
+
+/** Writes when tokens were last used (from the metrics flush); tokens deleted meanwhile are skipped. */
+export function recordTokensSeen(entries: { hash: string; at: string }[]) {
+  return (state: State): Change<number> => {
+    const ops: Op[] = [];
+    for (const { hash, at } of entries) {
+      const token = state.apiTokens.get(hash);
+      if (!token || (token.seenAt ?? '') >= at) continue;
+      ops.push({ o: 'token.put', token: { ...token, seenAt: at } });
+    }
+    return { ops, events: [], result: ops.length };
+  };
 }

@@ -16,6 +16,15 @@ interface Known {
   actor: Actor;
   scope: ClientScope;
   view: AdminView;
+  /** When the token was last used (ms), and up to when that was handed to takeSeen. */
+  usedAt: number;
+  reportedAt: number;
+}
+
+/** A token's last use, waiting to be written with the next metrics flush. */
+export interface TokenSeen {
+  hash: string;
+  at: string;
 }
 
 const API_OF: Record<TokenType, string> = { admin: 'admin', client: 'client', frontend: 'frontend' };
@@ -84,13 +93,37 @@ export class TokenAuthenticator implements Authenticator {
     // is still looked up by hash, so a revoked or expired token stops working at once. Only the
     // same socket can hit this memo, so the string comparison reveals nothing to other callers.
     const memo = req.socket ? this.bySocket.get(req.socket) : undefined;
+    const now = this.now();
     if (memo !== undefined && memo.header === header && this.state().apiTokens.get(memo.known.token.hash) === memo.known.token) {
-      if (this.now() >= memo.known.expiresAtMs) throw new AuthenticationRequired('The API token in the Authorization header has expired.');
+      if (now >= memo.known.expiresAtMs) throw new AuthenticationRequired('The API token in the Authorization header has expired.');
+      memo.known.usedAt = now;
       return memo.known;
     }
     const known = this.identifyByHash(header);
+    known.usedAt = now;
     if (req.socket && header !== undefined) this.bySocket.set(req.socket, { header, known });
     return known;
+  }
+
+  /**
+   * The tokens used since the last call, with when: written as `seenAt` by the metrics flush, so
+   * a request never costs a disk write. `restoreSeen` puts back a batch whose write failed.
+   */
+  takeSeen(): TokenSeen[] {
+    const out: TokenSeen[] = [];
+    for (const [hash, k] of this.known) {
+      if (k.usedAt <= k.reportedAt) continue;
+      out.push({ hash, at: new Date(k.usedAt).toISOString() });
+      k.reportedAt = k.usedAt;
+    }
+    return out;
+  }
+
+  restoreSeen(list: TokenSeen[]): void {
+    for (const { hash } of list) {
+      const k = this.known.get(hash);
+      if (k) k.reportedAt = 0;
+    }
   }
 
   private identifyByHash(header: string | undefined): Known {
@@ -124,6 +157,8 @@ export class TokenAuthenticator implements Authenticator {
       // Tokens with the same scope share the key, so they share the client API's cached responses.
       scope: { environment: token.environment, projects: token.projects, key: `${token.environment}|${token.projects.join(',')}`, actor },
       view: { projects: token.projects, environment: token.environment },
+      usedAt: 0,
+      reportedAt: 0,
     };
     this.known.set(hash, k);
     return k;
