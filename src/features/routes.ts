@@ -12,6 +12,7 @@ import { requireFeature, requireProject } from '../state/lookup.js';
 import { featureSchemas } from './schema.js';
 import { featureSummary, featureView } from './view.js';
 import { jsonPatchSchema } from '../http/patch.js';
+import { searchFeatures, type FeatureSearch } from './search.js';
 
 const P = '/api/admin/projects/:projectId/features';
 const TAG = 'Features';
@@ -114,6 +115,21 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
         const name = checkFlagName('name', (body as { name: string }).name);
         if (engine.state.features.has(name)) throw new NameExistsError(`A flag named "${name}" already exists.`);
         return { status: 200 };
+      },
+    },
+    {
+      method: 'GET', path: '/api/admin/search/features', tag: TAG, permission: 'READ', scope: () => ({ visibleOnly: true }),
+      summary: 'Search live flags (query, project, tag, type, state, sortBy, sortOrder, offset, limit), with the total before paging',
+      responses: { 200: '{features, total}', 400: 'A filter that is not understood' },
+      handler: ({ req, query }) => {
+        // A token limited to some projects finds only their flags.
+        const view = ctx.auth.adminView(req);
+        const one = (k: string) => (typeof query[k] === 'string' ? (query[k] as string) : undefined);
+        const q: FeatureSearch = {
+          query: one('query'), project: one('project'), tag: one('tag'), type: one('type'), state: one('state'),
+          sortBy: one('sortBy'), sortOrder: one('sortOrder'), offset: one('offset'), limit: one('limit'),
+        };
+        return { status: 200, body: searchFeatures(engine.state, q, view.projects.includes('*') ? null : new Set(view.projects)) };
       },
     },
     {
