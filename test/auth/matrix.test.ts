@@ -12,8 +12,11 @@ const ADMIN = `*:*.${rnd()}`;
 const CLIENT = `default:development.${rnd()}`;
 const FRONTEND = `default:development.${rnd()}`;
 const KNOWN_CLIENT_ROUTES = ['GET /api/client/features', 'GET /api/client/features/{featureName}', 'POST /api/client/register', 'POST /api/client/metrics'];
-/** Listings any admin token may call: they show a limited token only its own events (test/events/scoped.test.ts). */
-const VISIBLE_ONLY_ROUTES = ['POST /api/admin/events/search', 'GET /api/admin/events', 'GET /api/admin/events/{featureName}'];
+/**
+ * Listings any admin token may call: they show a limited token only its own events
+ * (test/auth/event-scopes.test.ts) or flags (test/features/search.test.ts).
+ */
+const VISIBLE_ONLY_ROUTES = ['POST /api/admin/events/search', 'GET /api/admin/events', 'GET /api/admin/events/{featureName}', 'GET /api/admin/search/features'];
 
 interface Route {
   method: string;
@@ -100,7 +103,12 @@ t.test('every route refuses bad credentials with the right status, and nothing c
         t.equal(res.json?.name, name, `${what} → ${name}`);
         if (status === 403) t.match(res.json?.message, /You need permission=\w+ to perform this action on environment=/);
       }
-      if (visibleOnly) {
+      if (visibleOnly && r.path === '/api/admin/search/features') {
+        const res = await call(r, scopedAdmin);
+        t.equal(res.status, 200, 'an admin token scoped to another project searches flags');
+        t.ok(res.json.features.every((f: any) => f.project === 'elsewhere'), 'and finds only those of its project');
+        t.equal(res.json.features.length, res.json.total, 'and counts only those');
+      } else if (visibleOnly) {
         const res = await call(r, scopedAdmin);
         t.equal(res.status, 200, 'an admin token scoped to another project lists events');
         t.ok(res.json.events.every((e: any) => e.project === 'elsewhere' && (e.environment === null || e.environment === 'development')), 'only those of its project and environment');
