@@ -34,8 +34,8 @@ export function tokenRoutes(hasher: TokenHasher) {
         handler: () => ({ status: 200, body: { tokens: listed(() => true) }, headers: NO_STORE }),
       },
       {
-        method: 'GET', path: `${BASE}/:name`, tag: TAG, summary: 'List the API tokens with this name', permission: 'ADMIN', secretInPath: true,
-        handler: ({ params }) => ({ status: 200, body: { tokens: listed((n) => n === params.name) }, headers: NO_STORE }),
+        method: 'GET', path: `${BASE}/:token`, tag: TAG, summary: 'List the API tokens with this name (the path segment is a token name here)', permission: 'ADMIN', secretInPath: true,
+        handler: ({ params }) => ({ status: 200, body: { tokens: listed((n) => n === params.token) }, headers: NO_STORE }),
       },
       {
         method: 'POST', path: BASE, tag: TAG, summary: 'Create an API token; the answer is the only place its secret is shown',
