@@ -12,6 +12,7 @@ import { environmentRoutes } from './environments/routes.js';
 import { MethodNotAllowedError, NotFoundError, parserError, toErrorResponse } from './errors.js';
 import { eventRoutes } from './events/routes.js';
 import { featureRoutes } from './features/routes.js';
+import { mountApiDocs } from './http/api-docs.js';
 import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
 import { sendError, sendJson } from './http/respond.js';
 import { directGet } from './http/fast-path.js';
@@ -104,6 +105,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   indexRoutes(app);
   const openapi = openApiDocument(routes, ctx.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
+  mountApiDocs(app);
 
   // The path SDKs poll is answered before polka routes anything; every other request, SDK
   // register/metrics included, goes through the one polka app.

@@ -36,6 +36,9 @@ const EXTRA_PATHS = {
   '/api/openapi.json': {
     get: { summary: 'This document', tags: ['Operations'], security: [], responses: { 200: { description: 'The OpenAPI 3.1 description' } } },
   },
+  '/docs/openapi': {
+    get: { summary: 'Interactive documentation of this document (Swagger UI)', tags: ['Operations'], security: [], responses: { 200: { description: 'An HTML page' } } },
+  },
 };
 
 /** An OpenAPI 3.1 description built from the same route table and schemas the server uses. */

@@ -33,3 +33,25 @@ t.test('the OpenAPI document validates and describes every route', async (t) => 
   // A route the document describes answers; one it does not is a 404.
   t.equal((await api('GET', '/api/admin/strategies')).status, 200);
 });
+
+t.test('interactive documentation at /docs/openapi, from node_modules, nothing else served', async (t) => {
+  const { srv, api } = await serve(t);
+  const page = await fetch(`${srv.url}/docs/openapi`);
+  const html = await page.text();
+  t.equal(page.status, 200);
+  t.match(page.headers.get('content-type'), /^text\/html/);
+  t.notMatch(html, /https?:\/\//, 'nothing is loaded from another site');
+  const scripts = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+  t.same(scripts.sort(), ['/docs/openapi/favicon-32x32.png', '/docs/openapi/init.js', '/docs/openapi/swagger-ui-bundle.js', '/docs/openapi/swagger-ui-standalone-preset.js', '/docs/openapi/swagger-ui.css'].sort());
+  for (const s of scripts) {
+    const res = await fetch(srv.url + s);
+    const body = Buffer.from(await res.arrayBuffer());
+    t.equal(res.status, 200, `${s} is served`);
+    t.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    t.ok(body.length > 20, `${s}: ${body.length} bytes`);
+  }
+  t.match(await (await fetch(`${srv.url}/docs/openapi/init.js`)).text(), /url: '\/api\/openapi\.json'/, 'it shows this server\'s document');
+  for (const other of ['/docs/openapi/package.json', '/docs/openapi/index.html', '/docs/openapi/..%2F..%2Fpackage.json', '/docs/openapi/swagger-ui-bundle.js.map']) {
+    t.equal((await api('GET', other)).status, 404, `${other} is not served`);
+  }
+});
