@@ -12,6 +12,7 @@ import { environmentRoutes } from './environments/routes.js';
 import { MethodNotAllowedError, NotFoundError, parserError, toErrorResponse } from './errors.js';
 import { eventRoutes } from './events/routes.js';
 import { featureRoutes } from './features/routes.js';
+import { featuresBatchRoutes } from './features-batch/routes.js';
 import { mountApiDocs } from './http/api-docs.js';
 import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
 import { sendError, sendJson } from './http/respond.js';
@@ -56,7 +57,7 @@ export interface RunningServer {
 /** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
 const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
   featureRoutes, strategyRoutes, strategyTypeRoutes, contextFieldRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
-  eventRoutes, stateRoutes,
+  eventRoutes, stateRoutes, featuresBatchRoutes,
 ];
 
 /**

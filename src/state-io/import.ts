@@ -9,13 +9,14 @@ import { ValidationError } from '../errors.js';
 import type { Op } from '../state/ops.js';
 import { featureEnvKey, tagKey, type State } from '../state/state.js';
 import type {
-  Environment, Feature, FeatureEnv, Project, Segment, Strategy, StrategyType, Tag, TagType, Variant,
+  Environment, Feature, FeatureEnv, Project, Segment, Strategy, StrategyType, Tag, TagType,
 } from '../state/types.js';
 import { Draft, featureOfEnvKey, flagTagKey, type Tracked } from './draft.js';
 import { exportedFeature, exportedProject, exportedSegment } from './export.js';
 import type { StateDocument } from './schema.js';
 import { tokensWithout } from '../tokens/logic.js';
 import { checkSegmentName } from '../state/names.js';
+import { importedVariants } from '../variants/weights.js';
 
 export interface ImportOptions {
   /** Remove the existing items of every kind present in the document first. */
@@ -43,17 +44,6 @@ function within<T>(fn: () => T): T {
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
-/** Variants are stored as given: recomputing weights could move a remainder and change them. */
-function copyVariants(list: unknown[] | undefined): Variant[] {
-  return ((list ?? []) as Variant[]).map((v) => {
-    const out: Variant = { name: v.name, weight: v.weight ?? 0, weightType: v.weightType === 'fix' ? 'fix' : 'variable' };
-    if (v.stickiness !== undefined) out.stickiness = v.stickiness;
-    if (v.payload) out.payload = { type: v.payload.type, value: v.payload.value };
-    if (v.overrides) out.overrides = v.overrides.map((o) => ({ contextName: o.contextName, values: [...o.values] }));
-    return out;
-  });
-}
 
 /** Fails on the second item of a kind with the same key: which one should win is anyone's guess. */
 function uniqueKeys() {
@@ -204,7 +194,7 @@ function importFlags(run: ImportRun): void {
         if (!d.features.has(fe.featureName)) throw refError(`featureEnvironments[${i}].featureName`, `flag "${fe.featureName}" does not exist`);
         if (!d.environments.has(fe.environment)) throw refError(`featureEnvironments[${i}].environment`, `environment "${fe.environment}" does not exist`);
       });
-      const next: FeatureEnv = { environment: fe.environment, enabled: fe.enabled ?? false, variants: copyVariants(fe.variants), lastSeenAt: fe.lastSeenAt ?? null };
+      const next: FeatureEnv = { environment: fe.environment, enabled: fe.enabled ?? false, variants: importedVariants(fe.variants), lastSeenAt: fe.lastSeenAt ?? null };
       if (admit(d.featureEnvs, key, next)) d.featureEnvs.set(key, next);
     });
   }
@@ -232,7 +222,7 @@ function importFlags(run: ImportRun): void {
         id, featureName: fs.featureName, projectId: d.features.get(fs.featureName)?.project ?? 'default', environment: fs.environment, name: type,
         title: fs.title ?? null, disabled: fs.disabled ?? false, sortOrder: fs.sortOrder ?? 0,
         constraints: ((fs.constraints ?? []) as ConstraintInput[]).map(importedConstraint),
-        parameters, variants: copyVariants(fs.variants), segments: [...new Set(fs.segments ?? [])].sort((a, b) => a - b),
+        parameters, variants: importedVariants(fs.variants), segments: [...new Set(fs.segments ?? [])].sort((a, b) => a - b),
         createdAt: fs.createdAt ?? env.now, seq: prev ? prev.seq : seq++,
       };
       if (next.variants.some((v) => v.overrides && v.overrides.length > 0)) {

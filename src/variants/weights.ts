@@ -90,3 +90,17 @@ export const variantSchema = {
     },
   },
 };
+
+/**
+ * Variants that come in as data (state and features-batch imports) are stored as given:
+ * recomputing weights could move a remainder and change which users get which variant.
+ */
+export function importedVariants(list: unknown[] | undefined): Variant[] {
+  return ((list ?? []) as Variant[]).map((v) => {
+    const out: Variant = { name: v.name, weight: v.weight ?? 0, weightType: v.weightType === 'fix' ? 'fix' : 'variable' };
+    if (v.stickiness !== undefined) out.stickiness = v.stickiness;
+    if (v.payload) out.payload = { type: v.payload.type, value: v.payload.value };
+    if (v.overrides) out.overrides = v.overrides.map((o) => ({ contextName: o.contextName, values: [...o.values] }));
+    return out;
+  });
+}

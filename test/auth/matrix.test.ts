@@ -17,6 +17,16 @@ const KNOWN_CLIENT_ROUTES = ['GET /api/client/features', 'GET /api/client/featur
  * (test/auth/event-scopes.test.ts) or flags (test/features/search.test.ts).
  */
 const VISIBLE_ONLY_ROUTES = ['POST /api/admin/events/search', 'GET /api/admin/events', 'GET /api/admin/events/{featureName}', 'GET /api/admin/search/features'];
+/**
+ * Routes any admin token may call, whose reach is named in the body (project, environment) or
+ * found in the flags it exports: a limited token is refused there, once the body is valid
+ * (test/features-batch/routes.test.ts).
+ */
+const BODY_SCOPED_ROUTES: Record<string, unknown> = {
+  'POST /api/admin/features-batch/export': { environment: 'development', features: ['f1'] },
+  'POST /api/admin/features-batch/import': { project: 'default', environment: 'development', data: { features: [{ name: 'f1' }] } },
+  'POST /api/admin/features-batch/validate': { project: 'default', environment: 'development', data: { features: [{ name: 'f1' }] } },
+};
 
 interface Route {
   method: string;
@@ -76,7 +86,8 @@ t.test('every route refuses bad credentials with the right status, and nothing c
 
   const call = (r: Route, authorization: string | undefined, project = values.projectId): Promise<Res> => {
     const url = r.path.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(k === 'projectId' ? project : values[k] ?? 'x'));
-    return client(srv.url)(r.method, url, r.hasBody ? {} : undefined, authorization === undefined ? {} : { authorization });
+    const body = BODY_SCOPED_ROUTES[`${r.method} ${r.path}`] ?? (r.hasBody ? {} : undefined);
+    return client(srv.url)(r.method, url, body, authorization === undefined ? {} : { authorization });
   };
 
   const walBefore = walBytes(srv.dataDir);
