@@ -99,7 +99,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const routes = [
     ...ROUTE_MODULES.flatMap((m) => m(ctx)),
     ...tokenRoutes(hasher)(ctx),
-    ...clientApiRoutes(fanion.snapshot),
+    ...clientApiRoutes(fanion.snapshot, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics),
   ];
   mount(app, ctx, routes);

@@ -3,18 +3,21 @@
 import { NotFoundError } from '../errors.js';
 import { NOSNIFF } from '../http/respond.js';
 import type { RouteDef } from '../http/route.js';
+import type { SchemaRegistry } from '../http/validation.js';
 import { acceptsGzip, etagMatches } from './conditional.js';
 import type { ClientSnapshot } from './snapshot.js';
+import { clientReplies } from './schema.js';
 
 const TAG = 'Client';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The SDK poll routes, answered from the snapshot the composition root (app.ts) keeps up to date. */
-export function clientApiRoutes(snapshot: ClientSnapshot): RouteDef[] {
+export function clientApiRoutes(snapshot: ClientSnapshot, schemas: SchemaRegistry): RouteDef[] {
+  schemas.describe(clientReplies);
   return [
     {
       method: 'GET', path: '/api/client/features', tag: TAG, auth: 'client', fastPath: true,
-      summary: "Every flag in the token's environment and projects, filtered by tag, project and namePrefix",
+      summary: "Every flag in the token's environment and projects, filtered by tag, project and namePrefix", reply: clientReplies.clientFeaturesSchema,
       responses: { 200: 'The flags', 304: 'Not modified since the ETag in If-None-Match', 400: 'Malformed tag filter', 401: 'No or unknown token', 403: 'Not a client token' },
       handler: ({ req, res, client }) => {
         const entry = snapshot.response(client!, (req as { search?: string }).search ?? '');
@@ -45,7 +48,7 @@ export function clientApiRoutes(snapshot: ClientSnapshot): RouteDef[] {
     },
     {
       method: 'GET', path: '/api/client/features/:featureName', tag: TAG, auth: 'client', fastPath: true,
-      summary: 'One flag as SDKs see it (for debugging)',
+      summary: 'One flag as SDKs see it (for debugging)', reply: clientReplies.clientFeatureSchema,
       responses: { 200: 'The flag', 404: 'Unknown, archived or outside the token\'s projects' },
       handler: ({ res, params, client }) => {
         const bytes = snapshot.feature(client!, params.featureName);

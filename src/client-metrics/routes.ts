@@ -2,7 +2,7 @@
 // and admin reads of what they gathered.
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { AppContext, RouteDef } from '../http/route.js';
-import { clientMetricsSchemas, type MetricsBody, type RegisterBody } from './schema.js';
+import { clientMetricsReplies, clientMetricsSchemas, type MetricsBody, type RegisterBody } from './schema.js';
 import type { ClientMetricsStore } from './store.js';
 
 const TAG = 'Client metrics';
@@ -17,6 +17,7 @@ function pageParam(raw: string | string[] | undefined, name: string, fallback: n
 /** The SDK metrics routes, over the store the composition root (app.ts) built and flushes. */
 export function clientMetricsRoutes(ctx: AppContext, store: ClientMetricsStore): RouteDef[] {
   ctx.schemas.addAll(clientMetricsSchemas);
+  ctx.schemas.describe(clientMetricsReplies);
   const now = () => ctx.engine.now().toISOString();
   return [
     {
@@ -37,7 +38,7 @@ export function clientMetricsRoutes(ctx: AppContext, store: ClientMetricsStore):
     },
     {
       method: 'GET', path: '/api/admin/metrics/applications', tag: TAG, permission: 'READ',
-      summary: 'Applications that registered or sent metrics since the server started, most recently seen first (?offset, ?limit up to 1000)',
+      summary: 'Applications that registered or sent metrics since the server started, most recently seen first (?offset, ?limit up to 1000)', reply: clientMetricsReplies.applicationsSchema,
       handler: ({ query }) => {
         const offset = pageParam(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
         const limit = pageParam(query.limit, 'limit', 100, 1000);
@@ -47,7 +48,7 @@ export function clientMetricsRoutes(ctx: AppContext, store: ClientMetricsStore):
     },
     {
       method: 'GET', path: '/api/admin/metrics/applications/:appName', tag: TAG, permission: 'READ',
-      summary: 'One application with its instances and per-flag counts',
+      summary: 'One application with its instances and per-flag counts', reply: clientMetricsReplies.applicationSchema,
       handler: ({ params }) => {
         const app = store.application(params.appName);
         if (!app) throw new NotFoundError(`No application named "${params.appName}" has registered or sent metrics since the server started.`);

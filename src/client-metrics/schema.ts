@@ -81,3 +81,47 @@ export interface MetricsBody {
   connectionId?: string;
   bucket?: { start: string; stop: string; toggles: Record<string, ToggleCounts> };
 }
+
+// Answers.
+const str = { type: 'string' };
+const nullableStr = { type: ['string', 'null'] };
+const application = {
+  type: 'object',
+  required: ['appName', 'createdAt', 'lastSeen', 'strategies', 'instanceCount', 'instances', 'environments', 'toggles'],
+  properties: {
+    appName: str,
+    createdAt: str,
+    lastSeen: str,
+    strategies: { type: 'array', items: str },
+    instanceCount: count,
+    instances: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['instanceId', 'environment', 'firstSeen', 'lastSeen'],
+        properties: {
+          instanceId: str, connectionId: nullableStr, sdkVersion: nullableStr, environment: str, started: nullableStr, interval: { type: ['integer', 'null'] },
+          platformName: nullableStr, platformVersion: nullableStr, firstSeen: str, lastSeen: str,
+        },
+      },
+    },
+    environments: { type: 'array', items: str },
+    toggles: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['featureName', 'environment', 'yes', 'no', 'variants', 'lastSeen'],
+        properties: { featureName: str, environment: str, yes: count, no: count, variants: { type: 'object', additionalProperties: count }, lastSeen: str },
+      },
+    },
+  },
+};
+
+export const clientMetricsReplies = {
+  applicationSchema: application,
+  applicationsSchema: {
+    type: 'object',
+    required: ['total', 'offset', 'limit', 'truncated', 'applications'],
+    properties: { total: count, offset: count, limit: count, truncated: { type: 'boolean' }, applications: { type: 'array', items: application } },
+  },
+};

@@ -26,3 +26,22 @@ export interface ContextFieldInput {
   stickiness?: boolean;
   sortOrder?: number;
 }
+
+// Answers.
+const contextField = {
+  type: 'object',
+  required: ['name', 'description', 'legalValues', 'stickiness', 'sortOrder', 'createdAt'],
+  properties: {
+    name: { type: 'string' },
+    description: { type: 'string' },
+    legalValues: { type: 'array', items: { type: 'object', required: ['value', 'description'], properties: { value: { type: 'string' }, description: { type: 'string' } } } },
+    stickiness: { type: 'boolean' },
+    sortOrder: { type: 'integer' },
+    createdAt: { type: 'string' },
+  },
+};
+
+export const contextFieldReplies = {
+  contextFieldSchema: contextField,
+  contextFieldsSchema: { type: 'array', items: contextField },
+};

@@ -14,3 +14,15 @@ export const environmentSchemas = {
     properties: { type, sortOrder },
   },
 };
+
+// Answers.
+const environment = {
+  type: 'object',
+  required: ['name', 'type', 'enabled', 'protected', 'sortOrder'],
+  properties: { name: { type: 'string' }, type: { type: 'string' }, enabled: { type: 'boolean' }, protected: { type: 'boolean' }, sortOrder: { type: 'integer' } },
+};
+
+export const environmentReplies = {
+  environmentSchema: environment,
+  environmentsSchema: { type: 'object', required: ['version', 'environments'], properties: { version: { type: 'integer' }, environments: { type: 'array', items: environment } } },
+};

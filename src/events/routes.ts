@@ -2,7 +2,7 @@
 import { invalid } from '../errors.js';
 import type { AppContext, RouteDef } from '../http/route.js';
 import type { EventFilter } from '../state/events/event-log.js';
-import { eventSchemas, MAX_EVENT_PAGE, type SearchEventsBody } from './schema.js';
+import { eventReplies, eventSchemas, MAX_EVENT_PAGE, type SearchEventsBody } from './schema.js';
 import { searchVisible } from './search-visible.js';
 
 const TAG = 'Events';
@@ -19,6 +19,7 @@ function one(query: Record<string, string | string[] | undefined>, name: string)
 /** Routes of the event log: search, the newest events, one flag's events (each seen through the caller's scope). */
 export function eventRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(eventSchemas);
+  ctx.schemas.describe(eventReplies);
   const { engine } = ctx;
   const search = (req: Parameters<typeof ctx.auth.adminView>[0], filter: EventFilter, limit: number, offset: number) => {
     return searchVisible(engine.state.events, filter, limit, offset, ctx.auth.adminView(req));
@@ -26,7 +27,7 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
   return [
     {
       method: 'POST', path: '/api/admin/events/search', tag: TAG,
-      summary: 'Search events, newest first (type, project, feature exact; query case-insensitive; offset is an event-id cursor)',
+      summary: 'Search events, newest first (type, project, feature exact; query case-insensitive; offset is an event-id cursor)', reply: eventReplies.eventsSchema,
       body: eventSchemas.searchEventsSchema, permission: 'READ', scope: visibleOnly,
       responses: { 200: '{version: 1, events, totalEvents}', 400: 'Invalid search', 403: 'A project outside the token\'s limits', 415: 'Not JSON' },
       handler: ({ req, body }) => {
@@ -44,7 +45,7 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET', path: '/api/admin/events', tag: TAG, permission: 'READ', scope: visibleOnly,
-      summary: 'The newest 100 events, optionally only those of a project (?project=) or a flag (?feature=)',
+      summary: 'The newest 100 events, optionally only those of a project (?project=) or a flag (?feature=)', reply: eventReplies.eventsSchema,
       handler: ({ req, query }) => {
         const filter = { project: one(query, 'project'), feature: one(query, 'feature') };
         const page = search(req, filter, MAX_EVENT_PAGE, 0);
@@ -53,7 +54,7 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET', path: '/api/admin/events/:featureName', tag: TAG, permission: 'READ', scope: visibleOnly,
-      summary: "The newest 100 events of one flag",
+      summary: "The newest 100 events of one flag", reply: eventReplies.eventsSchema,
       handler: ({ req, params }) => {
         const page = search(req, { feature: params.featureName }, MAX_EVENT_PAGE, 0);
         return { status: 200, body: { version: 1, toggleName: params.featureName, events: page.events, totalEvents: page.total } };

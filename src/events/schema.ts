@@ -26,3 +26,31 @@ export interface SearchEventsBody {
   limit?: number;
   offset?: number;
 }
+
+// Answers.
+const nullableStr = { type: ['string', 'null'] };
+const event = {
+  type: 'object',
+  required: ['id', 'type', 'createdAt', 'createdBy', 'createdByUserId', 'environment', 'project', 'featureName', 'data', 'preData', 'tags'],
+  properties: {
+    id: { type: 'integer', minimum: 1 },
+    type: { type: 'string' },
+    createdAt: { type: 'string' },
+    createdBy: { type: 'string' },
+    createdByUserId: { type: ['integer', 'null'] },
+    environment: nullableStr,
+    project: nullableStr,
+    featureName: nullableStr,
+    data: {},
+    preData: {},
+    tags: { type: ['array', 'null'], items: { type: 'object', required: ['type', 'value'], properties: { type: { type: 'string' }, value: { type: 'string' } } } },
+  },
+};
+
+export const eventReplies = {
+  eventsSchema: {
+    type: 'object',
+    required: ['version', 'events', 'totalEvents'],
+    properties: { version: { type: 'integer' }, toggleName: { type: 'string' }, events: { type: 'array', items: event }, totalEvents: { type: 'integer', minimum: 0 } },
+  },
+};

@@ -31,7 +31,7 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
   return [
     {
       method: 'POST', path: `${BASE}/export`, tag: TAG, permission: 'READ',
-      summary: 'Export flags (by name, tag or project) with their configuration in one environment, in Unleash 6–8\'s document format',
+      summary: 'Export flags (by name, tag or project) with their configuration in one environment, in Unleash 6–8\'s document format', reply: featuresBatchSchemas.exportResultSchema,
       body: featuresBatchSchemas.exportQuerySchema, scope: inBody, bodyScopes: (body: ExportQuery) => (body.project ? [{ project: body.project, environment: body.environment }] : []),
       responses: { 200: 'The document', 400: 'Invalid query', 403: 'A flag of a project the token does not reach', 404: 'Unknown environment or project' },
       handler: async ({ req, body, actor }) => {
@@ -43,7 +43,7 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'POST', path: `${BASE}/validate`, tag: TAG, permission: 'UPDATE_FEATURE',
-      summary: 'Check an import without changing anything: its errors, warnings and missing permissions',
+      summary: 'Check an import without changing anything: its errors, warnings and missing permissions', reply: featuresBatchSchemas.importTogglesValidateSchema,
       body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, scope: inBody, bodyScopes: importScopes,
       responses: { 200: 'The review (errors, warnings, permissions)', 400: 'Not a valid request', 404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES' },
       handler: ({ req, body }) => ({ status: 200, body: reviewImport(engine.state, body as ImportRequest, mayCreateShared(req)).review }),

@@ -9,7 +9,7 @@ import {
   setEnvironmentEnabled, type CreateFeatureInput, type DependencyInput,
 } from './logic.js';
 import { requireFeature, requireProject } from '../state/lookup.js';
-import { featureSchemas } from './schema.js';
+import { featureReplies, featureSchemas } from './schema.js';
 import { featureSummary, featureView } from './view.js';
 import { jsonPatchSchema } from '../http/patch.js';
 import { searchFeatures, type FeatureSearch } from './search.js';
@@ -23,6 +23,7 @@ const inEnv = (p: Record<string, string>) => ({ project: p.projectId, environmen
 /** Routes of flags in a project: create, read, patch, archive, revive, delete, on/off, dependencies. */
 export function featureRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(featureSchemas);
+  ctx.schemas.describe(featureReplies);
   ctx.schemas.add('patchesSchema', jsonPatchSchema);
   const { engine } = ctx;
   const onOff = (enabled: boolean): RouteDef => ({
@@ -36,7 +37,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
   });
   return [
     {
-      method: 'POST', path: P, tag: TAG, summary: 'Create a flag', body: featureSchemas.createFeatureSchema, permission: 'CREATE_FEATURE', scope: inProject,
+      method: 'POST', path: P, tag: TAG, summary: 'Create a flag', reply: featureReplies.featureSchema, body: featureSchemas.createFeatureSchema, permission: 'CREATE_FEATURE', scope: inProject,
       responses: { 201: 'Created', 400: 'Invalid', 404: 'Unknown project', 409: 'Name taken' },
       handler: async ({ params, body, actor }) => {
         await engine.run(actor, createFeature(params.projectId, body as CreateFeatureInput));
@@ -45,7 +46,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'GET', path: P, tag: TAG, summary: "List a project's flags", permission: 'READ', scope: inProject,
+      method: 'GET', path: P, tag: TAG, summary: "List a project's flags", reply: featureReplies.featuresSchema, permission: 'READ', scope: inProject,
       handler: ({ params }) => {
         requireProject(engine.state, params.projectId);
         const features = [];
@@ -56,11 +57,11 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'GET', path: `${P}/:featureName`, tag: TAG, summary: 'Get a flag with its environments and strategies', permission: 'READ', scope: inProject,
+      method: 'GET', path: `${P}/:featureName`, tag: TAG, summary: 'Get a flag with its environments and strategies', reply: featureReplies.featureSchema, permission: 'READ', scope: inProject,
       handler: ({ params }) => ({ status: 200, body: featureView(engine.state, requireFeature(engine.state, params.projectId, params.featureName)) }),
     },
     {
-      method: 'PATCH', path: `${P}/:featureName`, tag: TAG, summary: "Change a flag's metadata with JSON Patch",
+      method: 'PATCH', path: `${P}/:featureName`, tag: TAG, summary: "Change a flag's metadata with JSON Patch", reply: featureReplies.featureSchema,
       body: jsonPatchSchema, permission: 'UPDATE_FEATURE', scope: inProject,
       handler: async ({ params, body, actor }) => {
         const ops = body as jsonPatch.Operation[];
@@ -119,7 +120,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET', path: '/api/admin/search/features', tag: TAG, permission: 'READ', scope: () => ({ visibleOnly: true }),
-      summary: 'Search live flags (query, project, tag, type, state, sortBy, sortOrder, offset, limit), with the total before paging',
+      summary: 'Search live flags (query, project, tag, type, state, sortBy, sortOrder, offset, limit), with the total before paging', reply: featureReplies.searchFeaturesSchema,
       responses: { 200: '{features, total}', 400: 'A filter that is not understood' },
       handler: ({ req, query }) => {
         // A token limited to some projects finds only their flags.
@@ -133,7 +134,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'GET', path: '/api/admin/archive/features', tag: TAG, summary: 'List archived flags', permission: 'READ',
+      method: 'GET', path: '/api/admin/archive/features', tag: TAG, summary: 'List archived flags', reply: featureReplies.featuresSchema, permission: 'READ',
       handler: () => ({
         status: 200,
         body: { version: 2, features: [...engine.state.features.values()].filter((f) => f.archived).map((f) => featureSummary(engine.state, f)) },

@@ -16,6 +16,9 @@ const ERROR_BODY = {
   },
 };
 
+/** What /health answers while the server is up. */
+const HEALTH = { type: 'object', required: ['health'], properties: { health: { const: 'GOOD' } } };
+
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
 
 /** Statuses every route may answer besides its own, with the error body. */
@@ -30,7 +33,7 @@ const EXTRA_PATHS = {
   '/health': {
     get: {
       summary: 'Whether the server is up', tags: ['Operations'], security: [],
-      responses: { 200: { description: 'Up', content: { 'application/json': { schema: { type: 'object', properties: { health: { const: 'GOOD' } } } } } } },
+      responses: { 200: { description: 'Up', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } } },
     },
   },
   '/api/openapi.json': {
@@ -49,7 +52,9 @@ export function openApiDocument(routes: RouteDef[], schemas: SchemaRegistry): un
     const params = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const responses: Record<string, unknown> = {};
     for (const [code, description] of Object.entries(r.responses ?? { 200: 'OK' })) {
-      responses[code] = Number(code) >= 400 ? errorResponse(description) : { description };
+      if (Number(code) >= 400) responses[code] = errorResponse(description);
+      else if (r.reply && Number(code) < 300 && Number(code) !== 204) responses[code] = { description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemas.nameOf(r.reply)}` } } } };
+      else responses[code] = { description };
     }
     if (r.body && !responses['400']) responses['400'] = errorResponse('The body is not valid');
     for (const [code, description] of Object.entries(COMMON_ERRORS)) responses[code] ??= errorResponse(description);
@@ -72,7 +77,7 @@ export function openApiDocument(routes: RouteDef[], schemas: SchemaRegistry): un
     paths: { ...paths, ...EXTRA_PATHS },
     components: {
       securitySchemes: { apiToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An API token: admin for /api/admin, client for /api/client' } },
-      schemas: { ...Object.fromEntries(schemas.schemas), ErrorBody: ERROR_BODY },
+      schemas: { ...Object.fromEntries(schemas.schemas), ErrorBody: ERROR_BODY, Health: HEALTH },
     },
   };
 }

@@ -41,6 +41,11 @@ export interface RouteDef {
    * validated against it before the handler runs, and it is the route's OpenAPI request body.
    */
   body?: JsonSchema;
+  /**
+   * The schema of the body of the route's 2xx answer (registered with `describe`): its OpenAPI
+   * response schema. Absent when the answer has no body.
+   */
+  reply?: JsonSchema;
   bodyLimit?: number;
   /** Unleash lets on/off be called with any content type (or none). */
   anyContentType?: boolean;

@@ -41,10 +41,24 @@ export class SchemaRegistry {
     for (const [name, schema] of Object.entries(schemas)) this.add(name, schema);
   }
 
+  /**
+   * Names schemas of answers: they appear in the OpenAPI document (and npm test checks every
+   * answer against them, test/helpers/reply-check.ts), but the server never validates what it
+   * sends, so they are not compiled.
+   */
+  describe(schemas: Record<string, JsonSchema>): void {
+    for (const [name, schema] of Object.entries(schemas)) {
+      const known = this.schemas.get(name);
+      if (known !== undefined && known !== schema) throw new Error(`two different schemas are both named ${name}`);
+      this.schemas.set(name, schema);
+      this.names.set(schema, name);
+    }
+  }
+
   /** The registered name of `schema`; throws if it was never registered (a wiring mistake, found at mount). */
   nameOf(schema: JsonSchema): string {
     const name = this.names.get(schema);
-    if (name === undefined) throw new Error(`a route takes a body schema that no module registered (${JSON.stringify(schema).slice(0, 80)})`);
+    if (name === undefined) throw new Error(`a route names a schema that no module registered (${JSON.stringify(schema).slice(0, 80)})`);
     return name;
   }
 

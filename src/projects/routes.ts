@@ -3,7 +3,7 @@ import { featureSummary } from '../features/view.js';
 import type { AppContext, RouteDef } from '../http/route.js';
 import type { Project } from '../state/types.js';
 import { countFlags, createProject, deleteProject, projectView, updateProject, type ProjectInput } from './logic.js';
-import { projectSchemas } from './schema.js';
+import { projectReplies, projectSchemas } from './schema.js';
 
 const BASE = '/api/admin/projects';
 const TAG = 'Projects';
@@ -12,11 +12,12 @@ const inProject = (p: Record<string, string>) => ({ project: p.projectId });
 /** Routes of `/api/admin/projects`. */
 export function projectRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(projectSchemas);
+  ctx.schemas.describe(projectReplies);
   const { engine } = ctx;
   const view = (p: Project) => projectView(p, countFlags(engine.state));
   return [
     {
-      method: 'GET', path: BASE, tag: TAG, summary: 'List projects with their flag counts', permission: 'READ',
+      method: 'GET', path: BASE, tag: TAG, summary: 'List projects with their flag counts', reply: projectReplies.projectsSchema, permission: 'READ',
       handler: () => {
         const counts = countFlags(engine.state);
         const projects = [...engine.state.projects.values()]
@@ -26,7 +27,7 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/:projectId`, tag: TAG, summary: 'Get a project with its environments and flags', permission: 'READ', scope: inProject,
+      method: 'GET', path: `${BASE}/:projectId`, tag: TAG, summary: 'Get a project with its environments and flags', reply: projectReplies.projectOverviewSchema, permission: 'READ', scope: inProject,
       responses: { 200: 'The project', 404: 'Unknown project' },
       handler: ({ params }) => {
         const state = engine.state;
@@ -39,7 +40,7 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'POST', path: BASE, tag: TAG, summary: 'Create a project', body: projectSchemas.createProjectSchema, permission: 'CREATE_PROJECT',
+      method: 'POST', path: BASE, tag: TAG, summary: 'Create a project', reply: projectReplies.projectSchema, body: projectSchemas.createProjectSchema, permission: 'CREATE_PROJECT',
       responses: { 201: 'Created', 400: 'Invalid or over the limit of 500', 409: 'Id taken' },
       handler: async ({ body, actor }) => {
         const p = await engine.run(actor, createProject(body as ProjectInput));
@@ -47,7 +48,7 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'PUT', path: `${BASE}/:projectId`, tag: TAG, summary: 'Update a project', body: projectSchemas.updateProjectSchema,
+      method: 'PUT', path: `${BASE}/:projectId`, tag: TAG, summary: 'Update a project', reply: projectReplies.projectSchema, body: projectSchemas.updateProjectSchema,
       permission: 'UPDATE_PROJECT', scope: inProject, responses: { 200: 'Updated', 400: 'Invalid', 404: 'Unknown project' },
       handler: async ({ params, body, actor }) => {
         const p = await engine.run(actor, updateProject(params.projectId, body as ProjectInput));

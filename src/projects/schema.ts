@@ -22,3 +22,29 @@ export const projectSchemas = {
     properties: { id: { type: 'string' }, ...fields },
   },
 };
+
+// Answers.
+const str = { type: 'string' };
+const nullableStr = { type: ['string', 'null'] };
+const count = { type: 'integer', minimum: 0 };
+const projectProperties = {
+  id: str, name: str, description: nullableStr, mode: str, defaultStickiness: str, createdAt: str, updatedAt: nullableStr,
+  featureCount: count, staleFeatureCount: count, archivedFeatureCount: count,
+};
+const project = { type: 'object', required: Object.keys(projectProperties), properties: projectProperties };
+
+export const projectReplies = {
+  projectSchema: project,
+  projectsSchema: { type: 'object', required: ['version', 'projects'], properties: { version: { type: 'integer' }, projects: { type: 'array', items: project } } },
+  /** One project with its environments and live flags (listed as in the project's flag list). */
+  projectOverviewSchema: {
+    type: 'object',
+    required: ['version', ...Object.keys(projectProperties), 'environments', 'features'],
+    properties: {
+      version: { type: 'integer' },
+      ...projectProperties,
+      environments: { type: 'array', items: { type: 'object', required: ['environment', 'type', 'sortOrder'], properties: { environment: str, type: str, sortOrder: { type: 'integer' } } } },
+      features: { type: 'array', items: { type: 'object', required: ['name', 'project'], properties: { name: str, project: str } } },
+    },
+  },
+};

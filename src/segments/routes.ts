@@ -1,7 +1,7 @@
 import type { AppContext, RouteDef } from '../http/route.js';
 import type { State } from '../state/state.js';
 import { createSegment, deleteSegment, requireSegment, segmentView, strategiesUsing, updateSegment, type SegmentInput } from './logic.js';
-import { segmentSchemas } from './schema.js';
+import { segmentReplies, segmentSchemas } from './schema.js';
 
 const BASE = '/api/admin/segments';
 const TAG = 'Segments';
@@ -17,18 +17,19 @@ const projectOfBody = (body: SegmentInput) => (body.project ? [{ project: body.p
 /** Routes of `/api/admin/segments`, and which strategies use a segment. */
 export function segmentRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(segmentSchemas);
+  ctx.schemas.describe(segmentReplies);
   const { engine } = ctx;
   return [
     {
-      method: 'GET', path: BASE, tag: TAG, summary: 'List segments', permission: 'READ',
+      method: 'GET', path: BASE, tag: TAG, summary: 'List segments', reply: segmentReplies.segmentsSchema, permission: 'READ',
       handler: () => ({ status: 200, body: { segments: [...engine.state.segments.values()].sort((a, b) => a.id - b.id).map(segmentView) } }),
     },
     {
-      method: 'GET', path: `${BASE}/:id`, tag: TAG, summary: 'Get a segment', permission: 'READ', scope: ofSegment,
+      method: 'GET', path: `${BASE}/:id`, tag: TAG, summary: 'Get a segment', reply: segmentReplies.segmentSchema, permission: 'READ', scope: ofSegment,
       handler: ({ params }) => ({ status: 200, body: segmentView(requireSegment(engine.state, params.id)) }),
     },
     {
-      method: 'GET', path: `${BASE}/:id/strategies`, tag: TAG, summary: 'List the strategies that use a segment', permission: 'READ', scope: ofSegment,
+      method: 'GET', path: `${BASE}/:id/strategies`, tag: TAG, summary: 'List the strategies that use a segment', reply: segmentReplies.segmentStrategiesSchema, permission: 'READ', scope: ofSegment,
       handler: ({ params }) => {
         const seg = requireSegment(engine.state, params.id);
         const strategies = strategiesUsing(engine.state, seg.id).map((s) => ({
@@ -38,7 +39,7 @@ export function segmentRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'POST', path: BASE, tag: TAG, summary: 'Create a segment', body: segmentSchemas.createSegmentSchema, permission: 'CREATE_SEGMENT',
+      method: 'POST', path: BASE, tag: TAG, summary: 'Create a segment', reply: segmentReplies.segmentSchema, body: segmentSchemas.createSegmentSchema, permission: 'CREATE_SEGMENT',
       // The target project is in the body, out of the route scope's sight.
       bodyScopes: projectOfBody,
       responses: { 201: 'Created', 400: 'Invalid, unknown project, or over the limit of 300', 409: 'Name taken' },

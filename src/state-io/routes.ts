@@ -3,7 +3,7 @@ import { invalid } from '../errors.js';
 import type { AppContext, Call, RouteDef } from '../http/route.js';
 import { exportState } from './export.js';
 import { importState } from './import.js';
-import { stateSchemas, type StateDocument } from './schema.js';
+import { stateReplies, stateSchemas, type StateDocument } from './schema.js';
 
 const TAG = 'State';
 
@@ -19,6 +19,7 @@ function flag(query: Call['query'], name: string, fallback: boolean): boolean {
 /** The state import (one atomic change) and export. */
 export function stateRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(stateSchemas);
+  ctx.schemas.describe(stateReplies);
   const { engine } = ctx;
   return [
     {
@@ -34,7 +35,7 @@ export function stateRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET', path: '/api/admin/state/export', tag: TAG, permission: 'ADMIN',
-      summary: 'Export every kind the import takes, in the same shape (?download=true to save it as a file)',
+      summary: 'Export every kind the import takes, in the same shape (?download=true to save it as a file)', reply: stateReplies.stateExportSchema,
       handler: ({ query }) => {
         const download = flag(query, 'download', false);
         const headers: Record<string, string> = download ? { 'Content-Disposition': 'attachment; filename="export.json"' } : {};

@@ -228,3 +228,12 @@ export interface StrategyDefinitionItem {
   deprecated?: boolean;
   parameters?: { name: string; type?: string; description?: Opt<string>; required?: boolean }[];
 }
+
+/** The export: every kind the import takes, each a list (their items as the import reads them). */
+export const stateReplies = {
+  stateExportSchema: {
+    type: 'object',
+    required: ['version', 'features', 'strategies', 'projects', 'tagTypes', 'tags', 'featureTags', 'featureStrategies', 'environments', 'featureEnvironments', 'segments', 'featureStrategySegments'],
+    properties: stateSchemas.stateSchema.properties,
+  },
+};

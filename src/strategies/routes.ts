@@ -6,7 +6,7 @@ import { strategiesOf } from '../state/state.js';
 import {
   addStrategy, deleteStrategy, requireStrategy, setSortOrder, strategyView, updateStrategy, type StrategyInput, type Where,
 } from './logic.js';
-import { strategySchemas } from './schema.js';
+import { strategyReplies, strategySchemas } from './schema.js';
 import { jsonPatchSchema } from '../http/patch.js';
 
 const BASE = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies';
@@ -18,17 +18,18 @@ const scope = (p: Record<string, string>) => ({ project: p.projectId, environmen
 /** Routes of a flag's strategies in one environment, and of strategy types. */
 export function strategyRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(strategySchemas);
+  ctx.schemas.describe(strategyReplies);
   ctx.schemas.add('patchesSchema', jsonPatchSchema);
   const { engine } = ctx;
   return [
     {
-      method: 'POST', path: BASE, tag: TAG, summary: 'Add a strategy to a flag in an environment',
+      method: 'POST', path: BASE, tag: TAG, summary: 'Add a strategy to a flag in an environment', reply: strategyReplies.featureStrategySchema,
       body: strategySchemas.createFeatureStrategySchema, permission: 'CREATE_FEATURE_STRATEGY', scope,
       responses: { 200: 'The created strategy', 400: 'Invalid strategy', 404: 'Unknown project, flag or environment', 415: 'Not JSON' },
       handler: async ({ params, body, actor }) => ({ status: 200, body: await engine.run(actor, addStrategy(where(params), body as StrategyInput)) }),
     },
     {
-      method: 'GET', path: BASE, tag: TAG, summary: "List a flag's strategies in an environment", permission: 'READ', scope,
+      method: 'GET', path: BASE, tag: TAG, summary: "List a flag's strategies in an environment", reply: strategyReplies.featureStrategiesSchema, permission: 'READ', scope,
       handler: ({ params }) => {
         const w = where(params);
         const feature = requireFeature(engine.state, w.project, w.feature);
@@ -45,7 +46,7 @@ export function strategyRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Get one strategy', permission: 'READ', scope,
+      method: 'GET', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Get one strategy', reply: strategyReplies.featureStrategySchema, permission: 'READ', scope,
       handler: ({ params }) => {
         const w = where(params);
         const feature = requireFeature(engine.state, w.project, w.feature);
@@ -54,7 +55,7 @@ export function strategyRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'PUT', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Update a strategy',
+      method: 'PUT', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Update a strategy', reply: strategyReplies.featureStrategySchema,
       body: strategySchemas.updateFeatureStrategySchema, permission: 'UPDATE_FEATURE_STRATEGY', scope,
       handler: async ({ params, body, actor }) => ({
         status: 200,
@@ -62,7 +63,7 @@ export function strategyRoutes(ctx: AppContext): RouteDef[] {
       }),
     },
     {
-      method: 'PATCH', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Change a strategy with JSON Patch',
+      method: 'PATCH', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Change a strategy with JSON Patch', reply: strategyReplies.featureStrategySchema,
       body: jsonPatchSchema, permission: 'UPDATE_FEATURE_STRATEGY', scope,
       handler: async ({ params, body, actor }) => {
         const w = where(params);

@@ -46,3 +46,52 @@ export const strategySchemas = {
     },
   },
 };
+
+// Answers. Loose on purpose (more fields may come), strict on what clients read.
+const str = { type: 'string' };
+const nullableStr = { type: ['string', 'null'] };
+
+/** A constraint as stored and shown: `values` always, `value` for the single-value operators. */
+export const constraintReply = {
+  type: 'object',
+  required: ['contextName', 'operator', 'caseInsensitive', 'inverted'],
+  properties: {
+    contextName: str, operator: str, values: { type: 'array', items: str }, value: str, caseInsensitive: { type: 'boolean' }, inverted: { type: 'boolean' },
+  },
+};
+
+/** A variant as stored and shown (imported ones may lack a stickiness). */
+export const variantReply = {
+  type: 'object',
+  required: ['name', 'weight', 'weightType'],
+  properties: {
+    name: str,
+    weight: { type: 'integer' },
+    weightType: { enum: ['fix', 'variable'] },
+    stickiness: str,
+    payload: { type: 'object', required: ['type', 'value'], properties: { type: str, value: str } },
+    overrides: { type: 'array', items: { type: 'object', required: ['contextName', 'values'], properties: { contextName: str, values: { type: 'array', items: str } } } },
+  },
+};
+
+const strategyView = {
+  type: 'object',
+  required: ['id', 'name', 'title', 'disabled', 'featureName', 'sortOrder', 'segments', 'constraints', 'parameters', 'variants'],
+  properties: {
+    id: str,
+    name: str,
+    title: nullableStr,
+    disabled: { type: 'boolean' },
+    featureName: str,
+    sortOrder: { type: 'integer' },
+    segments: { type: 'array', items: { type: 'integer' } },
+    constraints: { type: 'array', items: constraintReply },
+    parameters: { type: 'object', additionalProperties: str },
+    variants: { type: 'array', items: variantReply },
+  },
+};
+
+export const strategyReplies = {
+  featureStrategySchema: strategyView,
+  featureStrategiesSchema: { type: 'array', items: strategyView },
+};

@@ -3,7 +3,7 @@ import type { AppContext, RouteDef } from '../http/route.js';
 import {
   createStrategyType, deleteStrategyType, requireStrategyType, setDeprecated, strategyTypeView, updateStrategyType,
 } from './logic.js';
-import { strategyTypeSchemas, type StrategyTypeInput } from './schema.js';
+import { strategyTypeReplies, strategyTypeSchemas, type StrategyTypeInput } from './schema.js';
 
 const BASE = '/api/admin/strategies';
 const TAG = 'Strategy types';
@@ -11,6 +11,7 @@ const TAG = 'Strategy types';
 /** Routes of `/api/admin/strategies`: list, read, create, update, delete, deprecate, reactivate. */
 export function strategyTypeRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(strategyTypeSchemas);
+  ctx.schemas.describe(strategyTypeReplies);
   const { engine } = ctx;
   const toggle = (deprecated: boolean): RouteDef => ({
     method: 'POST', path: `${BASE}/:name/${deprecated ? 'deprecate' : 'reactivate'}`, tag: TAG, anyContentType: true,
@@ -23,15 +24,15 @@ export function strategyTypeRoutes(ctx: AppContext): RouteDef[] {
   });
   return [
     {
-      method: 'GET', path: BASE, tag: TAG, summary: 'List strategy types, built-in and custom', permission: 'READ',
+      method: 'GET', path: BASE, tag: TAG, summary: 'List strategy types, built-in and custom', reply: strategyTypeReplies.strategyTypesSchema, permission: 'READ',
       handler: () => ({ status: 200, body: { version: 1, strategies: [...engine.state.strategyTypes.values()].map(strategyTypeView) } }),
     },
     {
-      method: 'GET', path: `${BASE}/:name`, tag: TAG, summary: 'Get a strategy type', permission: 'READ', responses: { 200: 'The type', 404: 'Unknown' },
+      method: 'GET', path: `${BASE}/:name`, tag: TAG, summary: 'Get a strategy type', reply: strategyTypeReplies.strategyTypeSchema, permission: 'READ', responses: { 200: 'The type', 404: 'Unknown' },
       handler: ({ params }) => ({ status: 200, body: strategyTypeView(requireStrategyType(engine.state, params.name)) }),
     },
     {
-      method: 'POST', path: BASE, tag: TAG, summary: 'Create a custom strategy type', body: strategyTypeSchemas.createStrategySchema,
+      method: 'POST', path: BASE, tag: TAG, summary: 'Create a custom strategy type', reply: strategyTypeReplies.strategyTypeSchema, body: strategyTypeSchemas.createStrategySchema,
       permission: 'CREATE_STRATEGY', responses: { 201: 'Created', 400: 'Invalid', 409: 'Name taken' },
       handler: async ({ body, actor }) => {
         const t = await engine.run(actor, createStrategyType(body as StrategyTypeInput & { name: string }));
@@ -39,7 +40,7 @@ export function strategyTypeRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'PUT', path: `${BASE}/:name`, tag: TAG, summary: "Change a custom strategy type's description and parameters",
+      method: 'PUT', path: `${BASE}/:name`, tag: TAG, summary: "Change a custom strategy type's description and parameters", reply: strategyTypeReplies.strategyTypeSchema,
       body: strategyTypeSchemas.updateStrategySchema, permission: 'UPDATE_STRATEGY',
       responses: { 200: 'Updated', 400: 'Invalid', 403: 'Built-in', 404: 'Unknown' },
       handler: async ({ params, body, actor }) => ({ status: 200, body: strategyTypeView(await engine.run(actor, updateStrategyType(params.name, body as StrategyTypeInput))) }),

@@ -35,3 +35,27 @@ export interface StrategyTypeInput {
   description?: string | null;
   parameters?: { name: string; type?: string; description?: string | null; required?: boolean }[];
 }
+
+// Answers.
+const nullableStr = { type: ['string', 'null'] };
+const strategyType = {
+  type: 'object',
+  required: ['name', 'displayName', 'title', 'description', 'editable', 'deprecated', 'parameters'],
+  properties: {
+    name: { type: 'string' },
+    displayName: nullableStr,
+    title: nullableStr,
+    description: { type: 'string' },
+    editable: { type: 'boolean' },
+    deprecated: { type: 'boolean' },
+    parameters: {
+      type: 'array',
+      items: { type: 'object', required: ['name', 'type', 'description', 'required'], properties: { name: { type: 'string' }, type: { type: 'string' }, description: { type: 'string' }, required: { type: 'boolean' } } },
+    },
+  },
+};
+
+export const strategyTypeReplies = {
+  strategyTypeSchema: strategyType,
+  strategyTypesSchema: { type: 'object', required: ['version', 'strategies'], properties: { version: { type: 'integer' }, strategies: { type: 'array', items: strategyType } } },
+};

@@ -35,3 +35,19 @@ export const tagSchemas = {
     },
   },
 };
+
+// Answers.
+const version = { type: 'integer' };
+const tagReply = { type: 'object', required: ['type', 'value'], properties: { type: { type: 'string' }, value: { type: 'string' } } };
+const tagType = { type: 'object', required: ['name', 'description', 'icon'], properties: { name: { type: 'string' }, description: { type: 'string' }, icon: { type: ['string', 'null'] } } };
+const tags = { type: 'object', required: ['version', 'tags'], properties: { version, tags: { type: 'array', items: tagReply } } };
+
+export const tagReplies = {
+  tagReplySchema: tagReply,
+  tagTypeReplySchema: tagType,
+  tagsReplySchema: tags,
+  tagTypesReplySchema: { type: 'object', required: ['version', 'tagTypes'], properties: { version, tagTypes: { type: 'array', items: tagType } } },
+  versionedTagTypeSchema: { type: 'object', required: ['version', 'tagType'], properties: { version, tagType } },
+  versionedTagSchema: { type: 'object', required: ['version', 'tag'], properties: { version, tag: tagReply } },
+  tagTypeValidSchema: { type: 'object', required: ['valid'], properties: { valid: { const: true } } },
+};

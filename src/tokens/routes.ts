@@ -6,7 +6,7 @@ import type { TokenHasher } from './hasher.js';
 import {
   createToken, deleteToken, specFromBody, tokenView, updateTokenExpiry, type CreateTokenBody, type TokenRef,
 } from './logic.js';
-import { tokenSchemas } from './schema.js';
+import { tokenReplies, tokenSchemas } from './schema.js';
 
 const BASE = '/api/admin/api-tokens';
 const TAG = 'API tokens';
@@ -18,6 +18,7 @@ export const SECRET_PATH_PREFIX = `${BASE}/`;
 export function tokenRoutes(hasher: TokenHasher) {
   return (ctx: AppContext): RouteDef[] => {
     ctx.schemas.addAll(tokenSchemas);
+    ctx.schemas.describe(tokenReplies);
     const { engine } = ctx;
     const ref = (param: string): TokenRef => ({ hash: hasher.hash(param), id: param });
     const listed = (keep: (name: string) => boolean) =>
@@ -30,15 +31,15 @@ export function tokenRoutes(hasher: TokenHasher) {
     const NO_STORE = { 'Cache-Control': 'no-store' };
     return [
       {
-        method: 'GET', path: BASE, tag: TAG, summary: 'List API tokens (without their secrets)', permission: 'ADMIN',
+        method: 'GET', path: BASE, tag: TAG, summary: 'List API tokens (without their secrets)', reply: tokenReplies.apiTokensSchema, permission: 'ADMIN',
         handler: () => ({ status: 200, body: { tokens: listed(() => true) }, headers: NO_STORE }),
       },
       {
-        method: 'GET', path: `${BASE}/:token`, tag: TAG, summary: 'List the API tokens with this name (the path segment is a token name here)', permission: 'ADMIN', secretInPath: true,
+        method: 'GET', path: `${BASE}/:token`, tag: TAG, summary: 'List the API tokens with this name (the path segment is a token name here)', reply: tokenReplies.apiTokensSchema, permission: 'ADMIN', secretInPath: true,
         handler: ({ params }) => ({ status: 200, body: { tokens: listed((n) => n === params.token) }, headers: NO_STORE }),
       },
       {
-        method: 'POST', path: BASE, tag: TAG, summary: 'Create an API token; the answer is the only place its secret is shown',
+        method: 'POST', path: BASE, tag: TAG, summary: 'Create an API token; the answer is the only place its secret is shown', reply: tokenReplies.createdApiTokenSchema,
         body: tokenSchemas.createApiTokenSchema, permission: 'ADMIN', responses: { 201: 'Created, with the secret', 400: 'Invalid' },
         handler: async ({ body, actor }) => {
           const spec = specFromBody(body as CreateTokenBody);
@@ -48,7 +49,7 @@ export function tokenRoutes(hasher: TokenHasher) {
         },
       },
       {
-        method: 'PUT', path: `${BASE}/:token`, tag: TAG, summary: "Change a token's expiry (by secret or id)",
+        method: 'PUT', path: `${BASE}/:token`, tag: TAG, summary: "Change a token's expiry (by secret or id)", reply: tokenReplies.apiTokenSchema,
         body: tokenSchemas.updateApiTokenSchema, permission: 'ADMIN', secretInPath: true, responses: { 200: 'Updated', 404: 'Unknown token' },
         handler: async ({ params, body, actor }) => ({
           status: 200,

@@ -21,3 +21,17 @@ export const tokenSchemas = {
     properties: { expiresAt: { type: ['string', 'null'], format: 'date-time' } },
   },
 };
+
+// Answers: a token never shows its secret, except in the answer that created it.
+const nullableStr = { type: ['string', 'null'] };
+const tokenProperties = {
+  id: { type: 'string' }, tokenName: { type: 'string' }, type: { enum: ['admin', 'client', 'frontend'] }, environment: { type: 'string' }, project: { type: 'string' },
+  projects: { type: 'array', items: { type: 'string' } }, expiresAt: nullableStr, createdAt: { type: 'string' }, seenAt: nullableStr, alias: nullableStr, prefix: { type: 'string' },
+};
+const token = { type: 'object', required: Object.keys(tokenProperties), properties: tokenProperties, not: { required: ['secret'] } };
+
+export const tokenReplies = {
+  apiTokenSchema: token,
+  apiTokensSchema: { type: 'object', required: ['tokens'], properties: { tokens: { type: 'array', items: token } } },
+  createdApiTokenSchema: { type: 'object', required: ['secret', ...Object.keys(tokenProperties)], properties: { secret: { type: 'string' }, ...tokenProperties } },
+};

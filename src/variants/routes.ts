@@ -3,7 +3,7 @@ import { requireFeature, requireFeatureEnv } from '../state/lookup.js';
 import type { AppContext, RouteDef } from '../http/route.js';
 import { applyPatch } from '../http/patch.js';
 import { setEnvironmentVariants } from './logic.js';
-import { variantSchemas } from './schema.js';
+import { variantReplies, variantSchemas } from './schema.js';
 import type { VariantInput } from './weights.js';
 import { jsonPatchSchema } from '../http/patch.js';
 
@@ -19,6 +19,7 @@ const inEnv = (p: Record<string, string>) => ({ project: p.projectId, environmen
  */
 export function variantRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(variantSchemas);
+  ctx.schemas.describe(variantReplies);
   ctx.schemas.add('patchesSchema', jsonPatchSchema);
   const { engine } = ctx;
   const current = (p: Record<string, string>) => {
@@ -29,11 +30,11 @@ export function variantRoutes(ctx: AppContext): RouteDef[] {
     engine.run(actor, setEnvironmentVariants(p.projectId, p.featureName, environments, variants));
   return [
     {
-      method: 'GET', path: ENV_VARIANTS, tag: TAG, summary: "A flag's variants in an environment", permission: 'READ', scope: inEnv,
+      method: 'GET', path: ENV_VARIANTS, tag: TAG, summary: "A flag's variants in an environment", reply: variantReplies.variantsReplySchema, permission: 'READ', scope: inEnv,
       handler: ({ params }) => ({ status: 200, body: { version: 1, variants: current(params) } }),
     },
     {
-      method: 'PUT', path: ENV_VARIANTS, tag: TAG, summary: "Replace a flag's variants in an environment", body: variantSchemas.variantsSchema,
+      method: 'PUT', path: ENV_VARIANTS, tag: TAG, summary: "Replace a flag's variants in an environment", reply: variantReplies.variantsReplySchema, body: variantSchemas.variantsSchema,
       permission: PERMISSION, scope: inEnv, responses: { 200: 'The stored variants', 400: 'Invalid, or weights that do not add up', 404: 'Unknown project, flag or environment' },
       handler: async ({ params, body, actor }) => ({
         status: 200,
@@ -41,7 +42,7 @@ export function variantRoutes(ctx: AppContext): RouteDef[] {
       }),
     },
     {
-      method: 'PATCH', path: ENV_VARIANTS, tag: TAG, summary: "Change a flag's variants in an environment with JSON Patch", body: jsonPatchSchema,
+      method: 'PATCH', path: ENV_VARIANTS, tag: TAG, summary: "Change a flag's variants in an environment with JSON Patch", reply: variantReplies.variantsReplySchema, body: jsonPatchSchema,
       permission: PERMISSION, scope: inEnv, responses: { 200: 'The stored variants', 400: 'A patch that does not apply, or an invalid result', 404: 'Unknown project, flag or environment' },
       handler: async ({ params, body, actor }) => {
         const patched = applyPatch(current(params), body as jsonPatch.Operation[]);
@@ -50,7 +51,7 @@ export function variantRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'PUT', path: `${FEATURE}/variants-batch`, tag: TAG, summary: 'Set the same variants in several environments', body: variantSchemas.pushVariantsSchema,
+      method: 'PUT', path: `${FEATURE}/variants-batch`, tag: TAG, summary: 'Set the same variants in several environments', reply: variantReplies.variantsReplySchema, body: variantSchemas.pushVariantsSchema,
       permission: PERMISSION, scope: (p) => ({ project: p.projectId }),
       // The environments are in the body, out of the route scope's sight: each is checked.
       bodyScopes: (b: { environments: string[] }, p) => b.environments.map((environment) => ({ project: p.projectId, environment })),

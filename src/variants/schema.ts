@@ -1,3 +1,4 @@
+import { variantReply } from '../strategies/schema.js';
 import { nameSchema } from '../state/names.js';
 import { variantSchema } from './weights.js';
 
@@ -15,4 +16,8 @@ export const variantSchemas = {
       variants,
     },
   },
+};
+
+export const variantReplies = {
+  variantsReplySchema: { type: 'object', required: ['version', 'variants'], properties: { version: { type: 'integer' }, variants: { type: 'array', items: variantReply } } },
 };

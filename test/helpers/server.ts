@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkReply } from './reply-check.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MAIN = path.join(ROOT, 'dist/src/main.js');
@@ -100,7 +101,10 @@ export interface Res<T = any> {
   json: T;
 }
 
-/** A small fetch wrapper: JSON in, JSON (when there is any) out. */
+/**
+ * A small fetch wrapper: JSON in, JSON (when there is any) out. Each JSON answer is checked
+ * against the server's OpenAPI document (reply-check.ts); a mismatch throws.
+ */
 export function client(base: string, defaults: Record<string, string> = {}) {
   return async function call<T = any>(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> {
     const h: Record<string, string> = { ...defaults, ...headers };
@@ -117,6 +121,7 @@ export function client(base: string, defaults: Record<string, string> = {}) {
     } catch {
       json = undefined;
     }
+    if (/application\/json/.test(res.headers.get('content-type') ?? '')) await checkReply(base, method, p, res.status, json);
     return { status: res.status, headers: res.headers, text, json };
   };
 }

@@ -3,10 +3,11 @@
 // a security scheme for the Authorization token.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
+import { checkReply } from '../helpers/reply-check.js';
 import { serve } from '../helpers/server.js';
 
 t.test('the OpenAPI document validates and describes every route', async (t) => {
-  const { api } = await serve(t);
+  const { srv, api } = await serve(t);
   const spec = (await api('GET', '/api/openapi.json')).json;
   t.equal(spec.openapi, '3.1.0');
   const result = await new Validator().validate(structuredClone(spec));
@@ -20,6 +21,7 @@ t.test('the OpenAPI document validates and describes every route', async (t) => 
   t.ok(spec.paths['/health']?.get, '/health is described');
   t.same(spec.components.securitySchemes.apiToken, { type: 'apiKey', in: 'header', name: 'Authorization', description: spec.components.securitySchemes.apiToken.description });
   let operations = 0;
+  let answered = 0;
   for (const [p, methods] of Object.entries<Record<string, any>>(spec.paths)) {
     for (const [m, op] of Object.entries<any>(methods)) {
       operations++;
@@ -27,9 +29,24 @@ t.test('the OpenAPI document validates and describes every route', async (t) => 
         if (Number(code) >= 400) t.equal(r.content?.['application/json']?.schema?.$ref, '#/components/schemas/ErrorBody', `${m} ${p} ${code} has the error body`);
       }
       if (op.requestBody) t.ok(spec.components.schemas[op.requestBody.content['application/json'].schema.$ref.split('/').pop()], `${m} ${p}: its body schema is there`);
+      for (const [code, r] of Object.entries<any>(op.responses)) {
+        const ref = r.content?.['application/json']?.schema?.$ref;
+        if (Number(code) < 300 && ref) {
+          answered++;
+          t.ok(spec.components.schemas[ref.split('/').pop()], `${m} ${p} ${code}: its answer schema is there`);
+        }
+      }
     }
   }
   t.ok(operations > 80, `${operations} operations`);
+  t.ok(answered >= 60, `${answered} answers with a body have a schema`);
+
+  // Every answer a test gets through client() is checked against these schemas (helpers/reply-check.ts):
+  // the check does refuse what a route does not send.
+  await t.rejects(checkReply(srv.url, 'GET', '/api/admin/strategies', 200, { version: 1, strategies: [{ name: 'x' }] }), /does not match/);
+  await t.rejects(checkReply(srv.url, 'POST', '/api/admin/context/validate', 200, { surprise: true }), /describes none/);
+  await t.rejects(checkReply(srv.url, 'GET', '/api/admin/projects', 404, { message: 'no id nor name' }), /ErrorBody/);
+  await t.resolves(checkReply(srv.url, 'GET', '/api/admin/projects/default', 404, { id: 'x', name: 'NotFoundError', message: 'gone' }));
   // A route the document describes answers; one it does not is a 404.
   t.equal((await api('GET', '/api/admin/strategies')).status, 200);
 });

@@ -25,7 +25,8 @@ t.test('a route whose body schema was registered mounts', async (t) => {
 });
 
 t.test('declarations that cannot work are refused at mount', async (t) => {
-  t.throws(() => mount(polka(), ctx(), [route({ body: stranger })]), /body schema that no module registered/);
+  t.throws(() => mount(polka(), ctx(), [route({ body: stranger })]), /a schema that no module registered/);
+  t.throws(() => mount(polka(), ctx(), [route({ reply: stranger })]), /a schema that no module registered/, 'an answer schema too');
   t.throws(() => mount(polka(), ctx(), [route({ fastPath: true })]), /fastPath is only for GETs without a permission/);
   t.throws(() => mount(polka(), ctx(), [route({ method: 'GET', fastPath: true, permission: 'READ' })]), /fastPath is only for GETs/);
   t.throws(() => mount(polka(), ctx(), [route({ method: 'GET', body: registered })]), /a GET has no body/);
