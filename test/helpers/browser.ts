@@ -1,0 +1,40 @@
+// Debian's Chromium driven by playwright-core, for tests in a real browser. Where there is no
+// Chromium a test is skipped on a developer's machine, and fails under CI=true (.ci/run installs
+// the package, so a missing browser there is a broken set-up, not a reason to skip).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+export function chromiumPath(): string | null {
+  return CANDIDATES.find((p): p is string => !!p && fs.existsSync(p)) ?? null;
+}
+
+interface BrowserTest {
+  plan(n: number, comment?: string): void;
+  fail(message: string): void;
+  teardown(fn: () => unknown): void;
+}
+
+/** A headless Chromium closed when the test ends, or null when there is none (skipped, or failed in CI). */
+export async function openBrowser(t: BrowserTest): Promise<Browser | null> {
+  const executablePath = chromiumPath();
+  if (!executablePath) {
+    const why = 'no Chromium found (install Debian\'s "chromium" package, or set CHROMIUM_PATH)';
+    if (process.env.CI === 'true') t.fail(`${why}: CI must run the browser tests`);
+    else t.plan(0, why);
+    return null;
+  }
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  t.teardown(() => browser.close());
+  return browser;
+}
+
+/** Where screenshots go: ARTIFACTS_DIR when set (CI keeps it), else a folder under the system's temp dir. */
+export function artifactPath(name: string): string {
+  const dir = process.env.ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'fanion-test-artifacts');
+  fs.mkdirSync(dir, { recursive: true });
+  return path.join(dir, name);
+}
