@@ -13,6 +13,7 @@ import { ClientMetricsStore } from './client-metrics/store.js';
 import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
 import { NOSNIFF } from './http/respond.js';
+import { PushHub } from './push/hub.js';
 import type { Logger } from './log.js';
 import { Checkpointer } from './storage/checkpointer.js';
 import { openStorage, type Storage } from './storage/storage.js';
@@ -43,6 +44,8 @@ export interface Fanion {
   auth: Authenticator;
   /** What `GET /api/client/features` serves, kept up to date by the engine's change feed. */
   snapshot: ClientSnapshot;
+  /** Streams and delta answers, fed by the engine's change feed with durable changes only. */
+  push: PushHub;
   metrics: ClientMetricsStore;
   flusher: MetricsFlusher;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
@@ -77,17 +80,24 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     await seedTokens({ engine, config, hasher, log });
     const tokens = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : null;
     const auth: Authenticator = tokens ?? new OpenAuthenticator();
-    const snapshot = new ClientSnapshot(engine.state, { extraHeaders: NOSNIFF });
+    // With CLIENT_STREAMING_UPGRADE, every poll answer tells SDKs to switch to streaming.
+    const snapshot = new ClientSnapshot(engine.state, { extraHeaders: config.clientStreamingUpgrade ? [...NOSNIFF, 'fetch-mode', 'streaming'] : NOSNIFF });
     engine.onChange((change, kind) => snapshot.onChange(change, kind));
+    const push = new PushHub(engine, (req) => auth.client(req), {
+      maxStreams: config.streamingMaxConnections, keepAliveMs: config.streamingKeepAliveMs, bufferBytes: config.streamingBufferBytes,
+      windowChanges: config.deltaWindowChanges,
+    });
+    engine.onChange((change, kind) => push.onChange(change, kind));
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
     const flusher = new MetricsFlusher(engine, metrics, log, tokens);
     flusher.start(config.metricsFlushMs);
     let closing: Promise<void> | null = null;
     const close = () => {
+      push.close();
       closing ??= flusher.stop().then(closeStorage);
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, snapshot, metrics, flusher, close };
+    return { engine, storage, checkpointer, hasher, auth, snapshot, push, metrics, flusher, close };
   } catch (err) {
     await closeStorage();
     throw err;

@@ -34,6 +34,24 @@ export interface Config {
   clientMetricsMaxBytes: number;
   /** Browser origins besides the server's own that may send state-changing requests (CORS_ORIGINS). */
   corsOrigins: string[];
+  /** Open SSE streams at most (STREAMING_MAX_CONNECTIONS); beyond, 429. */
+  streamingMaxConnections: number;
+  /** A keep-alive comment on every stream this often (STREAMING_KEEPALIVE_MS). */
+  streamingKeepAliveMs: number;
+  /** Unsent bytes a stream may hold beyond its first frame before it is dropped (STREAMING_BUFFER_BYTES). */
+  streamingBufferBytes: number;
+  /** Recent changes a delta poll or a reconnecting stream can be answered from (DELTA_WINDOW_CHANGES). */
+  deltaWindowChanges: number;
+  /** Polling answers carry `fetch-mode: streaming`, which moves SDKs onto streaming (CLIENT_STREAMING_UPGRADE). */
+  clientStreamingUpgrade: boolean;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function list(v: string | undefined): string[] {
@@ -127,5 +145,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs,
     maxConnections: env.MAX_CONNECTIONS ? positive(env, 'MAX_CONNECTIONS', 0) : undefined,
     clientMetricsMaxBytes: int(env, 'CLIENT_METRICS_MAX_BYTES', 32 * 1024 * 1024),
+    streamingMaxConnections: int(env, 'STREAMING_MAX_CONNECTIONS', 10_000),
+    streamingKeepAliveMs: positive(env, 'STREAMING_KEEPALIVE_MS', 15_000),
+    streamingBufferBytes: positive(env, 'STREAMING_BUFFER_BYTES', 1024 * 1024),
+    deltaWindowChanges: positive(env, 'DELTA_WINDOW_CHANGES', 10_000),
+    clientStreamingUpgrade: bool(env, 'CLIENT_STREAMING_UPGRADE', false),
   };
 }

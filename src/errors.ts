@@ -72,6 +72,11 @@ export class HeadersTooLargeError extends FanionError {
   override readonly name = 'RequestHeaderFieldsTooLarge';
   readonly status = 431;
 }
+/** STREAMING_MAX_CONNECTIONS streams are open: the SDK falls back to polling at once. */
+export class TooManyStreamsError extends FanionError {
+  override readonly name = 'TooManyStreamsError';
+  readonly status = 429;
+}
 /** The write-ahead log could not make a change durable; nothing was applied. */
 export class ServiceUnavailableError extends FanionError {
   override readonly name = 'ServiceUnavailableError';

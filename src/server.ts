@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { openFanion, type FanionDeps } from './app.js';
 import { clientApiRoutes } from './client-api/routes.js';
+import { pushRoutes } from './push/routes.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
 import { contextFieldRoutes } from './context-fields/routes.js';
 import type { Engine } from './engine/engine.js';
@@ -100,6 +101,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...ROUTE_MODULES.flatMap((m) => m(ctx)),
     ...tokenRoutes(hasher)(ctx),
     ...clientApiRoutes(fanion.snapshot, ctx.schemas),
+    ...pushRoutes(fanion.push, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics),
   ];
   mount(app, ctx, routes);
@@ -160,6 +162,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
+      // Streams first: they never end by themselves, and SDKs should reconnect elsewhere now.
+      fanion.push.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -53,13 +53,15 @@ export class EnvViews {
   }
 
   /** The engine's change listener: marks what a record touched; the work happens on the next read. */
-  onChange(rec: StateChange, kind: 'applied' | 'rolled-back'): void {
+  onChange(rec: StateChange, kind: 'applied' | 'durable' | 'rolled-back'): void {
     if (kind === 'rolled-back') {
       // A rollback undoes this record and every later one, but is reported once: start over.
       this.rebuildOwners();
       this.markEverything();
       return;
     }
+    // Polls are served from the state as applied; durability adds nothing here.
+    if (kind === 'durable') return;
     for (const op of rec.ops) this.markOp(op);
   }
 

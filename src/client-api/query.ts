@@ -3,6 +3,8 @@
 // raw query string, not the token) is what the snapshot cache is keyed by.
 import type { ClientScope } from '../auth/access.js';
 import { ValidationError } from '../errors.js';
+import { tagKey, type State } from '../state/state.js';
+import type { Feature } from '../state/types.js';
 
 export interface ClientFilter {
   environment: string;
@@ -55,4 +57,16 @@ export function filterKey(f: ClientFilter): string {
 /** Is a flag (its project and tag keys) inside what the token may see? Query filters aside. */
 export function inScope(scope: ClientScope, project: string): boolean {
   return scope.projects.includes('*') || scope.projects.includes(project);
+}
+
+/** Whether the filter selects a flag: live, in its projects, with its name prefix and one of its tags. */
+export function selects(state: State, filter: ClientFilter, f: Feature): boolean {
+  if (f.archived) return false;
+  if (filter.namePrefix !== null && !f.name.startsWith(filter.namePrefix)) return false;
+  if (filter.projects !== null && !filter.projects.includes(f.project)) return false;
+  if (filter.tags !== null) {
+    const tags = state.featureTags.get(f.name) ?? [];
+    if (!tags.some((t) => filter.tags!.includes(tagKey(t)))) return false;
+  }
+  return true;
 }

@@ -79,7 +79,7 @@ export class ClientSnapshot {
   }
 
   /** The engine's change listener: marks what a change touched; the work happens on the next read. */
-  onChange(change: StateChange, kind: 'applied' | 'rolled-back'): void {
+  onChange(change: StateChange, kind: 'applied' | 'durable' | 'rolled-back'): void {
     this.views.onChange(change, kind);
   }
 

@@ -24,12 +24,20 @@ export interface EngineDeps {
 
 interface InFlight {
   lsn: number;
+  rec: StateChange;
   undo: Undo;
   rolledBack: boolean;
+  /** Settles true once durable, false if rolled back. */
+  done: Promise<boolean>;
+  finish: (durable: boolean) => void;
 }
 
-/** Told of every change as it is applied, and again if it is rolled back (the WAL refused it). */
-export type ChangeListener = (change: StateChange, kind: 'applied' | 'rolled-back') => void;
+/**
+ * Told of every change as it is applied, when it is durable (in commit order), and if it is
+ * rolled back instead (the WAL refused it; reported once, for the oldest change undone: every
+ * change applied after it is undone too).
+ */
+export type ChangeListener = (change: StateChange, kind: 'applied' | 'durable' | 'rolled-back') => void;
 
 /**
  * The one place mutations go through: `run(actor, command)` applies the command's change to the
@@ -83,7 +91,9 @@ export class Engine {
       this.wal.returnLsn(lsn);
       throw err;
     }
-    const entry: InFlight = { lsn, undo, rolledBack: false };
+    let finish!: (durable: boolean) => void;
+    const done = new Promise<boolean>((resolve) => (finish = resolve));
+    const entry: InFlight = { lsn, rec, undo, rolledBack: false, done, finish };
     this.inFlight.push(entry);
     this.emit(rec, 'applied');
     const written = this.wal.append(bytes);
@@ -107,8 +117,20 @@ export class Engine {
   private settle(entry: InFlight): void {
     const at = this.inFlight.indexOf(entry);
     if (at >= 0) this.inFlight.splice(at, 1);
+    entry.finish(true);
+    this.emit(entry.rec, 'durable');
     this.drained();
     this.afterDurable?.();
+  }
+
+  /**
+   * Resolves true once every change applied so far is durable, false if one of them is rolled
+   * back instead. What a reader built from the state now may be sent after a true: it then holds
+   * nothing that could still be undone. Changes applied later are not waited for.
+   */
+  whenDurable(): Promise<boolean> {
+    if (this.inFlight.length === 0) return Promise.resolve(true);
+    return Promise.all(this.inFlight.map((e) => e.done)).then((all) => all.every(Boolean));
   }
 
   private drained(): void {
@@ -147,6 +169,7 @@ export class Engine {
     for (let i = undone.length - 1; i >= 0; i--) {
       undone[i].undo();
       undone[i].rolledBack = true;
+      undone[i].finish(false);
     }
     // Only the oldest failed change gives the LSNs back (which also lets the WAL accept appends
     // again). A newer one can fail first, refused while the WAL is still handling the older
@@ -158,7 +181,7 @@ export class Engine {
     this.emit(rec, 'rolled-back');
   }
 
-  private emit(rec: StateChange, kind: 'applied' | 'rolled-back'): void {
+  private emit(rec: StateChange, kind: 'applied' | 'durable' | 'rolled-back'): void {
     for (const fn of this.listeners) {
       try {
         fn(rec, kind);

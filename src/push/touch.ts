@@ -1,0 +1,132 @@
+// What a change did to what SDKs see: which flags (in which environments) and which segments it
+// touched, and which project each was in before, so that a removal is only announced to SDKs
+// that could see the flag. Read from the change's ops right after they are applied; the mirrors
+// here (strategy → flag, flag → project, segment → project) hold the state as it was before.
+import type { StateChange } from '../state/change.js';
+import type { State } from '../state/state.js';
+
+export interface FlagTouch {
+  /** The flag's project before the change (null: it did not exist, or was archived). */
+  before: string | null;
+  /** The environments the change touched, or null for all of them. */
+  environments: Set<string> | null;
+}
+
+export interface Touch {
+  flags: Map<string, FlagTouch>;
+  /** Segment id → its project before the change (null: shared; undefined: it did not exist). */
+  segments: Map<number, string | null | undefined>;
+  /** API tokens changed: open streams must check theirs. */
+  tokens: boolean;
+}
+
+export const isEmpty = (t: Touch) => t.flags.size === 0 && t.segments.size === 0;
+
+/** Folds `next` (a later change) into `into`: the earlier `before` wins, environment sets merge. */
+export function mergeTouch(into: Touch, next: Touch): void {
+  for (const [name, f] of next.flags) {
+    const prev = into.flags.get(name);
+    if (!prev) into.flags.set(name, { before: f.before, environments: f.environments && new Set(f.environments) });
+    else if (prev.environments !== null) {
+      if (f.environments === null) prev.environments = null;
+      else for (const e of f.environments) prev.environments.add(e);
+    }
+  }
+  for (const [id, before] of next.segments) if (!into.segments.has(id)) into.segments.set(id, before);
+  into.tokens ||= next.tokens;
+}
+
+export const emptyTouch = (): Touch => ({ flags: new Map(), segments: new Map(), tokens: false });
+
+/** Keeps the mirrors and reads each applied change against them. */
+export class Toucher {
+  private strategyFlag = new Map<string, { flag: string; environment: string }>();
+  private flagProject = new Map<string, string>();
+  private segmentProject = new Map<number, string | null>();
+
+  constructor(private readonly state: State) {
+    this.resync();
+  }
+
+  /** After a rollback the mirrors may hold undone changes: read them again from the state. */
+  resync(): void {
+    this.strategyFlag = new Map();
+    for (const s of this.state.strategies.values()) this.strategyFlag.set(s.id, { flag: s.featureName, environment: s.environment });
+    this.flagProject = new Map();
+    for (const f of this.state.features.values()) if (!f.archived) this.flagProject.set(f.name, f.project);
+    this.segmentProject = new Map();
+    for (const s of this.state.segments.values()) this.segmentProject.set(s.id, s.project);
+  }
+
+  /** What `rec` (just applied) touched; the mirrors move on to the state after it. */
+  read(rec: StateChange): Touch {
+    const t = emptyTouch();
+    const flag = (name: string, environment: string | null) => {
+      let f = t.flags.get(name);
+      if (!f) t.flags.set(name, (f = { before: this.flagProject.get(name) ?? null, environments: environment === null ? null : new Set() }));
+      if (f.environments !== null) {
+        if (environment === null) f.environments = null;
+        else f.environments.add(environment);
+      }
+    };
+    const segment = (id: number) => {
+      if (!t.segments.has(id)) t.segments.set(id, this.segmentProject.has(id) ? this.segmentProject.get(id) : undefined);
+    };
+    for (const op of rec.ops) {
+      switch (op.o) {
+        case 'feature.put':
+        case 'featureTag.add':
+        case 'featureTag.del':
+          flag(op.o === 'feature.put' ? op.feature.name : op.feature, null);
+          break;
+        case 'feature.del':
+          flag(op.name, null);
+          break;
+        case 'featureEnv.put':
+          flag(op.feature, op.env.environment);
+          break;
+        case 'featureEnv.del':
+          flag(op.feature, op.environment);
+          break;
+        case 'strategy.put':
+          flag(op.strategy.featureName, op.strategy.environment);
+          break;
+        case 'strategy.del': {
+          const owner = this.strategyFlag.get(op.id);
+          if (owner) flag(owner.flag, owner.environment);
+          break;
+        }
+        case 'segment.put':
+          segment(op.segment.id);
+          break;
+        case 'segment.del':
+          segment(op.id);
+          break;
+        case 'token.put':
+        case 'token.del':
+        case 'token.revoke':
+          t.tokens = true;
+          break;
+        default:
+          // Nothing an SDK sees (projects and environments change flags through the ops above).
+          break;
+      }
+    }
+    // Move the mirrors to the state after the change.
+    for (const op of rec.ops) {
+      if (op.o === 'strategy.put') this.strategyFlag.set(op.strategy.id, { flag: op.strategy.featureName, environment: op.strategy.environment });
+      else if (op.o === 'strategy.del') this.strategyFlag.delete(op.id);
+    }
+    for (const name of t.flags.keys()) {
+      const f = this.state.features.get(name);
+      if (f && !f.archived) this.flagProject.set(name, f.project);
+      else this.flagProject.delete(name);
+    }
+    for (const id of t.segments.keys()) {
+      const s = this.state.segments.get(id);
+      if (s) this.segmentProject.set(id, s.project);
+      else this.segmentProject.delete(id);
+    }
+    return t;
+  }
+}
