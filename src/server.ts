@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { openFanion, type FanionDeps } from './app.js';
 import { clientApiRoutes } from './client-api/routes.js';
+import type { PushHub } from './push/hub.js';
 import { pushRoutes } from './push/routes.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
 import { contextFieldRoutes } from './context-fields/routes.js';
@@ -52,6 +53,8 @@ export interface RunningServer {
   server: http.Server;
   /** The connection cap in force and the count of connections refused at it. */
   connections: ConnectionGuard;
+  /** The SDK streams (and what they were sent). */
+  push: PushHub;
   close(): Promise<void>;
 }
 
@@ -173,5 +176,5 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     })();
     return closing;
   };
-  return { port, engine, checkpointer, server, connections, close };
+  return { port, engine, checkpointer, server, connections, push: fanion.push, close };
 }

@@ -3,7 +3,7 @@
 // touches in, events out. Strategies name their segments by id; segments travel apart.
 import { clientFeature, clientSegment } from '../client-api/record.js';
 import { selects, type ClientFilter } from '../client-api/query.js';
-import type { State } from '../state/state.js';
+import { tagKey, type State } from '../state/state.js';
 import type { Touch } from './touch.js';
 
 export type DeltaEvent =
@@ -21,6 +21,18 @@ const covers = (filter: ClientFilter, project: string) => filter.projects === nu
 /** Shared segments, and those of the projects the view covers. */
 function segmentVisible(filter: ClientFilter, project: string | null): boolean {
   return project === null || covers(filter, project);
+}
+
+/**
+ * Whether the view could have held the flag before the change: its project then was covered, its
+ * name has the prefix, and its tags matched (unknowable when the change touched them: then yes).
+ * So a filtered view hears of removals of its own flags only.
+ */
+function mayHaveSelected(state: State, filter: ClientFilter, name: string, t: { before: string | null; tags: boolean }): boolean {
+  if (t.before === null || !covers(filter, t.before)) return false;
+  if (filter.namePrefix !== null && !name.startsWith(filter.namePrefix)) return false;
+  if (filter.tags === null || t.tags) return true;
+  return (state.featureTags.get(name) ?? []).some((tag) => filter.tags!.includes(tagKey(tag)));
 }
 
 /** Everything the view holds: its flags (sorted by name) and the segments it may see. */
@@ -52,7 +64,7 @@ export function changes(state: State, filter: ClientFilter, touch: Touch, eventI
     if (t.environments !== null && !t.environments.has(filter.environment)) continue;
     const f = state.features.get(name);
     if (f && selects(state, filter, f)) out.push({ type: 'feature-updated', eventId, feature: clientFeature(state, f, filter.environment, 'by-id') });
-    else if (t.before !== null && covers(filter, t.before)) out.push({ type: 'feature-removed', eventId, featureName: name, project: t.before });
+    else if (t.before !== null && mayHaveSelected(state, filter, name, t)) out.push({ type: 'feature-removed', eventId, featureName: name, project: t.before });
   }
   return out;
 }

@@ -10,6 +10,8 @@ export interface FlagTouch {
   before: string | null;
   /** The environments the change touched, or null for all of them. */
   environments: Set<string> | null;
+  /** Whether its tags changed (then a tag filter cannot tell whether it selected the flag before). */
+  tags: boolean;
 }
 
 export interface Touch {
@@ -26,7 +28,7 @@ export const isEmpty = (t: Touch) => t.flags.size === 0 && t.segments.size === 0
 export function mergeTouch(into: Touch, next: Touch): void {
   for (const [name, f] of next.flags) {
     const prev = into.flags.get(name);
-    if (!prev) into.flags.set(name, { before: f.before, environments: f.environments && new Set(f.environments) });
+    if (!prev) into.flags.set(name, { before: f.before, environments: f.environments && new Set(f.environments), tags: f.tags });
     else if (prev.environments !== null) {
       if (f.environments === null) prev.environments = null;
       else for (const e of f.environments) prev.environments.add(e);
@@ -34,6 +36,7 @@ export function mergeTouch(into: Touch, next: Touch): void {
   }
   for (const [id, before] of next.segments) if (!into.segments.has(id)) into.segments.set(id, before);
   into.tokens ||= next.tokens;
+  for (const [name, f] of next.flags) into.flags.get(name)!.tags ||= f.tags;
 }
 
 export const emptyTouch = (): Touch => ({ flags: new Map(), segments: new Map(), tokens: false });
@@ -61,9 +64,10 @@ export class Toucher {
   /** What `rec` (just applied) touched; the mirrors move on to the state after it. */
   read(rec: StateChange): Touch {
     const t = emptyTouch();
-    const flag = (name: string, environment: string | null) => {
+    const flag = (name: string, environment: string | null, tags = false) => {
       let f = t.flags.get(name);
-      if (!f) t.flags.set(name, (f = { before: this.flagProject.get(name) ?? null, environments: environment === null ? null : new Set() }));
+      if (!f) t.flags.set(name, (f = { before: this.flagProject.get(name) ?? null, environments: environment === null ? null : new Set(), tags }));
+      f.tags ||= tags;
       if (f.environments !== null) {
         if (environment === null) f.environments = null;
         else f.environments.add(environment);
@@ -75,9 +79,11 @@ export class Toucher {
     for (const op of rec.ops) {
       switch (op.o) {
         case 'feature.put':
+          flag(op.feature.name, null);
+          break;
         case 'featureTag.add':
         case 'featureTag.del':
-          flag(op.o === 'feature.put' ? op.feature.name : op.feature, null);
+          flag(op.feature, null, true);
           break;
         case 'feature.del':
           flag(op.name, null);
