@@ -119,6 +119,8 @@ export class PushHub {
     const eventId = rec.events.length > 0 ? rec.events[rec.events.length - 1][0] : this.engine.state.events.lastId;
     this.recent.add(rec.lsn, eventId, touch);
     if (isEmpty(touch) && !touch.tokens) return;
+    // Keyed by event id, a cached hydration must not outlive a change to what it holds.
+    if (!isEmpty(touch)) this.hydrations.clear();
     const frames = new Map<View, Buffer>();
     if (!isEmpty(touch)) {
       for (const view of this.views.values()) {

@@ -220,3 +220,46 @@ t.test('a change the disk refuses is published nowhere', async (t) => {
   t.same(d.json.events.map((e: any) => e.feature.name), ['after']);
   s.close();
 });
+
+t.test('deleting an environment or a project ends the streams of its tokens', async (t) => {
+  const { srv, ok } = await serve(t, { env, authorization: ADMIN });
+  await ok('POST', '/api/admin/environments', { name: 'qa', type: 'test' });
+  await ok('POST', P('default'), { name: 'q' });
+  const qaToken = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'qa-sdk', type: 'client', environment: 'qa', projects: ['*'] })).secret;
+  const qa = await openStream(srv.url, { authorization: qaToken });
+  await qa.next();
+  await ok('POST', `${P('default')}/q/environments/qa/on`);
+  t.equal((await qa.next()).data.events[0].feature.enabled, true, 'the qa stream sees qa');
+  await ok('DELETE', '/api/admin/environments/qa');
+  await qa.ended;
+  t.equal((await openStream(srv.url, { authorization: qaToken })).status, 401, 'the environment went, and its token with it');
+
+  await ok('POST', '/api/admin/projects', { id: 'tmp', name: 'Temporary' });
+  await ok('POST', P('tmp'), { name: 't1' });
+  const tmpToken = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'tmp-sdk', type: 'client', environment: 'development', projects: ['tmp'] })).secret;
+  const tmp = await openStream(srv.url, { authorization: tmpToken });
+  t.same(namesIn(await tmp.next()), ['t1']);
+  await ok('DELETE', `${P('tmp')}/t1`);
+  t.same((await tmp.next()).data.events.map((e: any) => [e.type, e.featureName]), [['feature-removed', 't1']]);
+  await ok('DELETE', '/api/admin/archive/t1');
+  await ok('DELETE', '/api/admin/projects/tmp');
+  await tmp.ended;
+  t.equal((await openStream(srv.url, { authorization: tmpToken })).status, 401, 'the project went, and its token with it');
+});
+
+t.test('a change is serialized once per view, whatever the number of streams', async (t) => {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: tempDataDir('fanion-push-views-'), WAL_SYNC: 'none', AUTH_TYPE: 'none' });
+  const running = await startServer({ config, log: createLogger('silent') });
+  t.teardown(() => running.close());
+  const url = `http://127.0.0.1:${running.port}`;
+  const streams = await Promise.all([...Array(20)].map(() => openStream(url)));
+  const filtered = await Promise.all([...Array(5)].map(() => openStream(url, {}, '/api/client/streaming?namePrefix=f')));
+  await Promise.all([...streams, ...filtered].map((s) => s.next()));
+  const built = running.push.framesBuilt;
+  const written = running.push.framesWritten;
+  t.equal((await client(url)('POST', P('default'), { name: 'flag' })).status, 201);
+  await Promise.all([...streams, ...filtered].map((s) => s.next()));
+  t.equal(running.push.framesBuilt - built, 2, 'two views, two frames built');
+  t.equal(running.push.framesWritten - written, 25, 'written to each of the 25 streams');
+  for (const s of [...streams, ...filtered]) s.close();
+});
