@@ -14,6 +14,8 @@ import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
 import { NOSNIFF } from './http/respond.js';
 import { PushHub } from './push/hub.js';
+import { Evaluator, HOSTNAME } from './evaluation/answers.js';
+import { PreparedFlags } from './evaluation/prepared.js';
 import type { Logger } from './log.js';
 import { Checkpointer } from './storage/checkpointer.js';
 import { openStorage, type Storage } from './storage/storage.js';
@@ -46,6 +48,8 @@ export interface Fanion {
   snapshot: ClientSnapshot;
   /** Streams and delta answers, fed by the engine's change feed with durable changes only. */
   push: PushHub;
+  /** Answers of the Frontend API and OFREP. */
+  evaluator: Evaluator;
   metrics: ClientMetricsStore;
   flusher: MetricsFlusher;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
@@ -88,6 +92,10 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       windowChanges: config.deltaWindowChanges,
     });
     engine.onChange((change, kind) => push.onChange(change, kind));
+    // Server-side evaluation (Frontend API, OFREP): flags prepared once per change.
+    const prepared = new PreparedFlags(engine.state, HOSTNAME);
+    engine.onChange((change, kind) => prepared.onChange(change, kind));
+    const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: 64 * 1024 * 1024 });
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
     const flusher = new MetricsFlusher(engine, metrics, log, tokens);
     flusher.start(config.metricsFlushMs);
@@ -97,7 +105,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       closing ??= flusher.stop().then(closeStorage);
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, snapshot, push, metrics, flusher, close };
+    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, flusher, close };
   } catch (err) {
     await closeStorage();
     throw err;

@@ -44,6 +44,12 @@ export interface Config {
   deltaWindowChanges: number;
   /** Polling answers carry `fetch-mode: streaming`, which moves SDKs onto streaming (CLIENT_STREAMING_UPGRADE). */
   clientStreamingUpgrade: boolean;
+  /** Browser origins that may call the Frontend API and OFREP (FRONTEND_API_ORIGINS); empty: every origin. */
+  frontendOrigins: string[];
+  /** Behind a proxy: the caller's address is the first of X-Forwarded-For (TRUST_PROXY). */
+  trustProxy: boolean;
+  /** Answers kept for contexts seen recently (FRONTEND_CACHE_ENTRIES). */
+  frontendCacheEntries: number;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -88,7 +94,7 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
  * Parses `CORS_ORIGINS` (comma-separated, each `scheme://host[:port]` as browsers send it).
  * Throws {@link ConfigError} on anything else: a path or a wildcard would silently trust too much.
  */
-function parseOrigins(raw: string | undefined): string[] {
+function parseOrigins(raw: string | undefined, name = 'CORS_ORIGINS'): string[] {
   const out: string[] = [];
   for (const item of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
     let url: URL | undefined;
@@ -98,7 +104,7 @@ function parseOrigins(raw: string | undefined): string[] {
       url = undefined;
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== item.replace(/\/$/, '')) {
-      throw new ConfigError(`CORS_ORIGINS must list origins such as https://console.example.com, got "${item}"`);
+      throw new ConfigError(`${name} must list origins such as https://console.example.com, got "${item}"`);
     }
     out.push(url.origin);
   }
@@ -150,5 +156,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamingBufferBytes: positive(env, 'STREAMING_BUFFER_BYTES', 1024 * 1024),
     deltaWindowChanges: positive(env, 'DELTA_WINDOW_CHANGES', 10_000),
     clientStreamingUpgrade: bool(env, 'CLIENT_STREAMING_UPGRADE', false),
+    frontendOrigins: parseOrigins(env.FRONTEND_API_ORIGINS, 'FRONTEND_API_ORIGINS'),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    frontendCacheEntries: int(env, 'FRONTEND_CACHE_ENTRIES', 10_000),
   };
 }

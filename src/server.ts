@@ -7,6 +7,8 @@ import { openFanion, type FanionDeps } from './app.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import type { PushHub } from './push/hub.js';
 import { pushRoutes } from './push/routes.js';
+import { frontendRoutes } from './frontend/routes.js';
+import { ofrepRoutes } from './ofrep/routes.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
 import { contextFieldRoutes } from './context-fields/routes.js';
 import type { Engine } from './engine/engine.js';
@@ -106,6 +108,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...clientApiRoutes(fanion.snapshot, ctx.schemas),
     ...pushRoutes(fanion.push, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics),
+    ...frontendRoutes(ctx, fanion.evaluator, fanion.metrics),
+    ...ofrepRoutes(ctx, fanion.evaluator),
   ];
   mount(app, ctx, routes);
   indexRoutes(app);

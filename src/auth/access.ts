@@ -47,7 +47,12 @@ export interface Authenticator {
   /** Returns what the caller may see on /api/client, or throws 401 / 403. */
   client(req: IncomingMessage): ClientScope;
   /** Frontend API callers (frontend tokens). */
-  frontend?(req: IncomingMessage): ClientScope;
+  frontend(req: IncomingMessage): ClientScope;
+  /**
+   * Remote evaluation (OFREP): a frontend or a client token, in `Authorization` (as is or after
+   * `Bearer `) or in `X-API-Key`.
+   */
+  evaluator(req: IncomingMessage): ClientScope;
 }
 
 export const OPEN_ADMIN: Actor = { name: 'admin', userId: null };
@@ -65,6 +70,9 @@ export class OpenAuthenticator implements Authenticator {
     return this.scope;
   }
   frontend(): ClientScope {
+    return this.scope;
+  }
+  evaluator(): ClientScope {
     return this.scope;
   }
 }

@@ -13,7 +13,7 @@ export function syncGet(ctx: AppContext, route: RouteDef): (req: Request, res: S
     sendError(res, err, ctx.log, { method: req.method, path: route.secretInPath ? route.path : req.path });
   return (req, res) => {
     try {
-      const client = route.auth === 'client' ? ctx.auth.client(req) : undefined;
+      const client = route.auth === undefined ? undefined : ctx.auth[route.auth](req);
       const reply = route.handler({ req, res, params: req.params ?? {}, query: (req.query ?? {}) as Call['query'], body: undefined, actor: ANONYMOUS, client });
       if (reply instanceof Promise) {
         reply.then((r) => r && sendJson(res, r.status, r.body, r.headers), (err) => fail(req, res, err));

@@ -44,6 +44,13 @@ const EXTRA_PATHS = {
   },
 };
 
+/** A route with its own error bodies (OFREP): those, and 401/403 without a body; null otherwise. */
+function protocolError(schemas: SchemaRegistry, r: RouteDef, code: string, description: string): unknown {
+  if (!r.errorReply || code === '405') return null;
+  if (code === '401' || code === '403') return { description };
+  return { description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemas.nameOf(r.errorReply)}` } } } };
+}
+
 /** An OpenAPI 3.1 description built from the same route table and schemas the server uses. */
 export function openApiDocument(routes: RouteDef[], schemas: SchemaRegistry): unknown {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -52,12 +59,12 @@ export function openApiDocument(routes: RouteDef[], schemas: SchemaRegistry): un
     const params = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const responses: Record<string, unknown> = {};
     for (const [code, description] of Object.entries(r.responses ?? { 200: 'OK' })) {
-      if (Number(code) >= 400) responses[code] = errorResponse(description);
+      if (Number(code) >= 400) responses[code] = protocolError(schemas, r, code, description) ?? errorResponse(description);
       else if (r.reply && Number(code) < 300 && Number(code) !== 204) responses[code] = { description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemas.nameOf(r.reply)}` } } } };
       else responses[code] = { description };
     }
     if (r.body && !responses['400']) responses['400'] = errorResponse('The body is not valid');
-    for (const [code, description] of Object.entries(COMMON_ERRORS)) responses[code] ??= errorResponse(description);
+    for (const [code, description] of Object.entries(COMMON_ERRORS)) responses[code] ??= protocolError(schemas, r, code, description) ?? errorResponse(description);
     paths[path] ??= {};
     paths[path][r.method.toLowerCase()] = {
       operationId: `${r.method.toLowerCase()} ${r.path}`,

@@ -7,13 +7,16 @@ import { readJson, requireJson } from './body.js';
 import { syncGet } from './fast-path.js';
 import { crossOriginGuard } from './origin.js';
 import { sendError, sendJson } from './respond.js';
-import type { AppContext, Call, Method, RouteDef } from './route.js';
+import type { AppContext, Call, Method, Reply, RouteDef } from './route.js';
+import { corsFor, preflightFor } from './cors.js';
 
 const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
 
 
 export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
   const refuseCrossOrigin = crossOriginGuard(ctx.config.corsOrigins);
+  const preflight = preflightFor(ctx.config.frontendOrigins);
+  const preflighted = new Set<string>();
   for (const route of routes) {
     const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     checkRoute(ctx, route);
@@ -21,17 +24,24 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
       app.get(route.path, syncGet(ctx, route));
       continue;
     }
+    const cors = route.cors ? corsFor(ctx.config.frontendOrigins) : null;
+    if (route.cors && !preflighted.has(route.path)) {
+      preflighted.add(route.path);
+      app.options(route.path, preflight);
+    }
     app[verb](route.path, async (req: Request, res: ServerResponse) => {
+      const params = req.params ?? {};
       try {
-        const params = req.params ?? {};
+        // First, so that every answer carries them, errors included: a browser cannot read one without.
+        if (cors) cors(req, res);
         // Before anything else, whatever the auth mode: a browser's credentials (or none needed)
         // must not let a page on another site act here. GETs never get this far on the fast path.
-        if (route.crossOrigin !== 'allowed') refuseCrossOrigin(req);
+        if (route.crossOrigin !== 'allowed' && !route.cors) refuseCrossOrigin(req);
         // Authenticate before reading the body: a stranger learns nothing about validation.
         const actor = route.permission
           ? ctx.auth.admin(req, route.permission, route.scope ? route.scope(params, ctx.engine.state) : {})
           : { name: 'anonymous', userId: null };
-        const client = route.auth === 'client' ? ctx.auth.client(req) : undefined;
+        const client = route.auth === undefined ? undefined : ctx.auth[route.auth](req);
         let body: unknown;
         if (HAS_BODY.has(route.method)) {
           if (!route.anyContentType) requireJson(req);
@@ -44,12 +54,22 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
           if (route.bodyScopes) for (const scope of route.bodyScopes(body, params)) ctx.auth.admin(req, route.permission!, scope);
         }
         const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor, client });
-        if (reply) sendJson(res, reply.status, reply.body, reply.headers);
+        if (reply) sendReply(res, reply);
       } catch (err) {
-        sendError(res, err, ctx.log, { method: req.method, path: route.secretInPath ? route.path : req.path });
+        const own = route.protocolErrors?.(err, { params }) ?? null;
+        if (own) sendReply(res, own);
+        else sendError(res, err, ctx.log, { method: req.method, path: route.secretInPath ? route.path : req.path });
       }
     });
   }
+}
+
+function sendReply(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  sendJson(res, reply.status, reply.body, reply.headers);
 }
 
 /** Declarations that cannot work are refused at start-up, not at the first request. */

@@ -21,7 +21,7 @@ export interface Call<B = unknown> {
   body: B;
   /** Set on admin routes (those with a permission). */
   actor: Actor;
-  /** Set on routes with `auth: 'client'`: what the SDK's token may see. */
+  /** Set on routes with `auth`: what the SDK's token may see. */
   client?: ClientScope;
 }
 
@@ -51,8 +51,20 @@ export interface RouteDef {
   anyContentType?: boolean;
   /** Admin permission required; routes without one authenticate themselves (client API, health). */
   permission?: string;
-  /** 'client': authenticate as an SDK (ctx.auth.client) before the body is read. */
-  auth?: 'client';
+  /**
+   * Authenticate an SDK before the body is read: 'client' (back-end SDKs), 'frontend' (browser
+   * and mobile SDKs), 'evaluator' (OFREP: frontend or client tokens). The scope is `call.client`.
+   */
+  auth?: 'client' | 'frontend' | 'evaluator';
+  /**
+   * Browsers on any allowed origin (FRONTEND_API_ORIGINS) call it: CORS headers on every answer,
+   * errors included, and preflights answered (http/cors.ts).
+   */
+  cors?: boolean;
+  /** The schema of the error bodies of a protocol with its own (OFREP); 401 and 403 then have none. */
+  errorReply?: JsonSchema;
+  /** A protocol with error bodies of its own (OFREP): maps an error to its answer, or null for the usual one. */
+  protocolErrors?: (err: unknown, call: { params: Record<string, string> }) => Reply | null;
   /**
    * An SDK GET served with a synchronous handler (no promise of ours per request); the client
    * features poll is also answered before polka routes anything (server.ts). Only for GETs

@@ -74,6 +74,15 @@ export class TokenAuthenticator implements Authenticator {
     return this.sdk(req, 'frontend');
   }
 
+  evaluator(req: IncomingMessage): ClientScope {
+    const header = req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined);
+    const k = this.identify(req, header);
+    if (k.token.type === 'admin') {
+      throw new NoAccessError(`You need a frontend or client token to evaluate flags on environment=${k.token.environment}: an admin token does not work here.`);
+    }
+    return k.scope;
+  }
+
   private sdk(req: IncomingMessage, wanted: 'client' | 'frontend'): ClientScope {
     const k = this.identify(req);
     if (k.token.type !== wanted) {
@@ -86,8 +95,7 @@ export class TokenAuthenticator implements Authenticator {
   }
 
   /** 401 unless the header carries a known, unexpired token. */
-  private identify(req: IncomingMessage): Known {
-    const header = req.headers.authorization;
+  private identify(req: IncomingMessage, header: string | undefined = req.headers.authorization): Known {
     // SDKs poll over keep-alive connections with the same header every time. A connection that
     // already proved this exact header skips the HMAC (measured: ~20% of a 304's CPU); the token
     // is still looked up by hash, so a revoked or expired token stops working at once. Only the

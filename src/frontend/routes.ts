@@ -1,0 +1,75 @@
+// The Frontend API (protocols.md §2): which flags are on for this context, evaluated by the server
+// for browser and mobile SDKs holding a frontend token. The ETag is derived from the evaluated
+// body, so a browser that changes its context while sending its old ETag still gets a fresh answer.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientScope } from '../auth/access.js';
+import { etagMatches } from '../client-api/conditional.js';
+import { clientMetricsSchemas, type MetricsBody } from '../client-metrics/schema.js';
+import type { ClientMetricsStore } from '../client-metrics/store.js';
+import type { Evaluator } from '../evaluation/answers.js';
+import type { EvalContext } from '../evaluation/context.js';
+import type { Evaluation } from '../evaluation/evaluate.js';
+import { NOSNIFF } from '../http/respond.js';
+import type { AppContext, RouteDef } from '../http/route.js';
+import { callerAddress, contextFromObject, contextFromQuery } from './context.js';
+import { frontendReplies, frontendSchemas } from './schema.js';
+
+const TAG = 'Frontend API';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The toggles of a frontend answer: the enabled flags, each with its variant. */
+export function renderToggles(results: { flag: { name: string; impressionData: boolean }; e: Evaluation }[]): string {
+  const toggles = [];
+  for (const { flag, e } of results) {
+    if (!e.enabled) continue;
+    const v = e.variant;
+    const variant = v.payload
+      ? { name: v.name, enabled: v.enabled, payload: v.payload, feature_enabled: true, featureEnabled: true }
+      : { name: v.name, enabled: v.enabled, feature_enabled: true, featureEnabled: true };
+    toggles.push({ name: flag.name, enabled: true, impressionData: flag.impressionData, variant });
+  }
+  return JSON.stringify({ toggles });
+}
+
+/** Frontend API routes over the evaluator and the metrics store the composition root built. */
+export function frontendRoutes(ctx: AppContext, evaluator: Evaluator, store: ClientMetricsStore): RouteDef[] {
+  ctx.schemas.addAll(frontendSchemas);
+  ctx.schemas.describe(frontendReplies);
+  const defaults = (req: IncomingMessage, scope: ClientScope) => ({ remoteAddress: callerAddress(req, ctx.config.trustProxy), environment: scope.environment });
+  const answer = (req: IncomingMessage, res: ServerResponse, scope: ClientScope, context: EvalContext) => {
+    const a = evaluator.all('frontend', scope, context, renderToggles);
+    if (etagMatches(req.headers['if-none-match'], a.etag)) {
+      res.writeHead(304, ['ETag', a.etag, 'Cache-Control', 'no-cache', ...NOSNIFF]);
+      res.end();
+      return;
+    }
+    res.writeHead(200, ['Content-Type', JSON_TYPE, 'Content-Length', String(a.body.length), 'ETag', a.etag, 'Cache-Control', 'no-cache', ...NOSNIFF]);
+    res.end(a.body);
+  };
+  const responses = { 200: 'The enabled flags with their variants', 304: 'The same answer as the ETag in If-None-Match', 400: 'A context out of bounds', 401: 'No or unknown token', 403: 'Not a frontend token' };
+  return [
+    {
+      method: 'GET', path: '/api/frontend', tag: TAG, auth: 'frontend', cors: true, reply: frontendReplies.frontendTogglesSchema,
+      summary: 'The flags on for the context in the query (userId, sessionId, remoteAddress, properties[x]=…)', responses,
+      handler: ({ req, res, client }) => answer(req, res, client!, contextFromQuery((req as { search?: string }).search ?? '', defaults(req, client!))),
+    },
+    {
+      method: 'POST', path: '/api/frontend', tag: TAG, auth: 'frontend', cors: true, body: frontendSchemas.frontendRequestSchema, reply: frontendReplies.frontendTogglesSchema,
+      summary: 'The flags on for the context in the body ({context}), for contexts too large for a URL', responses,
+      handler: ({ req, res, client, body }) => answer(req, res, client!, contextFromObject((body as { context?: Record<string, unknown> }).context, defaults(req, client!))),
+    },
+    {
+      method: 'POST', path: '/api/frontend/client/metrics', tag: TAG, auth: 'frontend', cors: true, body: clientMetricsSchemas.clientMetricsSchema,
+      summary: 'Evaluation counts from a browser SDK, into the same store as the client API\'s', responses: { 200: 'Accepted', 400: 'Malformed body' },
+      handler: ({ body, client }) => {
+        store.record(client!, body as MetricsBody, ctx.engine.now().toISOString());
+        return { status: 200 };
+      },
+    },
+    {
+      method: 'POST', path: '/api/frontend/client/register', tag: TAG, auth: 'frontend', cors: true, anyContentType: true,
+      summary: 'A browser SDK announces itself (accepted; browsers are counted through their metrics)', responses: { 200: 'Accepted' },
+      handler: () => ({ status: 200 }),
+    },
+  ];
+}
