@@ -38,6 +38,7 @@ import { ensureFirstAdminToken } from './tokens/seed.js';
 import { variantRoutes } from './variants/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
+const FRONTEND = '/api/frontend';
 /** The methods a route may have: what a 405's Allow header is made of. */
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -121,6 +122,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // register/metrics included, goes through the one polka app.
   const poll = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === CLIENT_FEATURES);
   const answerPoll = poll ? directGet(ctx, poll) : null;
+  const frontend = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === FRONTEND);
+  const answerFrontend = frontend ? directGet(ctx, frontend) : null;
   const appHandler = app.handler as unknown as http.RequestListener;
   const server = http.createServer({
     headersTimeout: config.headersTimeoutMs,
@@ -133,6 +136,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // Exactly /api/client/features, with or without a query string (63 is '?').
     if (answerPoll && req.method === 'GET' && url.startsWith(CLIENT_FEATURES) && (url.length === CLIENT_FEATURES.length || url.charCodeAt(CLIENT_FEATURES.length) === 63)) {
       answerPoll(req, res);
+    } else if (answerFrontend && req.method === 'GET' && url.startsWith(FRONTEND) && (url.length === FRONTEND.length || url.charCodeAt(FRONTEND.length) === 63)) {
+      // Browsers poll the Frontend API too: the same shortcut past polka.
+      answerFrontend(req, res);
     } else {
       appHandler(req, res);
     }

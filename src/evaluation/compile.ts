@@ -9,9 +9,10 @@
 import { Address4, Address6 } from 'ip-address';
 import { RE2JS } from 're2js';
 import semver from 'semver';
-import type { Constraint, Segment, Strategy, Variant } from '../state/types.js';
-import { resolve, type EvalContext } from './context.js';
+import type { Constraint, Segment, Strategy } from '../state/types.js';
+import { fieldReader, type EvalContext } from './context.js';
 import { strategyBucket } from './murmur.js';
+import { variantSet, type VariantSet } from './variants.js';
 
 /** What evaluation may draw on besides the context: injected, so tests can fix them. */
 export interface Runtime {
@@ -23,6 +24,19 @@ export interface Runtime {
   hostname: string;
   /** Set when an answer drew on the clock or on chance: then it is not worth caching. */
   volatile: boolean;
+  /** Context values already read as versions during this answer: each flag need not parse them again. */
+  versions?: Map<string, semver.SemVer | null>;
+}
+
+/** The context value as a version, or null when the SDK would not take it (invalid, or "v1.2.3"). */
+function versionOf(value: string, rt: Runtime): semver.SemVer | null {
+  const memo = (rt.versions ??= new Map());
+  let v = memo.get(value);
+  if (v === undefined) {
+    v = semver.valid(value) && !value.startsWith('v') ? new semver.SemVer(value) : null;
+    memo.set(value, v);
+  }
+  return v;
 }
 
 export type Check = (ctx: EvalContext, rt: Runtime) => boolean;
@@ -33,6 +47,7 @@ const ALWAYS: Check = () => true;
 const cleanValues = (values: string[] | undefined) => (values ?? []).filter((v) => !!v).map((v) => v.trim());
 
 function stringCheck(c: Constraint): Check {
+  const read = fieldReader(c.contextName);
   const insensitive = c.caseInsensitive;
   const values = cleanValues(c.values).map((v) => (insensitive ? v.toLocaleLowerCase() : v));
   const test =
@@ -40,7 +55,7 @@ function stringCheck(c: Constraint): Check {
       : c.operator === 'STR_ENDS_WITH' ? (s: string, v: string) => s.endsWith(v)
         : (s: string, v: string) => s.includes(v);
   return (ctx) => {
-    let value = resolve(ctx, c.contextName);
+    let value = read(ctx);
     if (value === undefined) return false;
     if (insensitive) value = value.toLocaleLowerCase();
     const s = value;
@@ -49,6 +64,7 @@ function stringCheck(c: Constraint): Check {
 }
 
 function regexCheck(c: Constraint): Check {
+  const read = fieldReader(c.contextName);
   if (c.value === undefined) return NEVER;
   let re: RE2JS;
   try {
@@ -57,7 +73,7 @@ function regexCheck(c: Constraint): Check {
     return NEVER;
   }
   return (ctx) => {
-    const value = resolve(ctx, c.contextName);
+    const value = read(ctx);
     if (value === undefined) return false;
     try {
       return re.matcher(value).find();
@@ -76,6 +92,7 @@ const SEMVER_COMPARE: Record<string, (a: semver.SemVer, b: semver.SemVer) => boo
 };
 
 function semverCheck(c: Constraint): Check {
+  const read = fieldReader(c.contextName);
   let target: semver.SemVer;
   try {
     target = new semver.SemVer(c.value ?? '');
@@ -83,25 +100,23 @@ function semverCheck(c: Constraint): Check {
     return NEVER;
   }
   const compare = SEMVER_COMPARE[c.operator];
-  return (ctx) => {
-    const value = resolve(ctx, c.contextName);
+  return (ctx, rt) => {
+    const value = read(ctx);
+    if (!value) return false;
     // The SDK takes only plain versions from the context: valid, and not "v1.2.3".
-    if (!value || !semver.valid(value) || value.startsWith('v')) return false;
-    try {
-      return compare(new semver.SemVer(value), target);
-    } catch {
-      return false;
-    }
+    const version = versionOf(value, rt);
+    return version !== null && compare(version, target);
   };
 }
 
 function cidrCheck(c: Constraint): Check {
+  const read = fieldReader(c.contextName);
   const ranges = cleanValues(c.values).map((r) => ({
     v4: Address4.isValid(r) ? new Address4(r) : null,
     v6: Address6.isValid(r) ? new Address6(r) : null,
   }));
   return (ctx) => {
-    const value = resolve(ctx, c.contextName);
+    const value = read(ctx);
     if (value === undefined) return false;
     if (Address4.isValid(value)) {
       const ip = new Address4(value);
@@ -130,11 +145,12 @@ function dateCheck(c: Constraint): Check {
 }
 
 function numberCheck(c: Constraint): Check {
+  const read = fieldReader(c.contextName);
   const target = Number(c.value);
   if (Number.isNaN(target)) return NEVER;
   const op = c.operator;
   return (ctx) => {
-    const n = Number(resolve(ctx, c.contextName));
+    const n = Number(read(ctx));
     if (Number.isNaN(n)) return false;
     switch (op) {
       case 'NUM_EQ': return n === target;
@@ -150,10 +166,11 @@ function operatorCheck(c: Constraint): Check | null {
   switch (c.operator) {
     case 'IN':
     case 'NOT_IN': {
+      const read = fieldReader(c.contextName);
       const values = new Set(cleanValues(c.values));
       const isIn = c.operator === 'IN';
       return (ctx) => {
-        const v = resolve(ctx, c.contextName);
+        const v = read(ctx);
         return (v !== undefined && values.has(v)) === isIn;
       };
     }
@@ -252,7 +269,8 @@ function parameterCheck(name: string, p: Record<string, string>, hostname: strin
       const stickiness = p.stickiness || 'default';
       if (stickiness === 'default') return (ctx, rt) => rollout(percentage, ctx.userId || ctx.sessionId || randomId(rt), groupId);
       if (stickiness === 'random') return (_ctx, rt) => rollout(percentage, randomId(rt), groupId);
-      return (ctx) => rollout(percentage, resolve(ctx, stickiness), groupId);
+      const read = fieldReader(stickiness);
+      return (ctx) => rollout(percentage, read(ctx), groupId);
     }
     case 'gradualRolloutUserId':
     case 'gradualRolloutSessionId': {
@@ -276,7 +294,7 @@ function parameterCheck(name: string, p: Record<string, string>, hostname: strin
 export interface CompiledStrategy {
   /** Constraints (the strategy's, then its segments'), then the strategy's own rule. */
   check: Check;
-  variants: Variant[];
+  variants: VariantSet;
   /** The SDK passes the raw parameter, so a missing groupId hashes as "undefined". */
   groupId: string;
   /** The stickiness of its variants: theirs, else the strategy's. */
@@ -297,7 +315,7 @@ export function compileStrategy(s: Pick<Strategy, 'name' | 'parameters' | 'const
   const rule = parameterCheck(s.name, s.parameters, hostname);
   return {
     check: (ctx, rt) => constraints(ctx, rt) && rule(ctx, rt),
-    variants: s.variants,
+    variants: variantSet(s.variants),
     groupId: String(s.parameters.groupId),
     variantStickiness: s.variants[0]?.stickiness || s.parameters.stickiness,
     unconditional: s.name === 'default' && checks.length === 0,

@@ -6,9 +6,10 @@ import type { ClientScope } from '../auth/access.js';
 import { etagMatches } from '../client-api/conditional.js';
 import { clientMetricsSchemas, type MetricsBody } from '../client-metrics/schema.js';
 import type { ClientMetricsStore } from '../client-metrics/store.js';
-import type { Evaluator } from '../evaluation/answers.js';
+import type { Answer, Evaluator } from '../evaluation/answers.js';
 import type { EvalContext } from '../evaluation/context.js';
 import type { Evaluation } from '../evaluation/evaluate.js';
+import { corsHeaders } from '../http/cors.js';
 import { NOSNIFF } from '../http/respond.js';
 import type { AppContext, RouteDef } from '../http/route.js';
 import { callerAddress, contextFromObject, contextFromQuery } from './context.js';
@@ -17,18 +18,39 @@ import { frontendReplies, frontendSchemas } from './schema.js';
 const TAG = 'Frontend API';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The toggles of a frontend answer: the enabled flags, each with its variant. */
-export function renderToggles(results: { flag: { name: string; impressionData: boolean }; e: Evaluation }[]): string {
-  const toggles = [];
-  for (const { flag, e } of results) {
-    if (!e.enabled) continue;
-    const v = e.variant;
+// Serialized once per prepared flag and per variant: an answer is then joined text, not objects
+// turned into JSON each time.
+const prefixes = new WeakMap<object, string>();
+const variantTexts = new WeakMap<object, string>();
+
+function prefixOf(flag: { name: string; impressionData: boolean }): string {
+  let p = prefixes.get(flag);
+  if (p === undefined) prefixes.set(flag, (p = `{"name":${JSON.stringify(flag.name)},"enabled":true,"impressionData":${flag.impressionData},"variant":`));
+  return p;
+}
+
+function variantText(v: Evaluation['variant']): string {
+  let text = variantTexts.get(v);
+  if (text === undefined) {
     const variant = v.payload
       ? { name: v.name, enabled: v.enabled, payload: v.payload, feature_enabled: true, featureEnabled: true }
       : { name: v.name, enabled: v.enabled, feature_enabled: true, featureEnabled: true };
-    toggles.push({ name: flag.name, enabled: true, impressionData: flag.impressionData, variant });
+    variantTexts.set(v, (text = JSON.stringify(variant)));
   }
-  return JSON.stringify({ toggles });
+  return text;
+}
+
+/** The toggles of a frontend answer: the enabled flags, each with its variant. */
+export function renderToggles(flags: readonly { name: string; impressionData: boolean }[], evaluations: readonly Evaluation[]): string {
+  let out = '{"toggles":[';
+  let first = true;
+  for (let i = 0; i < flags.length; i++) {
+    const e = evaluations[i];
+    if (!e.enabled) continue;
+    out += `${first ? '' : ','}${prefixOf(flags[i])}${variantText(e.variant)}}`;
+    first = false;
+  }
+  return `${out}]}`;
 }
 
 /** Frontend API routes over the evaluator and the metrics store the composition root built. */
@@ -36,22 +58,30 @@ export function frontendRoutes(ctx: AppContext, evaluator: Evaluator, store: Cli
   ctx.schemas.addAll(frontendSchemas);
   ctx.schemas.describe(frontendReplies);
   const defaults = (req: IncomingMessage, scope: ClientScope) => ({ remoteAddress: callerAddress(req, ctx.config.trustProxy), environment: scope.environment });
-  const answer = (req: IncomingMessage, res: ServerResponse, scope: ClientScope, context: EvalContext) => {
-    const a = evaluator.all('frontend', scope, context, renderToggles);
+  const origins = ctx.config.frontendOrigins;
+  const send = (req: IncomingMessage, res: ServerResponse, a: Answer) => {
+    const cors = corsHeaders(origins, req);
     if (etagMatches(req.headers['if-none-match'], a.etag)) {
-      res.writeHead(304, ['ETag', a.etag, 'Cache-Control', 'no-cache', ...NOSNIFF]);
+      res.writeHead(304, ['ETag', a.etag, 'Cache-Control', 'no-cache', ...cors, ...NOSNIFF]);
       res.end();
       return;
     }
-    res.writeHead(200, ['Content-Type', JSON_TYPE, 'Content-Length', String(a.body.length), 'ETag', a.etag, 'Cache-Control', 'no-cache', ...NOSNIFF]);
-    res.end(a.body);
+    const body = a.body;
+    res.writeHead(200, ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'ETag', a.etag, 'Cache-Control', 'no-cache', ...cors, ...NOSNIFF]);
+    res.end(body);
   };
+  const answer = (req: IncomingMessage, res: ServerResponse, scope: ClientScope, context: EvalContext) => send(req, res, evaluator.all('frontend', scope, context, renderToggles));
   const responses = { 200: 'The enabled flags with their variants', 304: 'The same answer as the ETag in If-None-Match', 400: 'A context out of bounds', 401: 'No or unknown token', 403: 'Not a frontend token' };
   return [
     {
-      method: 'GET', path: '/api/frontend', tag: TAG, auth: 'frontend', cors: true, reply: frontendReplies.frontendTogglesSchema,
+      method: 'GET', path: '/api/frontend', tag: TAG, auth: 'frontend', cors: true, fastPath: true, reply: frontendReplies.frontendTogglesSchema,
       summary: 'The flags on for the context in the query (userId, sessionId, remoteAddress, properties[x]=…)', responses,
-      handler: ({ req, res, client }) => answer(req, res, client!, contextFromQuery((req as { search?: string }).search ?? '', defaults(req, client!))),
+      handler: ({ req, res, client }) => {
+        // A browser repeats its request as is: answered by the raw query and caller, unparsed.
+        const search = (req as { search?: string }).search ?? '';
+        const address = callerAddress(req, ctx.config.trustProxy);
+        send(req, res, evaluator.byRequest('frontend', client!, `${address}\u0000${search}`, () => contextFromQuery(search, { remoteAddress: address, environment: client!.environment }), renderToggles));
+      },
     },
     {
       method: 'POST', path: '/api/frontend', tag: TAG, auth: 'frontend', cors: true, body: frontendSchemas.frontendRequestSchema, reply: frontendReplies.frontendTogglesSchema,

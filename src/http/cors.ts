@@ -14,14 +14,17 @@ function allowedOrigin(origins: readonly string[], req: IncomingMessage): string
   return origins.length === 0 || origins.includes(origin) ? origin : null;
 }
 
+/** The CORS headers of an answer, as a flat name/value list for writeHead. */
+export function corsHeaders(origins: readonly string[], req: IncomingMessage): string[] {
+  const origin = allowedOrigin(origins, req);
+  return origin === null ? ['Vary', 'Origin'] : ['Vary', 'Origin', 'Access-Control-Allow-Origin', origin, 'Access-Control-Expose-Headers', 'ETag'];
+}
+
 /** Sets the CORS headers of an answer (before it is written). */
 export function corsFor(origins: readonly string[]): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    res.setHeader('Vary', 'Origin');
-    const origin = allowedOrigin(origins, req);
-    if (origin === null) return;
-    res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Access-Control-Expose-Headers', 'ETag');
+    const list = corsHeaders(origins, req);
+    for (let i = 0; i < list.length; i += 2) res.setHeader(list[i], list[i + 1]);
   };
 }
 

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request } from 'polka';
 import type { Actor } from '../state/types.js';
+import { corsFor } from './cors.js';
 import { sendError, sendJson } from './respond.js';
 import type { AppContext, Call, RouteDef } from './route.js';
 
@@ -9,8 +10,12 @@ const ANONYMOUS: Actor = Object.freeze({ name: 'anonymous', userId: null });
 
 /** The SDK hot path: no body, no permission, a synchronous handler, so no promise of ours per request. */
 export function syncGet(ctx: AppContext, route: RouteDef): (req: Request, res: ServerResponse) => void {
-  const fail = (req: Request, res: ServerResponse, err: unknown) =>
+  // A browser route's handler puts the CORS headers in its own answer; an error gets them here.
+  const cors = route.cors ? corsFor(ctx.config.frontendOrigins) : null;
+  const fail = (req: Request, res: ServerResponse, err: unknown) => {
+    if (cors && !res.headersSent) cors(req, res);
     sendError(res, err, ctx.log, { method: req.method, path: route.secretInPath ? route.path : req.path });
+  };
   return (req, res) => {
     try {
       const client = route.auth === undefined ? undefined : ctx.auth[route.auth](req);

@@ -22,6 +22,10 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
     checkRoute(ctx, route);
     if (route.fastPath) {
       app.get(route.path, syncGet(ctx, route));
+      if (route.cors && !preflighted.has(route.path)) {
+        preflighted.add(route.path);
+        app.options(route.path, preflight);
+      }
       continue;
     }
     const cors = route.cors ? corsFor(ctx.config.frontendOrigins) : null;

@@ -86,7 +86,7 @@ export function ofrepRoutes(ctx: AppContext, evaluator: Evaluator): RouteDef[] {
       summary: 'Evaluate every flag the token sees for a context (OFREP 0.3 bulk), with an ETag',
       responses: { 200: 'The results', 304: 'The same answer as the ETag in If-None-Match', 400: 'PARSE_ERROR or INVALID_CONTEXT', 401: 'No or unknown token', 403: 'An admin token' },
       handler: ({ req, res, client, body }) => {
-        const a = evaluator.all('ofrep', client!, contextOf(req, client!, body), (results) => JSON.stringify({ flags: results.map(({ flag, e }) => ofrepResult(flag.name, e)) }));
+        const a = evaluator.all('ofrep', client!, contextOf(req, client!, body), (flags, evaluations) => JSON.stringify({ flags: flags.map((f, i) => ofrepResult(f.name, evaluations[i])) }));
         send(req, res, a);
       },
     },

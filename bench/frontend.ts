@@ -1,0 +1,147 @@
+// `npm run bench:frontend`: the Frontend API against a real server process (API tokens,
+// WAL_SYNC=none), 200 flags with 3 strategies each (constraints, a segment, variants), beside a raw
+// node:http baseline in its own process serving a fixed body of the same size, in the same run:
+//  - distinct contexts: every request a new userId (nothing cached; 200 flags evaluated each time);
+//  - a repeated context (answered from the cache) and the same with If-None-Match (304);
+//  - the evaluator's own cost per flag, in process.
+// Targets on this machine: >= 5,000 req/s with distinct contexts; the 304 path >= 0.85 x baseline.
+import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { openFanion } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { HOSTNAME } from '../src/evaluation/answers.js';
+import type { Runtime } from '../src/evaluation/compile.js';
+import { evaluate } from '../src/evaluation/evaluate.js';
+import { PreparedFlags } from '../src/evaluation/prepared.js';
+import { createLogger } from '../src/log.js';
+import { spawnServer } from '../test/helpers/server.js';
+
+const SELF = fileURLToPath(import.meta.url);
+const ADMIN = '*:*.bench-frontend-admin';
+const FRONTEND = 'default:development.bench-frontend-key';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 10;
+const FLAGS = 200;
+const P = '/api/admin/projects/default/features';
+
+if (process.argv[2] === 'baseline') {
+  const body = fs.readFileSync(process.env.BASELINE_BODY!);
+  const etag = process.env.BASELINE_ETAG!;
+  const server = http.createServer((req, res) => {
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, ['ETag', etag, 'Cache-Control', 'no-cache', 'X-Content-Type-Options', 'nosniff']);
+      res.end();
+      return;
+    }
+    res.writeHead(200, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length), 'ETag', etag, 'Cache-Control', 'no-cache', 'X-Content-Type-Options', 'nosniff']);
+    res.end(body);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
+}
+
+async function seed(base: string): Promise<void> {
+  const post = async (p: string, body: unknown, method = 'POST') => {
+    const res = await fetch(base + p, { method, headers: { authorization: ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`${p} → ${res.status} ${await res.text()}`);
+    return res.json().catch(() => null);
+  };
+  const seg = (await post('/api/admin/segments', { name: 'paying', constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro', 'gold'] }] })) as { id: number };
+  const one = async (i: number) => {
+    const name = `flag-${String(i).padStart(3, '0')}`;
+    await post(P, { name });
+    const s = `${P}/${name}/environments/development/strategies`;
+    await post(s, { name: 'flexibleRollout', parameters: { rollout: String(20 + (i % 80)), stickiness: 'userId', groupId: name }, constraints: [{ contextName: 'country', operator: 'IN', values: ['NO', 'SE', 'DK'] }] });
+    await post(s, { name: 'default', segments: [seg.id], constraints: [{ contextName: 'version', operator: 'SEMVER_GTE', value: '2.0.0' }] });
+    await post(s, {
+      name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default' }, constraints: [{ contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@example.com'] }],
+      variants: [{ name: 'a', weight: 500, weightType: 'variable', payload: { type: 'string', value: 'A' } }, { name: 'b', weight: 500, weightType: 'variable' }],
+    });
+    await post(`${P}/${name}/environments/development/on`, {});
+  };
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (next < FLAGS) await one(next++);
+  }));
+}
+
+function cpuMicros(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const QUERY = '/api/frontend?userId=u7&sessionId=s7&properties[country]=NO&properties[plan]=pro&properties[version]=2.3.0&properties[email]=a@example.com';
+
+async function main(): Promise<void> {
+  const srv = await spawnServer({ env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_FRONTEND_API_TOKENS: FRONTEND, WAL_SYNC: 'none', METRICS_FLUSH_MS: '0' } });
+  let baselineProc: ReturnType<typeof fork> | null = null;
+  try {
+    console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, node ${process.version}`);
+    await seed(srv.url);
+    const sample = await fetch(srv.url + QUERY, { headers: { authorization: FRONTEND } });
+    const body = Buffer.from(await sample.arrayBuffer());
+    const etag = sample.headers.get('etag')!;
+    const toggles = JSON.parse(body.toString()).toggles.length;
+    console.log(`${FLAGS} flags × 3 strategies (constraints, a segment, variants); the sample answer: ${body.length} bytes, ${toggles} flags on`);
+    const bodyFile = path.join(os.tmpdir(), `fanion-frontend-body-${process.pid}.json`);
+    fs.writeFileSync(bodyFile, body);
+    baselineProc = fork(SELF, ['baseline'], { env: { ...process.env, BASELINE_BODY: bodyFile, BASELINE_ETAG: etag }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const baselinePort = await new Promise<number>((resolve) => baselineProc!.once('message', (m) => resolve((m as { port: number }).port)));
+    const baseline = `http://127.0.0.1:${baselinePort}`;
+
+    let n = 0;
+    const distinct = { setupRequest: (req: { path: string }) => ({ ...req, path: `/api/frontend?userId=user-${++n}&properties[country]=${n % 2 ? 'NO' : 'FI'}&properties[plan]=${n % 3 ? 'free' : 'pro'}&properties[version]=2.${n % 5}.0&properties[email]=u${n}@example.com` }) };
+    const cases: { name: string; fanion: { path?: string; requests?: unknown[] }; base: { path: string }; headers: Record<string, string> }[] = [
+      { name: 'distinct contexts', fanion: { requests: [distinct] }, base: { path: QUERY }, headers: { authorization: FRONTEND } },
+      { name: 'repeated context', fanion: { path: QUERY }, base: { path: QUERY }, headers: { authorization: FRONTEND } },
+      { name: 'repeated, If-None-Match (304)', fanion: { path: QUERY }, base: { path: QUERY }, headers: { authorization: FRONTEND, 'if-none-match': etag } },
+    ];
+    console.log(`autocannon: ${CONNECTIONS} connections, ${SECONDS}s per run, ${ROUNDS} A/B rounds; ratio = median of Fanion/baseline per round\n`);
+    console.log('case                              fanion req/s   baseline req/s   ratio   fanion CPU µs/req');
+    for (const c of cases) {
+      const f: number[] = [];
+      const b: number[] = [];
+      const cpu: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const c0 = cpuMicros(srv.proc.pid!);
+        const r1 = await autocannon({ url: srv.url + (c.fanion.path ?? '/api/frontend'), ...(c.fanion.requests ? { requests: c.fanion.requests as never } : {}), connections: CONNECTIONS, duration: SECONDS, headers: c.headers });
+        cpu.push((cpuMicros(srv.proc.pid!) - c0) / r1.requests.total);
+        const r2 = await autocannon({ url: baseline + c.base.path, connections: CONNECTIONS, duration: SECONDS, headers: c.headers });
+        if (r1.non2xx && !c.name.includes('304')) console.warn(`  warning: ${r1.non2xx} non-2xx answers from Fanion`);
+        f.push(r1.requests.average);
+        b.push(r2.requests.average);
+      }
+      const ratio = median(f.map((x, i) => x / b[i]));
+      console.log(`${c.name.padEnd(34)}${String(Math.round(median(f))).padStart(12)}${String(Math.round(median(b))).padStart(17)}${ratio.toFixed(2).padStart(8)}${median(cpu).toFixed(0).padStart(20)}`);
+    }
+  } finally {
+    baselineProc?.kill();
+    await srv.stop();
+  }
+
+  // The evaluator alone, in process, on the same data.
+  const fanion = await openFanion({ config: loadConfig({ DATA_DIR: srv.dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', METRICS_FLUSH_MS: '0', LOG_LEVEL: 'silent' }), log: createLogger('silent') });
+  try {
+    const t0 = performance.now();
+    const prepared = new PreparedFlags(fanion.engine.state, HOSTNAME).env('development');
+    const prepareMs = performance.now() - t0;
+    const rt: Runtime = { random: Math.random, now: Date.now, hostname: HOSTNAME, volatile: false };
+    const lookup = (name: string) => prepared.flags.get(name);
+    const contexts = Array.from({ length: 2000 }, (_, i) => ({ userId: `user-${i}`, properties: { country: i % 2 ? 'NO' : 'FI', plan: i % 3 ? 'free' : 'pro', version: `2.${i % 5}.0`, email: `u${i}@example.com` } }));
+    let on = 0;
+    const t1 = performance.now();
+    for (let rep = 0; rep < 5; rep++) for (const ctx of contexts) for (const f of prepared.ordered) if (evaluate(f, ctx, rt, lookup).enabled) on++;
+    const perFlag = ((performance.now() - t1) * 1000) / (5 * contexts.length * prepared.ordered.length);
+    console.log(`\nevaluator: ${perFlag.toFixed(2)} µs per flag (${prepared.ordered.length} flags × ${contexts.length} contexts × 5, ${((on / (5 * contexts.length * prepared.ordered.length)) * 100).toFixed(0)} % on); preparing all ${prepared.ordered.length} flags took ${prepareMs.toFixed(1)} ms`);
+  } finally {
+    await fanion.close();
+  }
+}
+
+if (process.argv[2] !== 'baseline') await main();
