@@ -62,7 +62,10 @@ export function frontendRoutes(ctx: AppContext, evaluator: Evaluator, store: Cli
   const send = (req: IncomingMessage, res: ServerResponse, a: Answer) => {
     const cors = corsHeaders(origins, req);
     if (etagMatches(req.headers['if-none-match'], a.etag)) {
-      res.writeHead(304, ['ETag', a.etag, 'Cache-Control', 'no-cache', ...cors, ...NOSNIFF]);
+      // Browsers poll with the ETag they have: this is the common answer, so no spread lists here.
+      res.writeHead(304, cors.length === 2
+        ? ['ETag', a.etag, 'Cache-Control', 'no-cache', 'Vary', 'Origin', NOSNIFF[0], NOSNIFF[1]]
+        : ['ETag', a.etag, 'Cache-Control', 'no-cache', ...cors, ...NOSNIFF]);
       res.end();
       return;
     }

@@ -14,10 +14,12 @@ function allowedOrigin(origins: readonly string[], req: IncomingMessage): string
   return origins.length === 0 || origins.includes(origin) ? origin : null;
 }
 
-/** The CORS headers of an answer, as a flat name/value list for writeHead. */
-export function corsHeaders(origins: readonly string[], req: IncomingMessage): string[] {
+const VARY_ONLY: readonly string[] = Object.freeze(['Vary', 'Origin']);
+
+/** The CORS headers of an answer, as a flat name/value list for writeHead (shared when there is no origin to allow). */
+export function corsHeaders(origins: readonly string[], req: IncomingMessage): readonly string[] {
   const origin = allowedOrigin(origins, req);
-  return origin === null ? ['Vary', 'Origin'] : ['Vary', 'Origin', 'Access-Control-Allow-Origin', origin, 'Access-Control-Expose-Headers', 'ETag'];
+  return origin === null ? VARY_ONLY : ['Vary', 'Origin', 'Access-Control-Allow-Origin', origin, 'Access-Control-Expose-Headers', 'ETag'];
 }
 
 /** Sets the CORS headers of an answer (before it is written). */
