@@ -138,6 +138,10 @@ t.test('frontend answers: scope, ETag per body, 304, bounds, auth, CORS, remoteA
   await ok('POST', P, { name: 'local' });
   await ok('POST', `${P}/local/environments/development/strategies`, { name: 'remoteAddress', parameters: { IPs: '127.0.0.1' } });
   await ok('POST', `${P}/local/environments/development/on`);
+  await ok('POST', P, { name: 'proxied' });
+  await ok('POST', `${P}/proxied/environments/development/strategies`, { name: 'remoteAddress', parameters: { IPs: '10.9.9.9' } });
+  await ok('POST', `${P}/proxied/environments/development/on`);
+  await ok('POST', `${P}/off/environments/production/on`);
   const fe = (path: string, headers: Record<string, string> = {}) => client(srv.url)('GET', path, undefined, { authorization: FRONTEND, ...headers });
 
   const u1 = await fe('/api/frontend?userId=u1&properties[plan]=pro');
@@ -146,8 +150,9 @@ t.test('frontend answers: scope, ETag per body, 304, bounds, auth, CORS, remoteA
   const names = u1.json.toggles.map((x: any) => x.name);
   t.notOk(names.includes('shop-only'), 'not a flag of another project');
   t.notOk(names.includes('archived'), 'not an archived flag');
-  t.notOk(names.includes('off'), 'only enabled flags');
+  t.notOk(names.includes('off'), 'only enabled flags, in the token\'s environment (it is on in production)');
   t.ok(names.includes('local'), 'remoteAddress defaults to the caller\'s address');
+  t.notOk((await fe('/api/frontend', { 'x-forwarded-for': '10.9.9.9' })).json.toggles.some((x: any) => x.name === 'proxied'), 'X-Forwarded-For is not trusted by default');
   t.same(u1.json.toggles.find((x: any) => x.name === 'everyone').variant, { name: 'disabled', enabled: false, feature_enabled: true, featureEnabled: true });
   const etag = u1.headers.get('etag')!;
   t.equal((await fe('/api/frontend?userId=u1&properties[plan]=pro', { 'if-none-match': etag })).status, 304);
@@ -194,4 +199,13 @@ t.test('frontend answers: scope, ETag per body, 304, bounds, auth, CORS, remoteA
   const posts = await client(srv.url)('POST', '/api/frontend', { context: {} }, { authorization: FRONTEND, origin: 'https://app.example', 'sec-fetch-site': 'cross-site' });
   t.equal(posts.status, 200, 'a cross-site POST from a browser is what this API is for');
   void api;
+});
+
+t.test('TRUST_PROXY: the caller is the first X-Forwarded-For address', async (t) => {
+  const { srv, ok } = await serve(t, { env: { ...env, TRUST_PROXY: 'true' }, authorization: ADMIN });
+  await ok('POST', P, { name: 'proxied' });
+  await ok('POST', `${P}/proxied/environments/development/strategies`, { name: 'remoteAddress', parameters: { IPs: '10.9.9.9' } });
+  await ok('POST', `${P}/proxied/environments/development/on`);
+  const res = await client(srv.url)('GET', '/api/frontend', undefined, { authorization: FRONTEND, 'x-forwarded-for': '10.9.9.9, 172.16.0.1' });
+  t.same(res.json.toggles.map((x: any) => x.name), ['proxied']);
 });
