@@ -43,7 +43,7 @@ export class Answer {
 
   /** Bytes it holds: the body when kept, and its list of evaluations. */
   get size(): number {
-    return (this.bytes?.length ?? 0) + 8 * this.evaluations.length + 64;
+    return (this.bytes?.length ?? 0) + 16 * this.evaluations.length + 64;
   }
 }
 
@@ -139,17 +139,18 @@ export class Evaluator {
       return hit;
     }
     const rt = this.runtime();
-    const flags: PreparedFlag[] = [];
-    const evaluations: Evaluation[] = [];
+    // A token that sees every project shares the environment's list; others get their own.
+    const all = scope.projects.includes('*');
+    const flags: readonly PreparedFlag[] = all ? v.flags : v.flags.filter((f) => inScope(scope, f.project));
+    const evaluations: Evaluation[] = new Array(flags.length);
     // Two 32-bit FNV-style mixes of the (flag, evaluation) ids, seeded per kind and per process
     // start (ids start over after a restart, so an ETag from before one must not match).
     let h1 = this.seeds[0] ^ kind.length;
     let h2 = this.seeds[1];
-    for (const flag of v.flags) {
-      if (!inScope(scope, flag.project)) continue;
+    for (let i = 0; i < flags.length; i++) {
+      const flag = flags[i];
       const e = evaluate(flag, ctx, rt, v.get);
-      flags.push(flag);
-      evaluations.push(e);
+      evaluations[i] = e;
       h1 = Math.imul(Math.imul(h1 ^ flag.id, 0x01000193) ^ e.id, 0x01000193);
       h2 = Math.imul(Math.imul(h2 ^ e.id, 0x5bd1e995) ^ flag.id, 0x5bd1e995) ^ (h2 >>> 15);
     }
