@@ -21,6 +21,8 @@ export class Answer {
   private bytes: Buffer | null = null;
   /** Times it was asked for again. */
   hits = 0;
+  /** It drew on the clock or on chance: not to be kept. */
+  volatile = false;
   /** Its key in the context cache, and the bytes the cache counts for it. */
   key = '';
   accounted = 0;
@@ -65,6 +67,8 @@ export class Evaluator {
   private readonly cache = new Map<string, Answer>();
   /** The same answers by the raw request (query string, caller): a repeated request skips parsing. */
   private readonly raw = new Map<string, Answer>();
+  /** Raw requests seen once (bounded like the cache): their answer is kept when they come back. */
+  private readonly seen = new Map<string, true>();
   private bytes = 0;
   /** For tests and the benchmark: answers evaluated, answers served from the cache. */
   built = 0;
@@ -102,6 +106,13 @@ export class Evaluator {
    */
   byRequest(kind: string, scope: ClientScope, rawKey: string, parse: () => EvalContext, render: Render): Answer {
     const key = `${kind}\u0000${scope.key}\u0000${rawKey}`;
+    // A request seen for the first time is answered and only remembered: most one-off contexts
+    // never come back, and keeping their answers would cost memory and collection for nothing.
+    if (!this.seen.has(key)) {
+      if (this.seen.size >= this.opts.maxEntries) this.seen.delete(this.seen.keys().next().value as string);
+      this.seen.set(key, true);
+      return this.build(kind, scope, parse(), render);
+    }
     const known = this.raw.get(key);
     // An index into the context cache: valid while the answer is still there and current.
     if (known && this.cache.get(known.key) === known && known.generation === this.flags.env(scope.environment).generation) {
@@ -138,6 +149,14 @@ export class Evaluator {
       this.keep(key, hit);
       return hit;
     }
+    const answer = this.build(kind, scope, ctx, render, v);
+    if (hit) this.forget(key, hit);
+    if (!answer.volatile) this.keep(key, answer);
+    return answer;
+  }
+
+  /** Evaluates every flag the token sees for `ctx`, without the cache. */
+  private build(kind: string, scope: ClientScope, ctx: EvalContext, render: Render, v = this.view(scope)): Answer {
     const rt = this.runtime();
     // A token that sees every project shares the environment's list; others get their own.
     const all = scope.projects.includes('*');
@@ -156,9 +175,8 @@ export class Evaluator {
     }
     const etag = `"${kind[0]}${(h1 >>> 0).toString(36)}.${(h2 >>> 0).toString(36)}.${flags.length}"`;
     const answer = new Answer(etag, v.generation, flags, evaluations, render);
+    answer.volatile = rt.volatile;
     this.built++;
-    if (hit) this.forget(key, hit);
-    if (!rt.volatile) this.keep(key, answer);
     return answer;
   }
 
