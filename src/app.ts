@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
 import { NOSNIFF } from './http/respond.js';
 import { PushHub } from './push/hub.js';
+import { FanionMetrics } from './operations/metrics.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
 import type { Logger } from './log.js';
@@ -51,6 +52,8 @@ export interface Fanion {
   /** Answers of the Frontend API and OFREP. */
   evaluator: Evaluator;
   metrics: ClientMetricsStore;
+  /** What /internal-backstage/prometheus shows. */
+  operations: FanionMetrics;
   flusher: MetricsFlusher;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
   close(): Promise<void>;
@@ -97,6 +100,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     engine.onChange((change, kind) => prepared.onChange(change, kind));
     const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: 64 * 1024 * 1024 });
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
+    const operations = new FanionMetrics({ engine, store: metrics, push, replayMs: storage.replayed.ms });
     const flusher = new MetricsFlusher(engine, metrics, log, tokens);
     flusher.start(config.metricsFlushMs);
     let closing: Promise<void> | null = null;
@@ -105,7 +109,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       closing ??= flusher.stop().then(closeStorage);
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, flusher, close };
+    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, operations, flusher, close };
   } catch (err) {
     await closeStorage();
     throw err;

@@ -50,6 +50,8 @@ export interface Config {
   trustProxy: boolean;
   /** Answers kept for contexts seen recently (FRONTEND_CACHE_ENTRIES). */
   frontendCacheEntries: number;
+  /** /internal-backstage/prometheus without a token (PROMETHEUS_OPEN). */
+  prometheusOpen: boolean;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -159,5 +161,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     frontendOrigins: parseOrigins(env.FRONTEND_API_ORIGINS, 'FRONTEND_API_ORIGINS'),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     frontendCacheEntries: int(env, 'FRONTEND_CACHE_ENTRIES', 10_000),
+    prometheusOpen: bool(env, 'PROMETHEUS_OPEN', false),
   };
 }

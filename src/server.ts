@@ -9,6 +9,7 @@ import type { PushHub } from './push/hub.js';
 import { pushRoutes } from './push/routes.js';
 import { frontendRoutes } from './frontend/routes.js';
 import { ofrepRoutes } from './ofrep/routes.js';
+import { operationsRoutes } from './operations/routes.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
 import { contextFieldRoutes } from './context-fields/routes.js';
 import type { Engine } from './engine/engine.js';
@@ -86,7 +87,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       );
     }
   }
-  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth };
+  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations };
 
   const app = polka({
     onError: (err, req, res) => sendError(res, err, log, { method: req.method, path: req.path }),
@@ -106,11 +107,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const routes = [
     ...ROUTE_MODULES.flatMap((m) => m(ctx)),
     ...tokenRoutes(hasher)(ctx),
-    ...clientApiRoutes(fanion.snapshot, ctx.schemas),
+    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot),
     ...pushRoutes(fanion.push, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics),
     ...frontendRoutes(ctx, fanion.evaluator, fanion.metrics),
     ...ofrepRoutes(ctx, fanion.evaluator),
+    ...operationsRoutes(ctx, fanion.operations),
   ];
   mount(app, ctx, routes);
   indexRoutes(app);

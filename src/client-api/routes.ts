@@ -6,13 +6,14 @@ import type { RouteDef } from '../http/route.js';
 import type { SchemaRegistry } from '../http/validation.js';
 import { acceptsGzip, etagMatches } from './conditional.js';
 import type { ClientSnapshot } from './snapshot.js';
+import type { HotCounters } from '../operations/metrics.js';
 import { clientReplies } from './schema.js';
 
 const TAG = 'Client';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The SDK poll routes, answered from the snapshot the composition root (app.ts) keeps up to date. */
-export function clientApiRoutes(snapshot: ClientSnapshot, schemas: SchemaRegistry): RouteDef[] {
+export function clientApiRoutes(snapshot: ClientSnapshot, schemas: SchemaRegistry, hot?: HotCounters): RouteDef[] {
   schemas.describe(clientReplies);
   return [
     {
@@ -23,10 +24,12 @@ export function clientApiRoutes(snapshot: ClientSnapshot, schemas: SchemaRegistr
         const entry = snapshot.response(client!, (req as { search?: string }).search ?? '');
         const { headers } = entry;
         if (etagMatches(req.headers['if-none-match'], entry.etag)) {
+          hot?.poll(client!.environment, 304);
           res.writeHead(304, headers.notModified);
           res.end();
           return;
         }
+        hot?.poll(client!.environment, 200);
         const gzip = entry.gzip;
         if (gzip !== null && headers.gzip !== null && acceptsGzip(req.headers['accept-encoding'])) {
           res.writeHead(200, headers.gzip);

@@ -178,6 +178,11 @@ export class ClientMetricsStore {
     return { total: all.length, applications: all.slice(offset, offset + limit).map((a) => this.view(a)) };
   }
 
+  /** SDK instances kept (across applications). */
+  instanceCount(): number {
+    return this.lru.size;
+  }
+
   application(name: string) {
     const a = this.apps.get(name);
     return a ? this.view(a) : null;

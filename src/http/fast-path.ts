@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request } from 'polka';
 import type { Actor } from '../state/types.js';
 import { corsFor } from './cors.js';
+import { countRefusal } from './refusals.js';
 import { sendError, sendJson } from './respond.js';
 import type { AppContext, Call, RouteDef } from './route.js';
 
@@ -13,6 +14,7 @@ export function syncGet(ctx: AppContext, route: RouteDef): (req: Request, res: S
   // A browser route's handler puts the CORS headers in its own answer; an error gets them here.
   const cors = route.cors ? corsFor(ctx.config.frontendOrigins) : null;
   const fail = (req: Request, res: ServerResponse, err: unknown) => {
+    countRefusal(ctx, err);
     if (cors && !res.headersSent) cors(req, res);
     sendError(res, err, ctx.log, { method: req.method, path: route.secretInPath ? route.path : req.path });
   };

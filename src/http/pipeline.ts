@@ -9,6 +9,7 @@ import { crossOriginGuard } from './origin.js';
 import { sendError, sendJson } from './respond.js';
 import type { AppContext, Call, Method, Reply, RouteDef } from './route.js';
 import { corsFor, preflightFor } from './cors.js';
+import { countRefusal } from './refusals.js';
 
 const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
 
@@ -35,6 +36,11 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
     }
     app[verb](route.path, async (req: Request, res: ServerResponse) => {
       const params = req.params ?? {};
+      const metrics = ctx.metrics;
+      if (metrics) {
+        const started = performance.now();
+        res.once('finish', () => metrics.observe(route.method, route.path, res.statusCode, performance.now() - started));
+      }
       try {
         // First, so that every answer carries them, errors included: a browser cannot read one without.
         if (cors) cors(req, res);
@@ -60,6 +66,7 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
         const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor, client });
         if (reply) sendReply(res, reply);
       } catch (err) {
+        countRefusal(ctx, err);
         const own = route.protocolErrors?.(err, { params }) ?? null;
         if (own) sendReply(res, own);
         else sendError(res, err, ctx.log, { method: req.method, path: route.secretInPath ? route.path : req.path });

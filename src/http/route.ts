@@ -6,6 +6,7 @@ import type { Request } from 'polka';
 import type { AdminScope, Authenticator, ClientScope } from '../auth/access.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
+import type { FanionMetrics } from '../operations/metrics.js';
 import type { Logger } from '../log.js';
 import type { State } from '../state/state.js';
 import type { Actor } from '../state/types.js';
@@ -90,6 +91,8 @@ export interface RouteDef {
 }
 
 export interface AppContext {
+  /** Where requests are counted for /internal-backstage/prometheus (absent in unit tests of the pipeline). */
+  metrics?: FanionMetrics;
   engine: Engine;
   config: Config;
   log: Logger;

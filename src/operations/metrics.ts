@@ -1,0 +1,91 @@
+// What GET /internal-backstage/prometheus shows, with prom-client (the maintained Prometheus client
+// for Node): process and GC metrics, HTTP requests by route template, SDK polls per environment,
+// flags, SDK applications, streams, the WAL's group commit, the event log, authentication refusals.
+// The hot paths count with plain numbers (read when Prometheus scrapes); only the admin routes,
+// which are not hot, observe a histogram per request.
+import client from 'prom-client';
+import type { ClientMetricsStore } from '../client-metrics/store.js';
+import type { Engine } from '../engine/engine.js';
+import type { PushHub } from '../push/hub.js';
+
+export interface MetricsDeps {
+  engine: Engine;
+  store: ClientMetricsStore;
+  push: PushHub;
+  /** How long replaying the data folder took at start-up. */
+  replayMs: number;
+}
+
+/** Plain counters the hot paths bump; read at scrape time. */
+export class HotCounters {
+  /** environment → [200s, 304s] of the SDK poll. */
+  readonly polls = new Map<string, [number, number]>();
+  /** 401s and 403s, whatever the route. */
+  readonly refused = { 401: 0, 403: 0 };
+
+  poll(environment: string, status: 200 | 304): void {
+    let c = this.polls.get(environment);
+    if (!c) this.polls.set(environment, (c = [0, 0]));
+    c[status === 200 ? 0 : 1]++;
+  }
+}
+
+export class FanionMetrics {
+  readonly registry = new client.Registry();
+  readonly hot = new HotCounters();
+  private readonly http: client.Histogram<'method' | 'path' | 'status'>;
+
+  constructor(deps: MetricsDeps) {
+    const r = this.registry;
+    client.collectDefaultMetrics({ register: r });
+    const { engine, store, push, replayMs } = deps;
+    const hot = this.hot;
+    this.http = new client.Histogram({
+      name: 'http_request_duration_milliseconds', help: 'Admin and other non-SDK HTTP requests, by route template, method and status',
+      labelNames: ['method', 'path', 'status'], buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000], registers: [r],
+    });
+    new client.Counter({
+      name: 'client_api_requests_total', help: 'SDK polls of /api/client/features by environment and status (200, 304)', labelNames: ['environment', 'status'], registers: [r],
+      collect() {
+        this.reset();
+        for (const [env, [ok, nm]] of hot.polls) {
+          this.inc({ environment: env, status: '200' }, ok);
+          this.inc({ environment: env, status: '304' }, nm);
+        }
+      },
+    });
+    new client.Counter({
+      name: 'http_auth_refused_total', help: 'Requests refused for their credentials (401) or their reach (403)', labelNames: ['status'], registers: [r],
+      collect() {
+        this.reset();
+        this.inc({ status: '401' }, hot.refused[401]);
+        this.inc({ status: '403' }, hot.refused[403]);
+      },
+    });
+    const gauge = (name: string, help: string, read: () => number) => new client.Gauge({ name, help, registers: [r], collect() { this.set(read()); } });
+    gauge('feature_toggles_total', 'Live (not archived) flags', () => {
+      let n = 0;
+      for (const f of engine.state.features.values()) if (!f.archived) n++;
+      return n;
+    });
+    gauge('client_apps_total', 'SDK applications seen since start', () => store.applications(0, 0).total);
+    gauge('client_instances_total', 'SDK instances seen since start (kept within the metrics budget)', () => store.instanceCount());
+    gauge('streaming_connections', 'Open SDK streams (GET /api/client/streaming)', () => push.streams);
+    gauge('event_log_events', 'Events in the log (the newest id)', () => engine.state.events.lastId);
+    gauge('replay_duration_milliseconds', 'How long replaying the data folder took at start-up', () => replayMs);
+    const wal = engine.wal;
+    new client.Counter({ name: 'wal_records_total', help: 'Records made durable in the write-ahead log', registers: [r], collect() { this.reset(); this.inc(wal.stats.records); } });
+    new client.Counter({ name: 'wal_bytes_total', help: 'Bytes made durable in the write-ahead log', registers: [r], collect() { this.reset(); this.inc(wal.stats.bytes); } });
+    const fsync = new client.Histogram({ name: 'wal_fsync_duration_milliseconds', help: 'fdatasync of a group commit', buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100], registers: [r] });
+    const perCommit = new client.Histogram({ name: 'wal_records_per_commit', help: 'Records written by one group commit', buckets: [1, 2, 4, 8, 16, 32, 64, 128], registers: [r] });
+    wal.onBatch = (records, _bytes, syncMs) => {
+      perCommit.observe(records);
+      if (syncMs > 0) fsync.observe(syncMs);
+    };
+  }
+
+  /** An answered request of a route (not the SDK hot paths): its template, method, status, time. */
+  observe(method: string, path: string, status: number, ms: number): void {
+    this.http.observe({ method, path, status: String(status) }, ms);
+  }
+}
