@@ -17,6 +17,7 @@ import { PushHub } from './push/hub.js';
 import { FanionMetrics } from './operations/metrics.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
+import { Toucher } from './state/touch.js';
 import type { Logger } from './log.js';
 import { Checkpointer } from './storage/checkpointer.js';
 import { openStorage, type Storage } from './storage/storage.js';
@@ -88,15 +89,17 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const tokens = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : null;
     const auth: Authenticator = tokens ?? new OpenAuthenticator();
     // With CLIENT_STREAMING_UPGRADE, every poll answer tells SDKs to switch to streaming.
-    const snapshot = new ClientSnapshot(engine.state, { extraHeaders: config.clientStreamingUpgrade ? [...NOSNIFF, 'fetch-mode', 'streaming'] : NOSNIFF });
+    // Which flags each change touched, read once for the snapshot, the push hub and evaluation.
+    const toucher = new Toucher(engine.state);
+    const snapshot = new ClientSnapshot(engine.state, { extraHeaders: config.clientStreamingUpgrade ? [...NOSNIFF, 'fetch-mode', 'streaming'] : NOSNIFF, toucher });
     engine.onChange((change, kind) => snapshot.onChange(change, kind));
     const push = new PushHub(engine, (req) => auth.client(req), {
       maxStreams: config.streamingMaxConnections, keepAliveMs: config.streamingKeepAliveMs, bufferBytes: config.streamingBufferBytes,
       windowChanges: config.deltaWindowChanges,
-    });
+    }, toucher);
     engine.onChange((change, kind) => push.onChange(change, kind));
     // Server-side evaluation (Frontend API, OFREP): flags prepared once per change.
-    const prepared = new PreparedFlags(engine.state, HOSTNAME);
+    const prepared = new PreparedFlags(engine.state, HOSTNAME, toucher);
     engine.onChange((change, kind) => prepared.onChange(change, kind));
     const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: 64 * 1024 * 1024 });
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);

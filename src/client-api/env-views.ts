@@ -1,10 +1,10 @@
 // Per environment, one serialized JSON fragment per live flag. The engine's change feed marks
-// the (flag, environment) pairs a change touched; they are re-serialized lazily on the next
-// request, and nothing else is. A fragment whose bytes did not change keeps its identity, which
+// the (flag, environment) pairs a change touched (as the shared Toucher reads them); they are
+// re-serialized lazily on the next request, and nothing else is. A fragment whose bytes did not change keeps its identity, which
 // is what lets the response cache (snapshot.ts) reuse its blocks.
 import type { StateChange } from '../state/change.js';
-import type { Op } from '../state/ops.js';
-import { featureEnvKey, type State } from '../state/state.js';
+import type { State } from '../state/state.js';
+import { segmentUsers, Toucher } from '../state/touch.js';
 import type { Feature } from '../state/types.js';
 import { cutAfter, type Fragment } from './blocks.js';
 import { clientFeature } from './record.js';
@@ -37,16 +37,13 @@ const byName = (a: Fragment, b: Fragment) => (a.name < b.name ? -1 : a.name > b.
 /** The fragments of every environment asked for so far, and what changes made stale. */
 export class EnvViews {
   private readonly views = new Map<string, EnvView>();
-  /** strategy id → `${feature}\0${environment}`: a deleted strategy's op names only its id. */
-  private owners = new Map<string, string>();
   /** From one clock shared by all views, so a view dropped and rebuilt never repeats a generation. */
   private clock = 0;
   /** Fragments serialized so far: shows that one change costs one. */
   serialized = 0;
 
-  constructor(private readonly state: State) {
-    this.rebuildOwners();
-  }
+  /** `toucher` tells which flags a change touched (shared with the other readers of changes). */
+  constructor(private readonly state: State, private readonly toucher: Toucher = new Toucher(state)) {}
 
   get size(): number {
     return this.views.size;
@@ -56,13 +53,29 @@ export class EnvViews {
   onChange(rec: StateChange, kind: 'applied' | 'durable' | 'rolled-back'): void {
     if (kind === 'rolled-back') {
       // A rollback undoes this record and every later one, but is reported once: start over.
-      this.rebuildOwners();
+      this.toucher.rolledBack(rec);
       this.markEverything();
       return;
     }
     // Polls are served from the state as applied; durability adds nothing here.
     if (kind === 'durable') return;
-    for (const op of rec.ops) this.markOp(op);
+    const touch = this.toucher.touchOf(rec);
+    if (touch.everything) {
+      this.markEverything();
+      return;
+    }
+    for (const [name, t] of touch.flags) {
+      if (t.environments === null) this.markFlag(name);
+      else for (const environment of t.environments) this.markFlagEnv(name, environment);
+      // Which flags a tag filter selects may change with no fragment changing.
+      if (t.tags) for (const v of this.views.values()) v.filtersChanged = true;
+    }
+    // Segments are inlined into the strategies that name them.
+    for (const { flag, environment } of segmentUsers(this.state, touch.segments.keys())) this.markFlagEnv(flag, environment);
+    for (const environment of touch.environments) {
+      const v = this.views.get(environment);
+      if (v) v.allDirty = true;
+    }
   }
 
   /** The environment's view with every pending change serialized. */
@@ -114,79 +127,6 @@ export class EnvViews {
     return view;
   }
 
-  private markOp(op: Op): void {
-    switch (op.o) {
-      case 'feature.put':
-        this.markFlag(op.feature.name);
-        return;
-      case 'feature.del':
-        this.markFlag(op.name);
-        return;
-      case 'featureEnv.put':
-        this.markFlagEnv(op.feature, op.env.environment);
-        return;
-      case 'featureEnv.del':
-        this.markFlagEnv(op.feature, op.environment);
-        return;
-      case 'strategy.put': {
-        const key = featureEnvKey(op.strategy.featureName, op.strategy.environment);
-        this.owners.set(op.strategy.id, key);
-        this.markFlagEnv(op.strategy.featureName, op.strategy.environment);
-        return;
-      }
-      case 'strategy.del': {
-        const key = this.owners.get(op.id);
-        if (key === undefined) {
-          this.markEverything();
-          return;
-        }
-        this.owners.delete(op.id);
-        const at = key.indexOf('\u0000');
-        this.markFlagEnv(key.slice(0, at), key.slice(at + 1));
-        return;
-      }
-      case 'segment.put':
-      case 'segment.del': {
-        const id = op.o === 'segment.put' ? op.segment.id : op.id;
-        for (const s of this.state.strategies.values()) {
-          if (s.segments.includes(id)) this.markFlagEnv(s.featureName, s.environment);
-        }
-        return;
-      }
-      case 'featureTag.add':
-      case 'featureTag.del':
-        for (const v of this.views.values()) v.filtersChanged = true;
-        return;
-      case 'env.put':
-      case 'env.del': {
-        const name = op.o === 'env.put' ? op.environment.name : op.name;
-        const v = this.views.get(name);
-        if (v) v.allDirty = true;
-        return;
-      }
-      // Nothing an SDK sees: metadata of other kinds, tokens, and metrics' lastSeen.
-      case 'project.put':
-      case 'project.del':
-      case 'tagType.put':
-      case 'tagType.del':
-      case 'tag.put':
-      case 'tag.del':
-      case 'contextField.put':
-      case 'contextField.del':
-      case 'strategyType.put':
-      case 'strategyType.del':
-      case 'token.put':
-      case 'token.del':
-      case 'token.revoke':
-      case 'lastSeen':
-        return;
-      default: {
-        // An op kind added later that this module does not know yet: be correct, not fast.
-        this.markEverything();
-      }
-    }
-  }
-
   private markFlag(name: string): void {
     for (const v of this.views.values()) v.dirty.add(name);
   }
@@ -197,11 +137,6 @@ export class EnvViews {
 
   private markEverything(): void {
     for (const v of this.views.values()) v.allDirty = true;
-  }
-
-  private rebuildOwners(): void {
-    this.owners = new Map();
-    for (const s of this.state.strategies.values()) this.owners.set(s.id, featureEnvKey(s.featureName, s.environment));
   }
 
   private fragment(f: Feature, environment: string): Fragment {

@@ -14,6 +14,7 @@ import { createGzip } from 'node:zlib';
 import type { ClientScope } from '../auth/access.js';
 import type { StateChange } from '../state/change.js';
 import { tagKey, type State } from '../state/state.js';
+import type { Toucher } from '../state/touch.js';
 import { buildBlocks, etagOf, type Block, type Fragment } from './blocks.js';
 import { EnvViews, type EnvView } from './env-views.js';
 import { clientFilter, filterKey, inScope, type ClientFilter } from './query.js';
@@ -46,6 +47,8 @@ export interface SnapshotOptions {
   maxBytes?: number;
   /** Header name/value pairs added to every prebuilt answer (the HTTP layer's, e.g. nosniff). */
   extraHeaders?: readonly string[];
+  /** Reads which flags each change touched; shared with the other readers of changes (app.ts). */
+  toucher?: Toucher;
 }
 
 /** Distinct raw query strings remembered before the memo is reset: it only saves re-parsing, and URLs can be 16 kB. */
@@ -75,7 +78,7 @@ export class ClientSnapshot {
     this.maxEntries = opts.maxEntries ?? 1000;
     this.extraHeaders = opts.extraHeaders ?? [];
     this.maxBytes = opts.maxBytes ?? 256 * 1024 * 1024;
-    this.views = new EnvViews(state);
+    this.views = new EnvViews(state, opts.toucher);
   }
 
   /** The engine's change listener: marks what a change touched; the work happens on the next read. */

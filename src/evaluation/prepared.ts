@@ -4,6 +4,7 @@
 // changes, so answers cached for a context can tell they are stale.
 import type { StateChange } from '../state/change.js';
 import { strategiesOf, type State } from '../state/state.js';
+import { segmentUsers, Toucher } from '../state/touch.js';
 import { prepareFlag, type PreparedFlag } from './evaluate.js';
 
 export interface PreparedEnv {
@@ -22,59 +23,32 @@ const byName = (a: PreparedFlag, b: PreparedFlag) => (a.name < b.name ? -1 : a.n
 
 export class PreparedFlags {
   private readonly envs = new Map<string, Entry>();
-  private owners = new Map<string, { flag: string; environment: string }>();
   private clock = 0;
   /** Flags prepared so far: shows that a change costs the flags it touched. */
   prepared = 0;
 
-  constructor(private readonly state: State, private readonly hostname: string) {
-    this.resync();
-  }
-
-  private resync(): void {
-    this.owners = new Map();
-    for (const s of this.state.strategies.values()) this.owners.set(s.id, { flag: s.featureName, environment: s.environment });
-  }
+  /** `toucher` tells which flags a change touched (shared with the other readers of changes). */
+  constructor(private readonly state: State, private readonly hostname: string, private readonly toucher: Toucher = new Toucher(state)) {}
 
   /** The engine's change listener: marks what changed; preparing waits for the next request. */
   onChange(rec: StateChange, kind: 'applied' | 'durable' | 'rolled-back'): void {
     if (kind === 'durable') return;
     if (kind === 'rolled-back') {
-      this.resync();
+      this.toucher.rolledBack(rec);
       for (const e of this.envs.values()) e.all = true;
       return;
     }
+    const touch = this.toucher.touchOf(rec);
     const mark = (flag: string, environment: string | null) => {
       for (const [name, e] of this.envs) if (environment === null || environment === name) e.dirty.add(flag);
     };
-    for (const op of rec.ops) {
-      switch (op.o) {
-        case 'feature.put': mark(op.feature.name, null); break;
-        case 'feature.del': mark(op.name, null); break;
-        case 'featureEnv.put': mark(op.feature, op.env.environment); break;
-        case 'featureEnv.del': mark(op.feature, op.environment); break;
-        case 'strategy.put':
-          this.owners.set(op.strategy.id, { flag: op.strategy.featureName, environment: op.strategy.environment });
-          mark(op.strategy.featureName, op.strategy.environment);
-          break;
-        case 'strategy.del': {
-          const owner = this.owners.get(op.id);
-          this.owners.delete(op.id);
-          if (owner) mark(owner.flag, owner.environment);
-          else for (const e of this.envs.values()) e.all = true;
-          break;
-        }
-        // Segments are folded into the strategies that name them: prepare the environment again.
-        case 'segment.put':
-        case 'segment.del':
-        case 'env.put':
-        case 'env.del':
-          for (const e of this.envs.values()) e.all = true;
-          break;
-        default:
-          break;
-      }
+    for (const [name, t] of touch.flags) {
+      if (t.environments === null) mark(name, null);
+      else for (const environment of t.environments) mark(name, environment);
     }
+    // Segments are folded into the strategies that name them.
+    for (const { flag, environment } of segmentUsers(this.state, touch.segments.keys())) mark(flag, environment);
+    for (const [name, e] of this.envs) if (touch.everything || touch.environments.has(name)) e.all = true;
   }
 
   /** The environment's flags, prepared. */

@@ -4,7 +4,7 @@
 import { clientFeature, clientSegment } from '../client-api/record.js';
 import { selects, type ClientFilter } from '../client-api/query.js';
 import { tagKey, type State } from '../state/state.js';
-import type { Touch } from './touch.js';
+import type { Touch } from '../state/touch.js';
 
 export type DeltaEvent =
   | { type: 'hydration'; eventId: number; features: unknown[]; segments: unknown[] }

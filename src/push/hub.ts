@@ -15,7 +15,7 @@ import { TooManyStreamsError } from '../errors.js';
 import type { StateChange } from '../state/change.js';
 import { changes, hydration, type DeltaEvent } from './delta.js';
 import { RecentChanges } from './recent.js';
-import { isEmpty, Toucher } from './touch.js';
+import { isEmpty, Toucher } from '../state/touch.js';
 
 export interface PushOptions {
   /** STREAMING_MAX_CONNECTIONS. */
@@ -54,6 +54,8 @@ interface Pending {
   eventId: number;
   frames: Map<View, Buffer>;
   tokens: boolean;
+  /** End every stream: see `applied`. */
+  restart?: boolean;
 }
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
@@ -91,8 +93,10 @@ export class PushHub {
     /** Re-authenticates a stream's request: the scope now, or a throw when the token is gone. */
     private readonly reauth: (req: IncomingMessage) => ClientScope,
     private readonly opts: PushOptions,
+    /** Shared with the other readers of changes (app.ts); its own when none is given. */
+    toucher?: Toucher,
   ) {
-    this.toucher = new Toucher(engine.state);
+    this.toucher = toucher ?? new Toucher(engine.state);
     this.recent = new RecentChanges(engine.state.events.lastId, opts.windowChanges);
     this.timer = setInterval(() => this.keepAlive(), opts.keepAliveMs);
     this.timer.unref();
@@ -109,14 +113,22 @@ export class PushHub {
     else {
       this.recent.dropFrom(rec.lsn);
       for (const lsn of [...this.pending.keys()]) if (lsn >= rec.lsn) this.pending.delete(lsn);
-      this.toucher.resync();
+      this.toucher.rolledBack(rec);
       this.hydrations.clear();
     }
   }
 
   private applied(rec: StateChange): void {
-    const touch = this.toucher.read(rec);
+    const touch = this.toucher.touchOf(rec);
     const eventId = rec.events.length > 0 ? rec.events[rec.events.length - 1][0] : this.engine.state.events.lastId;
+    if (touch.everything) {
+      // A change this reader cannot tell apart: nothing before it can be resumed from, and every
+      // stream is ended once it is durable, so its SDK reconnects and gets a hydration.
+      this.recent.restart(eventId);
+      this.hydrations.clear();
+      this.pending.set(rec.lsn, { eventId, frames: new Map(), tokens: false, restart: true });
+      return;
+    }
     this.recent.add(rec.lsn, eventId, touch);
     if (isEmpty(touch) && !touch.tokens) return;
     // Keyed by event id, a cached hydration must not outlive a change to what it holds.
@@ -137,6 +149,10 @@ export class PushHub {
     const p = this.pending.get(rec.lsn);
     if (!p) return;
     this.pending.delete(rec.lsn);
+    if (p.restart) {
+      for (const view of [...this.views.values()]) for (const s of [...view.streams]) this.end(s);
+      return;
+    }
     for (const [view, bytes] of p.frames) for (const s of view.streams) this.deliver(s, p.eventId, bytes);
     if (p.tokens) this.recheckTokens();
   }

@@ -2,7 +2,7 @@
 // delta poll or a reconnecting stream that names an id inside the window gets just what changed
 // since (built from the current state); an older, unknown or future id gets a hydration. Changes
 // enter when applied and leave if rolled back, so the window always matches the state.
-import { emptyTouch, isEmpty, mergeTouch, type Touch } from './touch.js';
+import { emptyTouch, isEmpty, mergeTouch, type Touch } from '../state/touch.js';
 
 interface Entry {
   lsn: number;
@@ -37,6 +37,13 @@ export class RecentChanges {
       this.items -= gone.items;
       this.floor = gone.eventId;
     }
+  }
+
+  /** Forget everything: only ids from `eventId` on can be answered with changes. */
+  restart(eventId: number): void {
+    this.entries = [];
+    this.items = 0;
+    this.floor = eventId;
   }
 
   /** The change with `lsn` and every later one were rolled back. */

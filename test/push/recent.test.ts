@@ -4,7 +4,7 @@
 import t from 'tap';
 import { changes } from '../../src/push/delta.js';
 import { RecentChanges } from '../../src/push/recent.js';
-import { emptyTouch, type Touch } from '../../src/push/touch.js';
+import { emptyTouch, type Touch } from '../../src/state/touch.js';
 import { emptyState } from '../../src/state/state.js';
 import type { Feature } from '../../src/state/types.js';
 

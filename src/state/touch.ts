@@ -2,8 +2,10 @@
 // touched, and which project each was in before, so that a removal is only announced to SDKs
 // that could see the flag. Read from the change's ops right after they are applied; the mirrors
 // here (strategy → flag, flag → project, segment → project) hold the state as it was before.
-import type { StateChange } from '../state/change.js';
-import type { State } from '../state/state.js';
+// One Toucher reads each change once for every reader of it: the client snapshot, the prepared
+// flags of server-side evaluation and the push hub (app.ts shares it).
+import type { StateChange } from './change.js';
+import type { State } from './state.js';
 
 export interface FlagTouch {
   /** The flag's project before the change (null: it did not exist, or was archived). */
@@ -20,6 +22,10 @@ export interface Touch {
   segments: Map<number, string | null | undefined>;
   /** API tokens changed: open streams must check theirs. */
   tokens: boolean;
+  /** Environments created or deleted. */
+  environments: Set<string>;
+  /** The change did something this reader cannot tell apart (an op it does not know): start over. */
+  everything: boolean;
 }
 
 export const isEmpty = (t: Touch) => t.flags.size === 0 && t.segments.size === 0;
@@ -36,23 +42,51 @@ export function mergeTouch(into: Touch, next: Touch): void {
   }
   for (const [id, before] of next.segments) if (!into.segments.has(id)) into.segments.set(id, before);
   into.tokens ||= next.tokens;
+  into.everything ||= next.everything;
+  for (const e of next.environments) into.environments.add(e);
   for (const [name, f] of next.flags) into.flags.get(name)!.tags ||= f.tags;
 }
 
-export const emptyTouch = (): Touch => ({ flags: new Map(), segments: new Map(), tokens: false });
+export const emptyTouch = (): Touch => ({ flags: new Map(), segments: new Map(), tokens: false, environments: new Set(), everything: false });
+
+/** The strategies that name one of `segments`, as (flag, environment) pairs: segments are folded into them. */
+export function segmentUsers(state: State, segments: Iterable<number>): { flag: string; environment: string }[] {
+  const ids = new Set(segments);
+  const out: { flag: string; environment: string }[] = [];
+  if (ids.size === 0) return out;
+  for (const s of state.strategies.values()) if (s.segments.some((id) => ids.has(id))) out.push({ flag: s.featureName, environment: s.environment });
+  return out;
+}
 
 /** Keeps the mirrors and reads each applied change against them. */
 export class Toucher {
   private strategyFlag = new Map<string, { flag: string; environment: string }>();
   private flagProject = new Map<string, string>();
   private segmentProject = new Map<number, string | null>();
+  /** The last change read and what it touched: each reader of a change gets the same reading. */
+  private last: { rec: StateChange; touch: Touch } | null = null;
+  private lastRollback: StateChange | null = null;
 
   constructor(private readonly state: State) {
     this.resync();
   }
 
+  /** What `rec` (just applied) touched, read once however many listeners ask. */
+  touchOf(rec: StateChange): Touch {
+    if (this.last?.rec !== rec) this.last = { rec, touch: this.read(rec) };
+    return this.last.touch;
+  }
+
+  /** `rec` was rolled back (with every change after it): read the mirrors again, once. */
+  rolledBack(rec: StateChange): void {
+    if (this.lastRollback === rec) return;
+    this.lastRollback = rec;
+    this.last = null;
+    this.resync();
+  }
+
   /** After a rollback the mirrors may hold undone changes: read them again from the state. */
-  resync(): void {
+  private resync(): void {
     this.strategyFlag = new Map();
     for (const s of this.state.strategies.values()) this.strategyFlag.set(s.id, { flag: s.featureName, environment: s.environment });
     this.flagProject = new Map();
@@ -62,7 +96,7 @@ export class Toucher {
   }
 
   /** What `rec` (just applied) touched; the mirrors move on to the state after it. */
-  read(rec: StateChange): Touch {
+  private read(rec: StateChange): Touch {
     const t = emptyTouch();
     const flag = (name: string, environment: string | null, tags = false) => {
       let f = t.flags.get(name);
@@ -100,6 +134,7 @@ export class Toucher {
         case 'strategy.del': {
           const owner = this.strategyFlag.get(op.id);
           if (owner) flag(owner.flag, owner.environment);
+          else t.everything = true;
           break;
         }
         case 'segment.put':
@@ -113,9 +148,28 @@ export class Toucher {
         case 'token.revoke':
           t.tokens = true;
           break;
-        default:
-          // Nothing an SDK sees (projects and environments change flags through the ops above).
+        case 'env.put':
+          t.environments.add(op.environment.name);
           break;
+        case 'env.del':
+          t.environments.add(op.name);
+          break;
+        // Nothing an SDK sees: metadata of other kinds, and metrics' lastSeen.
+        case 'project.put':
+        case 'project.del':
+        case 'tagType.put':
+        case 'tagType.del':
+        case 'tag.put':
+        case 'tag.del':
+        case 'contextField.put':
+        case 'contextField.del':
+        case 'strategyType.put':
+        case 'strategyType.del':
+        case 'lastSeen':
+          break;
+        default:
+          // An op kind added later that no reader knows yet: be correct, not fast.
+          t.everything = true;
       }
     }
     // Move the mirrors to the state after the change.
