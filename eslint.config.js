@@ -20,6 +20,11 @@ export default tseslint.config(
     },
   },
   {
+    // Examples for users are plain Node scripts that print what they receive.
+    files: ['examples/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
+  },
+  {
     // Benchmarks and the CLI print their results.
     files: ['bench/**/*.ts', 'src/cli.ts'],
     rules: { 'no-console': 'off' },

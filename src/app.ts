@@ -6,6 +6,8 @@
 //                                                         → client snapshot (on every change)
 //                                                         → SDK metrics store + flusher
 //               → token hash key → seeded tokens → authenticator
+import { WebhookDeliverer } from './addons/deliverer.js';
+import { httpSender } from './addons/sender.js';
 import { OpenAuthenticator, type Authenticator } from './auth/access.js';
 import { ClientSnapshot } from './client-api/snapshot.js';
 import { MetricsFlusher } from './client-metrics/flusher.js';
@@ -55,6 +57,8 @@ export interface Fanion {
   metrics: ClientMetricsStore;
   /** What /internal-backstage/prometheus shows. */
   operations: FanionMetrics;
+  /** Webhooks: every durable event to the addons that want it. */
+  webhooks: WebhookDeliverer;
   flusher: MetricsFlusher;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
   close(): Promise<void>;
@@ -103,16 +107,23 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     engine.onChange((change, kind) => prepared.onChange(change, kind));
     const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: 64 * 1024 * 1024 });
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
-    const operations = new FanionMetrics({ engine, store: metrics, push, replayMs: storage.replayed.ms });
+    // Webhooks read durable events from the log; they never hold up the change that made them.
+    const webhooks = new WebhookDeliverer({
+      engine, log, send: httpSender(config.webhookTimeoutMs),
+      options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs },
+    });
+    engine.onChange((change, kind) => webhooks.onChange(change, kind));
+    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: storage.replayed.ms });
     const flusher = new MetricsFlusher(engine, metrics, log, tokens);
     flusher.start(config.metricsFlushMs);
     let closing: Promise<void> | null = null;
     const close = () => {
       push.close();
-      closing ??= flusher.stop().then(closeStorage);
+      // Webhooks first: their last progress is written before the WAL closes.
+      closing ??= webhooks.close().then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, operations, flusher, close };
+    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, operations, webhooks, flusher, close };
   } catch (err) {
     await closeStorage();
     throw err;

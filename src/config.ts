@@ -3,6 +3,7 @@ import path from 'node:path';
 
 export type WalSync = 'always' | 'none';
 export type AuthType = 'api-token' | 'none';
+export type LogFormat = 'json' | 'pretty';
 
 export interface Config {
   port: number;
@@ -11,6 +12,8 @@ export interface Config {
   walSync: WalSync;
   authType: AuthType;
   logLevel: string;
+  /** `json` (one object per line, the default) or `pretty` (coloured lines for people) (LOG_FORMAT). */
+  logFormat: LogFormat;
   initAdminTokens: string[];
   initClientTokens: string[];
   initFrontendTokens: string[];
@@ -52,6 +55,14 @@ export interface Config {
   frontendCacheEntries: number;
   /** /internal-backstage/prometheus without a token (PROMETHEUS_OPEN). */
   prometheusOpen: boolean;
+  /** A webhook receiver must answer within this (WEBHOOK_TIMEOUT_MS). */
+  webhookTimeoutMs: number;
+  /** First retry delay of a failed webhook send, doubled at each next one (WEBHOOK_RETRY_BASE_MS). */
+  webhookRetryBaseMs: number;
+  /** The longest wait between two attempts (WEBHOOK_RETRY_MAX_DELAY_MS). */
+  webhookRetryMaxDelayMs: number;
+  /** How long one event is retried before it is dropped (WEBHOOK_RETRY_FOR_MS). */
+  webhookRetryForMs: number;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -126,6 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   else throw new ConfigError(`AUTH_TYPE must be "api-token", "open-source" or "none", got "${rawAuth}"`);
   const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  const logFormat = (env.LOG_FORMAT || 'json').toLowerCase();
+  if (logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError(`LOG_FORMAT must be "json" or "pretty", got "${env.LOG_FORMAT}"`);
   const tokenHashKey = env.TOKEN_HASH_KEY || undefined;
   if (tokenHashKey !== undefined && tokenHashKey.length < 16) throw new ConfigError('TOKEN_HASH_KEY must be at least 16 characters long');
   const headersTimeoutMs = positive(env, 'HEADERS_TIMEOUT_MS', 15_000);
@@ -139,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walSync,
     authType,
     logLevel,
+    logFormat,
     initAdminTokens: list(env.INIT_ADMIN_API_TOKENS),
     initClientTokens: [...list(env.INIT_CLIENT_API_TOKENS), ...list(env.INIT_BACKEND_API_TOKENS)],
     initFrontendTokens: list(env.INIT_FRONTEND_API_TOKENS),
@@ -162,5 +176,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     frontendCacheEntries: int(env, 'FRONTEND_CACHE_ENTRIES', 10_000),
     prometheusOpen: bool(env, 'PROMETHEUS_OPEN', false),
+    webhookTimeoutMs: positive(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+    webhookRetryBaseMs: positive(env, 'WEBHOOK_RETRY_BASE_MS', 1_000),
+    webhookRetryMaxDelayMs: positive(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 60 * 60 * 1000),
+    webhookRetryForMs: positive(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000),
   };
 }

@@ -15,7 +15,7 @@ try {
   process.stderr.write(`Fanion cannot start: ${err.message}\n`);
   process.exit(2);
 }
-const log = createLogger(config.logLevel);
+const log = createLogger(config.logLevel, config.logFormat);
 
 startServer({ config, log })
   .then((running) => {

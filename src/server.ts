@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { openFanion, type FanionDeps } from './app.js';
+import { addonRoutes } from './addons/routes.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import type { PushHub } from './push/hub.js';
 import { pushRoutes } from './push/routes.js';
@@ -19,6 +20,7 @@ import { eventRoutes } from './events/routes.js';
 import { featureRoutes } from './features/routes.js';
 import { featuresBatchRoutes } from './features-batch/routes.js';
 import { mountApiDocs } from './http/api-docs.js';
+import { AccessLog, fixedWords, loggablePath } from './http/access-log.js';
 import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
 import { sendError, sendJson } from './http/respond.js';
 import { directGet } from './http/fast-path.js';
@@ -39,6 +41,9 @@ import { ensureFirstAdminToken } from './tokens/seed.js';
 import { variantRoutes } from './variants/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
+/** When a request that goes through polka arrived, for the latency of lines no route writes. */
+const ARRIVED = Symbol('fanion.arrived');
+type Timed = http.IncomingMessage & { [ARRIVED]?: number };
 const FRONTEND = '/api/frontend';
 /** The methods a route may have: what a 405's Allow header is made of. */
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -87,11 +92,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       );
     }
   }
-  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations };
+  const access = new AccessLog(log);
+  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access };
+  /** The access line of a request no route answered (no template: its path, cleaned). */
+  let words: ReadonlySet<string> = new Set();
+  const logUnmatched = (req: http.IncomingMessage, res: http.ServerResponse) =>
+    access.write(res, { method: req.method ?? '?', route: null, status: res.statusCode, ms: performance.now() - ((req as Timed)[ARRIVED] ?? performance.now()), token: null }, loggablePath(req, words));
 
   const app = polka({
-    onError: (err, req, res) => sendError(res, err, log, { method: req.method, path: req.path }),
+    onError: (err, req, res) => {
+      sendError(res, err, log, { method: req.method, path: loggablePath(req, words) });
+      logUnmatched(req, res);
+    },
     onNoMatch: (req, res) => {
+      res.once('finish', () => logUnmatched(req, res));
       // A token pasted into an unsupported method's path must not be echoed back.
       const shown = req.path.startsWith(SECRET_PATH_PREFIX) ? `${SECRET_PATH_PREFIX}…` : req.path;
       const allow: string[] = METHODS.filter((m) => app.find(m, req.path).handlers.length > 0);
@@ -113,8 +127,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...frontendRoutes(ctx, fanion.evaluator, fanion.metrics),
     ...ofrepRoutes(ctx, fanion.evaluator),
     ...operationsRoutes(ctx, fanion.operations),
+    ...addonRoutes(ctx, fanion.webhooks),
   ];
   mount(app, ctx, routes);
+  words = fixedWords([...routes.map((r) => r.path), '/health', '/api/openapi.json', '/docs/openapi']);
   indexRoutes(app);
   const openapi = openApiDocument(routes, ctx.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
@@ -142,6 +158,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       // Browsers poll the Frontend API too: the same shortcut past polka.
       answerFrontend(req, res);
     } else {
+      (req as Timed)[ARRIVED] = performance.now();
       appHandler(req, res);
     }
   });
@@ -155,10 +172,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return;
     }
     const { status, body } = toErrorResponse(parserError(err.code));
+    // Nothing of the request is trusted enough to log but the fact: no method, no path.
+    access.line(body.id, { method: '?', route: null, status, ms: 0, token: null });
     const text = JSON.stringify(body);
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
-        `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+        `X-Request-Id: ${body.id}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
     );
   });
   try {

@@ -13,22 +13,28 @@ const ANONYMOUS: Actor = Object.freeze({ name: 'anonymous', userId: null });
 export function syncGet(ctx: AppContext, route: RouteDef): (req: Request, res: ServerResponse) => void {
   // A browser route's handler puts the CORS headers in its own answer; an error gets them here.
   const cors = route.cors ? corsFor(ctx.config.frontendOrigins) : null;
-  const fail = (req: Request, res: ServerResponse, err: unknown) => {
+  // Successful answers here are SDK and browser traffic, never logged; refusals and failures are.
+  const fail = (req: Request, res: ServerResponse, err: unknown, started: number, token: string | null) => {
     countRefusal(ctx, err);
     if (cors && !res.headersSent) cors(req, res);
-    sendError(res, err, ctx.log, { method: req.method, path: route.secretInPath ? route.path : req.path });
+    sendError(res, err, ctx.log, { method: req.method, route: route.path });
+    ctx.access?.write(res, { method: 'GET', route: route.path, status: res.statusCode, ms: performance.now() - started, token });
   };
   return (req, res) => {
+    // One clock read per request (tens of ns) so a refusal's line has its latency.
+    const started = performance.now();
+    let token: string | null = null;
     try {
       const client = route.auth === undefined ? undefined : ctx.auth[route.auth](req);
+      if (client) token = client.actor.name;
       const reply = route.handler({ req, res, params: req.params ?? {}, query: (req.query ?? {}) as Call['query'], body: undefined, actor: ANONYMOUS, client });
       if (reply instanceof Promise) {
-        reply.then((r) => r && sendJson(res, r.status, r.body, r.headers), (err) => fail(req, res, err));
+        reply.then((r) => r && sendJson(res, r.status, r.body, r.headers), (err) => fail(req, res, err, started, token));
       } else if (reply) {
         sendJson(res, reply.status, reply.body, reply.headers);
       }
     } catch (err) {
-      fail(req, res, err);
+      fail(req, res, err, started, token);
     }
   };
 }

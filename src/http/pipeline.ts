@@ -10,6 +10,7 @@ import { sendError, sendJson } from './respond.js';
 import type { AppContext, Call, Method, Reply, RouteDef } from './route.js';
 import { corsFor, preflightFor } from './cors.js';
 import { countRefusal } from './refusals.js';
+import { AccessLog, requestIdOf } from './access-log.js';
 
 const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
 
@@ -34,13 +35,22 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
       preflighted.add(route.path);
       app.options(route.path, preflight);
     }
+    // Admin routes are logged whatever their answer; the others only when refused or failed.
+    const admin = route.permission !== undefined;
     app[verb](route.path, async (req: Request, res: ServerResponse) => {
       const params = req.params ?? {};
-      const metrics = ctx.metrics;
-      if (metrics) {
+      const { metrics, access } = ctx;
+      // Who was accepted, for the access line: set once authentication succeeds.
+      let token: string | null = null;
+      if (metrics || access) {
         const started = performance.now();
-        res.once('finish', () => metrics.observe(route.method, route.path, res.statusCode, performance.now() - started));
+        res.once('finish', () => {
+          const ms = performance.now() - started;
+          metrics?.observe(route.method, route.path, res.statusCode, ms);
+          if (access && AccessLog.wanted(admin, res.statusCode)) access.write(res, { method: route.method, route: route.path, status: res.statusCode, ms, token });
+        });
       }
+      if (admin && access) res.setHeader('X-Request-Id', requestIdOf(res));
       try {
         // First, so that every answer carries them, errors included: a browser cannot read one without.
         if (cors) cors(req, res);
@@ -52,6 +62,8 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
           ? ctx.auth.admin(req, route.permission, route.scope ? route.scope(params, ctx.engine.state) : {})
           : { name: 'anonymous', userId: null };
         const client = route.auth === undefined ? undefined : ctx.auth[route.auth](req);
+        if (route.permission) token = actor.name;
+        else if (client) token = client.actor.name;
         let body: unknown;
         if (HAS_BODY.has(route.method)) {
           if (!route.anyContentType) requireJson(req);
@@ -69,7 +81,7 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
         countRefusal(ctx, err);
         const own = route.protocolErrors?.(err, { params }) ?? null;
         if (own) sendReply(res, own);
-        else sendError(res, err, ctx.log, { method: req.method, path: route.secretInPath ? route.path : req.path });
+        else sendError(res, err, ctx.log, { method: req.method, route: route.path });
       }
     });
   }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toErrorResponse } from '../errors.js';
 import type { Logger } from '../log.js';
+import { requestIdOf } from './access-log.js';
 
 /**
  * Sent with every answer: a browser must never guess that a JSON error echoing user input is
@@ -38,13 +39,19 @@ function bodyStillArriving(req: IncomingMessage | undefined): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/**
+ * Answers `err` through the error catalogue. The body's `id` is the request's id (access-log.ts),
+ * so the line that logged the request, and any error logged with it, carry the id a user reports.
+ */
 export function sendError(res: ServerResponse, err: unknown, log: Logger, context: Record<string, unknown> = {}): void {
   const { status, body, unexpected, headers } = toErrorResponse(err);
+  body.id = requestIdOf(res);
+  const withId = { ...headers, 'X-Request-Id': body.id };
   if (unexpected) log.error({ ...context, err, errorId: body.id }, 'unexpected error while handling a request');
   else if (status >= 500) log.warn({ ...context, errorId: body.id, err: (err as Error).message }, 'request failed');
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  sendJson(res, status, body, REFUSALS.has(status) && bodyStillArriving(res.req) ? { ...headers, ...CLOSE } : headers);
+  sendJson(res, status, body, REFUSALS.has(status) && bodyStillArriving(res.req) ? { ...withId, ...CLOSE } : withId);
 }

@@ -1,6 +1,7 @@
 // The route contract: what each concept's routes.ts declares (method, path, body schema,
 // permission and scopes, handler), and what handlers receive. The pipeline (pipeline.ts) turns
 // declarations into handlers; openapi.ts describes them.
+import type { AccessLog } from './access-log.js';
 import type { ServerResponse } from 'node:http';
 import type { Request } from 'polka';
 import type { AdminScope, Authenticator, ClientScope } from '../auth/access.js';
@@ -77,8 +78,6 @@ export interface RouteDef {
    * every other state-changing route refuses cross-origin browser requests (http/origin.ts).
    */
   crossOrigin?: 'allowed';
-  /** The path carries a secret (an API token): logs get the route pattern instead of the path. */
-  secretInPath?: boolean;
   scope?: (params: Record<string, string>, state: State) => AdminScope;
   /**
    * Scopes named in the body (a segment's project, the environments of a batch): the permission
@@ -93,6 +92,8 @@ export interface RouteDef {
 export interface AppContext {
   /** Where requests are counted for /internal-backstage/prometheus (absent in unit tests of the pipeline). */
   metrics?: FanionMetrics;
+  /** Where admin requests and refused or failed ones are logged (absent in unit tests of the pipeline). */
+  access?: AccessLog;
   engine: Engine;
   config: Config;
   log: Logger;

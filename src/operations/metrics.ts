@@ -7,11 +7,15 @@ import client from 'prom-client';
 import type { ClientMetricsStore } from '../client-metrics/store.js';
 import type { Engine } from '../engine/engine.js';
 import type { PushHub } from '../push/hub.js';
+import type { Checkpointer } from '../storage/checkpointer.js';
+import type { WebhookDeliverer } from '../addons/deliverer.js';
 
 export interface MetricsDeps {
   engine: Engine;
   store: ClientMetricsStore;
   push: PushHub;
+  checkpointer: Checkpointer;
+  webhooks: WebhookDeliverer;
   /** How long replaying the data folder took at start-up. */
   replayMs: number;
 }
@@ -38,7 +42,7 @@ export class FanionMetrics {
   constructor(deps: MetricsDeps) {
     const r = this.registry;
     client.collectDefaultMetrics({ register: r });
-    const { engine, store, push, replayMs } = deps;
+    const { engine, store, push, checkpointer, webhooks, replayMs } = deps;
     const hot = this.hot;
     this.http = new client.Histogram({
       name: 'http_request_duration_milliseconds', help: 'Admin and other non-SDK HTTP requests, by route template, method and status',
@@ -78,6 +82,30 @@ export class FanionMetrics {
     new client.Counter({ name: 'wal_bytes_total', help: 'Bytes made durable in the write-ahead log', registers: [r], collect() { this.reset(); this.inc(wal.stats.bytes); } });
     const fsync = new client.Histogram({ name: 'wal_fsync_duration_milliseconds', help: 'fdatasync of a group commit', buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100], registers: [r] });
     const perCommit = new client.Histogram({ name: 'wal_records_per_commit', help: 'Records written by one group commit', buckets: [1, 2, 4, 8, 16, 32, 64, 128], registers: [r] });
+    new client.Counter({
+      name: 'webhook_deliveries_total', help: 'Webhook sends since start: delivered, failed (each failed attempt), dropped (given up after retrying)', labelNames: ['result'], registers: [r],
+      collect() {
+        this.reset();
+        const t = webhooks.totals();
+        this.inc({ result: 'delivered' }, t.delivered);
+        this.inc({ result: 'failed' }, t.failed);
+        this.inc({ result: 'dropped' }, t.dropped);
+      },
+    });
+    const ckptMs = new client.Histogram({
+      name: 'checkpoint_duration_milliseconds', help: 'Writing a checkpoint, from the pause to the file being durable',
+      buckets: [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000], registers: [r],
+    });
+    const ckptPause = new client.Histogram({
+      name: 'checkpoint_pause_milliseconds', help: 'How long writes waited while a checkpoint took its snapshot', buckets: [0.5, 1, 2, 5, 10, 25, 50, 100], registers: [r],
+    });
+    const ckptBytes = new client.Gauge({ name: 'checkpoint_size_bytes', help: 'Size of the newest checkpoint file', registers: [r] });
+    new client.Counter({ name: 'checkpoint_failures_total', help: 'Checkpoints that failed (the WAL keeps everything; retried)', registers: [r], collect() { this.reset(); this.inc(checkpointer.failed); } });
+    checkpointer.onWritten = (report) => {
+      ckptMs.observe(report.totalMs);
+      ckptPause.observe(report.pauseMs);
+      ckptBytes.set(report.bytes);
+    };
     wal.onBatch = (records, _bytes, syncMs) => {
       perCommit.observe(records);
       if (syncMs > 0) fsync.observe(syncMs);

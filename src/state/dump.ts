@@ -21,8 +21,11 @@ export interface StateDump {
   contextFields: unknown[];
   apiTokens: unknown[];
   revokedTokens: unknown[];
+  addons?: unknown[];
+  addonCursors?: [number, number][];
   nextSegmentId: number;
   nextStrategySeq: number;
+  nextAddonId?: number;
   events: EventRecord[];
 }
 
@@ -44,8 +47,11 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     contextFields: byKey(s.contextFields),
     apiTokens: byKey(s.apiTokens),
     revokedTokens: byKey(s.revokedTokens),
+    addons: byKey(s.addons),
+    addonCursors: [...s.addonCursors.entries()].sort(([a], [b]) => a - b),
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
+    nextAddonId: s.nextAddonId,
     events: opts.events === false ? [] : [...s.events.oldestFirst()],
   };
 }
@@ -79,7 +85,10 @@ export function loadDump(d: StateDump): State {
   m<any>(d.contextFields ?? [], (x) => x.name, s.contextFields);
   m<any>(d.apiTokens, (x) => x.hash, s.apiTokens);
   m<any>(d.revokedTokens, (x) => x.hash, s.revokedTokens);
+  m<any>(d.addons ?? [], (x) => x.id, s.addons);
+  for (const [id, eventId] of d.addonCursors ?? []) s.addonCursors.set(id, eventId);
   s.nextSegmentId = d.nextSegmentId;
+  s.nextAddonId = d.nextAddonId ?? 1;
   s.nextStrategySeq = d.nextStrategySeq;
   for (const e of d.events) s.events.append(e);
   return s;

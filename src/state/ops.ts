@@ -2,7 +2,7 @@
 // Commands produce them (with every generated id and timestamp already filled in), the WAL
 // stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
 import type {
-  ApiToken, ContextField, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
 } from './types.js';
 import { featureEnvKey, tagKey, type State } from './state.js';
 
@@ -32,7 +32,11 @@ export type Op =
   | { o: 'token.put'; token: ApiToken }
   | { o: 'token.del'; hash: string }
   | { o: 'token.revoke'; revoked: RevokedToken }
-  | { o: 'lastSeen'; feature: string; environment: string; at: string };
+  | { o: 'lastSeen'; feature: string; environment: string; at: string }
+  | { o: 'addon.put'; addon: Addon }
+  | { o: 'addon.del'; id: number }
+  /** Delivery of an addon reached this event id: written after sends, not acknowledged to anyone. */
+  | { o: 'addon.cursor'; id: number; eventId: number };
 
 export type Undo = () => void;
 
@@ -74,6 +78,18 @@ function delInUndoable<K, V>(map: Map<K, V>, key: K, order: OrderKeeper | null):
   return () => {
     map.set(key, prev);
     if (!order) keeper.restore();
+  };
+}
+
+/** Puts an entity with a numeric id, moving the state's next-id counter past it. */
+function putNumbered<V extends { id: number }>(s: State, map: Map<number, V>, value: V, counter: 'nextSegmentId' | 'nextAddonId', withUndo: boolean): Undo {
+  const prevNext = s[counter];
+  const undo = putIn(map, value.id, value, withUndo);
+  if (value.id >= s[counter]) s[counter] = value.id + 1;
+  if (!withUndo) return NO_UNDO;
+  return () => {
+    undo();
+    s[counter] = prevNext;
   };
 }
 
@@ -216,15 +232,8 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
         if (!order) keeper.restore();
       };
     }
-    case 'segment.put': {
-      const prevNext = s.nextSegmentId;
-      const undo = putIn(s.segments, op.segment.id, op.segment, withUndo);
-      if (op.segment.id >= s.nextSegmentId) s.nextSegmentId = op.segment.id + 1;
-      return () => {
-        undo();
-        s.nextSegmentId = prevNext;
-      };
-    }
+    case 'segment.put':
+      return putNumbered(s, s.segments, op.segment, 'nextSegmentId', withUndo);
     case 'segment.del':
       return delIn(s.segments, op.id, withUndo, order);
     case 'tagType.put':
@@ -287,6 +296,16 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
         feature.lastSeenAt = prevFeature;
       };
     }
+    case 'addon.put':
+      return putNumbered(s, s.addons, op.addon, 'nextAddonId', withUndo);
+    case 'addon.del': {
+      const undos = [delIn(s.addons, op.id, withUndo, order), delIn(s.addonCursors, op.id, withUndo, order)];
+      return () => undos.reverse().forEach((u) => u());
+    }
+    case 'addon.cursor':
+      // Only for an addon that still exists: a cursor written just after its addon was deleted is moot.
+      if (!s.addons.has(op.id)) return NO_UNDO;
+      return putIn(s.addonCursors, op.id, op.eventId, withUndo);
     default: {
       const never: never = op;
       throw new Error(`unknown op ${(never as { o: string }).o}`);

@@ -1,7 +1,7 @@
 // The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
 import { EventLog } from './events/event-log.js';
 import type {
-  ApiToken, ContextField, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
 } from './types.js';
 
 export interface State {
@@ -23,9 +23,13 @@ export interface State {
   contextFields: Map<string, ContextField>;
   apiTokens: Map<string, ApiToken>;
   revokedTokens: Map<string, RevokedToken>;
+  addons: Map<number, Addon>;
+  /** addon id → id of the last event it delivered (or passed over): where delivery resumes after a restart. */
+  addonCursors: Map<number, number>;
   events: EventLog;
   nextSegmentId: number;
   nextStrategySeq: number;
+  nextAddonId: number;
   /** Bumped on every applied record; lets caches know something changed. */
   revision: number;
 }
@@ -46,9 +50,12 @@ export function emptyState(): State {
     contextFields: new Map(),
     apiTokens: new Map(),
     revokedTokens: new Map(),
+    addons: new Map(),
+    addonCursors: new Map(),
     events: new EventLog(),
     nextSegmentId: 1,
     nextStrategySeq: 1,
+    nextAddonId: 1,
     revision: 0,
   };
 }

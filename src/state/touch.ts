@@ -166,6 +166,9 @@ export class Toucher {
         case 'strategyType.put':
         case 'strategyType.del':
         case 'lastSeen':
+        case 'addon.put':
+        case 'addon.del':
+        case 'addon.cursor':
           break;
         default:
           // An op kind added later that no reader knows yet: be correct, not fast.

@@ -166,6 +166,25 @@ export interface RevokedToken {
   revokedAt: string;
 }
 
+/** An addon (Unleash's name for an integration): today the `webhook` provider. */
+export interface Addon {
+  id: number;
+  provider: string;
+  description: string | null;
+  enabled: boolean;
+  /** The provider's settings, as Unleash keeps them: url, contentType, authorization, customHeaders, bodyTemplate. */
+  parameters: Record<string, string>;
+  /** Event types sent; `*` for all. */
+  events: string[];
+  /** Only events of these projects (empty or `*`: all). */
+  projects: string[];
+  /** Only events of these environments (empty or `*`: all). */
+  environments: string[];
+  /** Keys the HMAC-SHA256 signature receivers check (made at creation, or given). */
+  signingSecret: string;
+  createdAt: string;
+}
+
 export interface EventRecord {
   id: number;
   type: string;

@@ -32,6 +32,8 @@ export interface CheckpointReport extends CheckpointFile {
   /** How long new commands waited. */
   pauseMs: number;
   totalMs: number;
+  /** Size of the checkpoint file. */
+  bytes: number;
   deleted: string[];
 }
 
@@ -45,6 +47,8 @@ export class Checkpointer {
   failed = 0;
   /** After a failed checkpoint, wait this long before trying again. */
   retryMs: number;
+  /** Told of every checkpoint written (metrics). */
+  onWritten: ((report: CheckpointReport) => void) | null = null;
 
   constructor(private readonly opts: CheckpointerOptions) {
     this.retryMs = opts.retryMs ?? 5_000;
@@ -97,9 +101,11 @@ export class Checkpointer {
       crashPoint('checkpoint-before-delete');
       const deleted = await this.prune(written);
       this.written++;
-      const report = { ...written, pauseMs, totalMs: performance.now() - t0, deleted };
+      const bytes = fs.statSync(written.file, { throwIfNoEntry: false })?.size ?? 0;
+      const report = { ...written, pauseMs, totalMs: performance.now() - t0, bytes, deleted };
+      this.onWritten?.(report);
       log.info(
-        { lsn: written.lsn, events: snap.lastEventId - snap.firstEventId + 1, pauseMs: Math.round(pauseMs), ms: Math.round(report.totalMs), deleted: deleted.length },
+        { lsn: written.lsn, events: snap.lastEventId - snap.firstEventId + 1, pauseMs: Math.round(pauseMs), ms: Math.round(report.totalMs), bytes, deleted: deleted.length },
         'checkpoint written',
       );
       return report;

@@ -35,7 +35,7 @@ export function tokenRoutes(hasher: TokenHasher) {
         handler: () => ({ status: 200, body: { tokens: listed(() => true) }, headers: NO_STORE }),
       },
       {
-        method: 'GET', path: `${BASE}/:token`, tag: TAG, summary: 'List the API tokens with this name (the path segment is a token name here)', reply: tokenReplies.apiTokensSchema, permission: 'ADMIN', secretInPath: true,
+        method: 'GET', path: `${BASE}/:token`, tag: TAG, summary: 'List the API tokens with this name (the path segment is a token name here)', reply: tokenReplies.apiTokensSchema, permission: 'ADMIN',
         handler: ({ params }) => ({ status: 200, body: { tokens: listed((n) => n === params.token) }, headers: NO_STORE }),
       },
       {
@@ -50,7 +50,7 @@ export function tokenRoutes(hasher: TokenHasher) {
       },
       {
         method: 'PUT', path: `${BASE}/:token`, tag: TAG, summary: "Change a token's expiry (by secret or id)", reply: tokenReplies.apiTokenSchema,
-        body: tokenSchemas.updateApiTokenSchema, permission: 'ADMIN', secretInPath: true, responses: { 200: 'Updated', 404: 'Unknown token' },
+        body: tokenSchemas.updateApiTokenSchema, permission: 'ADMIN', responses: { 200: 'Updated', 404: 'Unknown token' },
         handler: async ({ params, body, actor }) => ({
           status: 200,
           body: await engine.run(actor, updateTokenExpiry(ref(params.token), (body as { expiresAt: string | null }).expiresAt)),
@@ -59,7 +59,7 @@ export function tokenRoutes(hasher: TokenHasher) {
       },
       {
         method: 'DELETE', path: `${BASE}/:token`, tag: TAG, summary: 'Delete a token (by secret or id); it can never come back',
-        permission: 'ADMIN', secretInPath: true, responses: { 200: 'Deleted', 404: 'Unknown token' },
+        permission: 'ADMIN', responses: { 200: 'Deleted', 404: 'Unknown token' },
         handler: async ({ params, actor }) => {
           await engine.run(actor, deleteToken(ref(params.token)));
           return { status: 200, headers: NO_STORE };

@@ -61,3 +61,20 @@ t.test('PROMETHEUS_OPEN=true: no token needed', async (t) => {
   t.equal(res.status, 200);
   t.ok(parse(res.text).has('feature_toggles_total'));
 });
+
+t.test('checkpoints are measured: duration, pause and the size of the newest file', async (t) => {
+  const { srv, ok } = await serve(t, { env: { CHECKPOINT_RECORDS: '5', PROMETHEUS_OPEN: 'true' } });
+  const scrape = async () => parse((await client(srv.url)('GET', '/internal-backstage/prometheus')).text);
+  const before = await scrape();
+  t.equal(before.get('checkpoint_duration_milliseconds_count'), 0, 'none yet');
+  t.equal(before.get('checkpoint_failures_total'), 0);
+  for (let i = 0; i < 12; i++) await ok('POST', P, { name: `ckpt-${i}` });
+  let after = await scrape();
+  for (let i = 0; i < 50 && !(after.get('checkpoint_duration_milliseconds_count')! >= 1); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    after = await scrape();
+  }
+  t.ok(after.get('checkpoint_duration_milliseconds_count')! >= 1, 'a checkpoint was written and timed');
+  t.ok(after.get('checkpoint_pause_milliseconds_count')! >= 1, 'its pause too');
+  t.ok(after.get('checkpoint_size_bytes')! > 100, `its size: ${after.get('checkpoint_size_bytes')} bytes`);
+});

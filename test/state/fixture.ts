@@ -8,7 +8,7 @@ import { defaultOps } from '../../src/state/defaults.js';
 import { dumpState, loadDump, type StateDump } from '../../src/state/dump.js';
 import type { Op } from '../../src/state/ops.js';
 import { emptyState, type State } from '../../src/state/state.js';
-import type { Constraint, Feature, FeatureEnv, Strategy } from '../../src/state/types.js';
+import type { Addon, Constraint, Feature, FeatureEnv, Strategy } from '../../src/state/types.js';
 
 export const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -60,7 +60,17 @@ export function fixtureOps(): Op[] {
       token: { hash: 'h1', tokenName: 't1', type: 'client', environment: 'development', projects: ['*'], expiresAt: null, createdAt: T0, prefix: 'default:dev' },
     },
     { o: 'token.revoke', revoked: { hash: 'h0', revokedAt: T0 } },
+    { o: 'addon.put', addon: addon(1) },
+    { o: 'addon.cursor', id: 1, eventId: 1 },
   ];
+}
+
+/** A webhook addon, as the fixture and the op tests use it. */
+export function addon(id: number, over: Partial<Addon> = {}): Addon {
+  return {
+    id, provider: 'webhook', description: null, enabled: true, parameters: { url: 'http://127.0.0.1:9/hook' }, events: ['*'], projects: [], environments: [],
+    signingSecret: 'fixture-signing-secret', createdAt: T0, ...over,
+  };
 }
 
 /** The fixture state; its one record also carries two events so the event log is not empty. */

@@ -9,7 +9,7 @@ import { dumpState, loadDump } from '../../src/state/dump.js';
 import { applyOp, type Op } from '../../src/state/ops.js';
 import { strategiesOf, type State } from '../../src/state/state.js';
 import { ROOT } from '../helpers/server.js';
-import { feature, featureEnv, fixtureState, snapshot, strategy, T0 } from './fixture.js';
+import { addon, feature, featureEnv, fixtureState, snapshot, strategy, T0 } from './fixture.js';
 
 const T1 = '2026-03-03T03:03:03.000Z';
 
@@ -129,6 +129,18 @@ const CASES: Record<string, Case[]> = {
   'token.revoke': [
     { name: 'records a revoked token', changes: true, op: { o: 'token.revoke', revoked: { hash: 'h1', revokedAt: T1 } } },
     { name: 'records a token revoked again', changes: true, op: { o: 'token.revoke', revoked: { hash: 'h0', revokedAt: T1 } } },
+  ],
+  'addon.put': [
+    { name: 'adds an addon and moves nextAddonId', changes: true, op: { o: 'addon.put', addon: addon(7) } },
+    { name: 'replaces an addon', changes: true, op: { o: 'addon.put', addon: addon(1, { enabled: false, events: ['feature-created'] }) } },
+  ],
+  'addon.del': [
+    { name: 'removes an addon and its cursor', changes: true, op: { o: 'addon.del', id: 1 } },
+    { name: 'is a no-op for an unknown addon', changes: false, op: { o: 'addon.del', id: 99 } },
+  ],
+  'addon.cursor': [
+    { name: 'moves a cursor', changes: true, op: { o: 'addon.cursor', id: 1, eventId: 2 } },
+    { name: 'is a no-op for an unknown addon', changes: false, op: { o: 'addon.cursor', id: 99, eventId: 2 } },
   ],
   lastSeen: [
     { name: 'moves lastSeenAt forward (in place)', changes: true, op: { o: 'lastSeen', feature: 'alpha', environment: 'development', at: T1 } },

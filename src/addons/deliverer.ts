@@ -1,0 +1,274 @@
+// Webhook delivery: at least once, in event order, from the event log, outside the requests that
+// made the changes. Each enabled addon has a worker that walks the log from its cursor (the last
+// event it delivered or passed over) up to the newest *durable* event, sends what it wants one
+// request at a time, and moves the cursor on. The cursor is kept in the WAL (op `addon.cursor`),
+// written without waiting for the disk: a crash can lose the last moves, and then those events
+// are sent again, which at-least-once allows; it never loses one.
+//
+// A failed send is retried after 1, 2, 4 … seconds (WEBHOOK_RETRY_BASE_MS doubling, at most
+// WEBHOOK_RETRY_MAX_DELAY_MS apart) for up to WEBHOOK_RETRY_FOR_MS (24 h); then the event is
+// dropped, logged and counted, and delivery goes on with the next. A worker waits on its own
+// receiver only: admin writes never wait for a webhook.
+import type { Engine } from '../engine/engine.js';
+import type { Logger } from '../log.js';
+import type { StateChange } from '../state/change.js';
+import type { Actor } from '../state/types.js';
+import { moveCursor, wants, webhookRequest } from './logic.js';
+import type { Send, SendResult } from './sender.js';
+
+export interface DeliveryOptions {
+  /** The first retry's delay; each next one doubles it. */
+  retryBaseMs: number;
+  /** The longest wait between two attempts. */
+  retryMaxDelayMs: number;
+  /** How long one event is retried before it is dropped. */
+  retryForMs: number;
+}
+
+export interface DeliveryDeps {
+  engine: Engine;
+  send: Send;
+  log: Logger;
+  options: DeliveryOptions;
+  /** The clock, in ms (tests move it). */
+  now?: () => number;
+}
+
+/** What GET /api/admin/addons/:id shows of an addon's delivery. */
+export interface DeliveryStatus {
+  lastEventId: number;
+  pendingEvents: number;
+  attempts: number;
+  lastError: string | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  lastDeliveredAt: string | null;
+  delivered: number;
+  failed: number;
+  dropped: number;
+}
+
+/** Cursor moves over events an addon does not want are written once this far ahead of the last write. */
+const PASSED_OVER_WRITE_EVERY = 1000;
+const SYSTEM: Actor = Object.freeze({ name: 'fanion', userId: null });
+
+class Worker {
+  /** The last event delivered or passed over (in memory; the WAL's copy may lag). */
+  cursor: number;
+  /** The cursor as last written to the WAL. */
+  written: number;
+  attempts = 0;
+  firstFailureAt: number | null = null;
+  lastError: string | null = null;
+  lastAttemptAt: number | null = null;
+  nextAttemptAt: number | null = null;
+  lastDeliveredAt: number | null = null;
+  delivered = 0;
+  failed = 0;
+  dropped = 0;
+  running = false;
+  timer: NodeJS.Timeout | null = null;
+  /** A cursor write in flight; the next waits for it, so they reach the WAL in order. */
+  writing: Promise<void> = Promise.resolve();
+  stopped = false;
+
+  constructor(readonly id: number, cursor: number) {
+    this.cursor = cursor;
+    this.written = cursor;
+  }
+}
+
+/** Delivers every durable event to the addons that want it. */
+export class WebhookDeliverer {
+  private readonly workers = new Map<number, Worker>();
+  /** The newest event that is durable: nothing after it may be sent (it could still be rolled back). */
+  private durableEventId: number;
+  private readonly abort = new AbortController();
+  private closed = false;
+  private readonly now: () => number;
+  /** Since start, over every addon (deleted ones included): what metrics count. */
+  private readonly sums = { delivered: 0, failed: 0, dropped: 0 };
+
+  constructor(private readonly deps: DeliveryDeps) {
+    this.now = deps.now ?? Date.now;
+    // Everything replayed at start-up is durable.
+    this.durableEventId = deps.engine.state.events.lastId;
+    this.sync();
+  }
+
+  /** The engine's change feed: durable events wake the workers; addon changes start, stop or redirect them. */
+  onChange(change: StateChange, kind: 'applied' | 'durable' | 'rolled-back'): void {
+    if (kind !== 'durable' || this.closed) return;
+    const last = change.events.length > 0 ? change.events[change.events.length - 1][0] : 0;
+    if (last > this.durableEventId) this.durableEventId = last;
+    let addonsChanged = false;
+    for (const op of change.ops) {
+      if (op.o === 'addon.put' || op.o === 'addon.del') addonsChanged = true;
+      if (op.o === 'addon.put') {
+        // New settings (a fixed URL, say): retry what was failing now rather than after the backoff.
+        const w = this.workers.get(op.addon.id);
+        if (w?.timer) {
+          clearTimeout(w.timer);
+          w.timer = null;
+          w.nextAttemptAt = null;
+        }
+      }
+      if (op.o === 'addon.cursor') {
+        // Switched on again: the command moved the cursor past what happened while it was off.
+        const w = this.workers.get(op.id);
+        if (w && op.eventId > w.cursor && !w.running) w.cursor = w.written = op.eventId;
+      }
+    }
+    if (addonsChanged) this.sync();
+    if (last > 0) for (const w of this.workers.values()) this.kick(w);
+  }
+
+  /** Workers for exactly the enabled addons. */
+  private sync(): void {
+    const { state } = this.deps.engine;
+    for (const [id, w] of this.workers) {
+      const addon = state.addons.get(id);
+      if (!addon || !addon.enabled) this.stop(w);
+    }
+    for (const addon of state.addons.values()) {
+      if (!addon.enabled || this.workers.has(addon.id)) continue;
+      const w = new Worker(addon.id, state.addonCursors.get(addon.id) ?? 0);
+      this.workers.set(addon.id, w);
+      this.kick(w);
+    }
+  }
+
+  private stop(w: Worker): void {
+    w.stopped = true;
+    if (w.timer) clearTimeout(w.timer);
+    w.timer = null;
+    this.workers.delete(w.id);
+  }
+
+  private kick(w: Worker): void {
+    if (w.running || w.timer || w.stopped || this.closed) return;
+    w.running = true;
+    this.run(w).catch((err) => this.deps.log.error({ err, addon: w.id }, 'webhook delivery failed unexpectedly'))
+      .finally(() => {
+        w.running = false;
+        // Events that became durable while the last send was in flight.
+        if (!w.timer && w.cursor < this.durableEventId) this.kick(w);
+      });
+  }
+
+  /** Sends, in order, every wanted event after the cursor, until none is left or a send fails. */
+  private async run(w: Worker): Promise<void> {
+    const { engine, send, log, options } = this.deps;
+    const events = engine.state.events;
+    while (!w.stopped && !this.closed && w.cursor < this.durableEventId) {
+      const addon = engine.state.addons.get(w.id);
+      if (!addon || !addon.enabled) return;
+      const event = events.get(w.cursor + 1)!;
+      if (!wants(addon, event)) {
+        w.cursor = event.id;
+        if (w.cursor - w.written >= PASSED_OVER_WRITE_EVERY) this.writeCursor(w);
+        continue;
+      }
+      w.lastAttemptAt = this.now();
+      let result: SendResult;
+      try {
+        result = await send(webhookRequest(addon, event), this.abort.signal);
+      } catch (err) {
+        // A bug, not the receiver: still a failure with its backoff, never a tight loop.
+        result = { ok: false, error: `could not send: ${(err as Error).message}` };
+      }
+      if (w.stopped || this.closed) return;
+      if (result.ok) {
+        w.cursor = event.id;
+        w.attempts = 0;
+        w.firstFailureAt = null;
+        w.nextAttemptAt = null;
+        w.lastDeliveredAt = this.now();
+        w.delivered++;
+        this.sums.delivered++;
+        this.writeCursor(w);
+        continue;
+      }
+      w.attempts++;
+      w.failed++;
+      this.sums.failed++;
+      w.lastError = result.error;
+      w.firstFailureAt ??= w.lastAttemptAt;
+      if (this.now() - w.firstFailureAt >= options.retryForMs) {
+        log.error({ addon: w.id, eventId: event.id, type: event.type, attempts: w.attempts, err: result.error }, 'webhook gave up on an event after retrying; going on with the next');
+        w.dropped++;
+        this.sums.dropped++;
+        w.cursor = event.id;
+        w.attempts = 0;
+        w.firstFailureAt = null;
+        this.writeCursor(w);
+        continue;
+      }
+      const delay = Math.min(options.retryBaseMs * 2 ** Math.min(w.attempts - 1, 30), options.retryMaxDelayMs);
+      w.nextAttemptAt = this.now() + delay;
+      log.warn({ addon: w.id, eventId: event.id, attempts: w.attempts, retryInMs: delay, err: result.error }, 'webhook send failed; will retry');
+      w.timer = setTimeout(() => {
+        w.timer = null;
+        w.nextAttemptAt = null;
+        this.kick(w);
+      }, delay);
+      w.timer.unref();
+      return;
+    }
+    if (w.cursor > w.written && w.cursor === this.durableEventId) this.writeCursor(w);
+  }
+
+  /** Writes the cursor to the WAL, after the previous write, without making anyone wait for the disk. */
+  private writeCursor(w: Worker): void {
+    const eventId = w.cursor;
+    w.written = eventId;
+    w.writing = w.writing.then(() =>
+      this.deps.engine.run(SYSTEM, moveCursor(w.id, eventId), { durable: false }).then(
+        () => undefined,
+        (err) => this.deps.log.warn({ addon: w.id, err: (err as Error).message }, 'could not record webhook progress; events may be sent again after a restart'),
+      ),
+    );
+  }
+
+  status(id: number): DeliveryStatus {
+    const { state } = this.deps.engine;
+    const w = this.workers.get(id);
+    const cursor = w?.cursor ?? state.addonCursors.get(id) ?? 0;
+    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    return {
+      lastEventId: cursor,
+      pendingEvents: Math.max(0, this.durableEventId - cursor),
+      attempts: w?.attempts ?? 0,
+      lastError: w?.lastError ?? null,
+      lastAttemptAt: iso(w?.lastAttemptAt ?? null),
+      nextAttemptAt: iso(w?.nextAttemptAt ?? null),
+      lastDeliveredAt: iso(w?.lastDeliveredAt ?? null),
+      delivered: w?.delivered ?? 0,
+      failed: w?.failed ?? 0,
+      dropped: w?.dropped ?? 0,
+    };
+  }
+
+  /** Totals over every addon since start (metrics). */
+  totals(): Readonly<{ delivered: number; failed: number; dropped: number }> {
+    return this.sums;
+  }
+
+  /**
+   * Stops sending (a send in flight is abandoned: its event goes again at the next start) and
+   * waits for the cursor writes already made, so a clean stop sends nothing twice.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.abort.abort();
+    const writes: Promise<void>[] = [];
+    for (const w of this.workers.values()) {
+      if (w.timer) clearTimeout(w.timer);
+      w.timer = null;
+      if (w.cursor > w.written) this.writeCursor(w);
+      writes.push(w.writing);
+    }
+    await Promise.all(writes);
+  }
+}

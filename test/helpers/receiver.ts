@@ -1,0 +1,88 @@
+// A webhook receiver for tests: a real HTTP server on 127.0.0.1 that records what it is sent and
+// answers as told (a status, a delay, or never), and can go down and come back on the same port.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+export interface Receiver {
+  url: string;
+  port: number;
+  /** Requests that arrived in full, in arrival order (answered or not). */
+  received: Received[];
+  /** How the next requests are answered: a status after `delayMs`; `hang` never answers. */
+  behave(b: { status?: number; delayMs?: number; hang?: boolean } | ((r: Received, n: number) => { status?: number; delayMs?: number; hang?: boolean })): void;
+  /** Stops listening and drops every connection (an outage). */
+  down(): Promise<void>;
+  /** Listens again on the same port. */
+  up(): Promise<void>;
+  /** Resolves once `n` requests have arrived (or rejects after `ms`). */
+  waitFor(n: number, ms?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(port = 0): Promise<Receiver> {
+  const received: Received[] = [];
+  type Behaviour = { status?: number; delayMs?: number; hang?: boolean };
+  let behaviour: Behaviour | ((r: Received, n: number) => Behaviour) = { status: 200 };
+  const sockets = new Set<import('node:net').Socket>();
+  const make = () => {
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const r: Received = { headers: req.headers, body: Buffer.concat(chunks).toString(), at: Date.now() };
+        received.push(r);
+        const b = typeof behaviour === 'function' ? behaviour(r, received.length) : behaviour;
+        if (b.hang) return;
+        setTimeout(() => {
+          res.writeHead(b.status ?? 200, { 'content-type': 'text/plain' });
+          res.end('ok');
+        }, b.delayMs ?? 0);
+      });
+    });
+    server.on('connection', (s) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    return server;
+  };
+  let server = make();
+  const listen = (p: number) => new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(p, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+  const actualPort = await listen(port);
+  const down = async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+  };
+  return {
+    url: `http://127.0.0.1:${actualPort}/hook`,
+    port: actualPort,
+    received,
+    behave: (b) => {
+      behaviour = b;
+    },
+    down,
+    up: async () => {
+      server = make();
+      await listen(actualPort);
+    },
+    waitFor: async (n, ms = 15_000) => {
+      const until = Date.now() + ms;
+      while (received.length < n) {
+        if (Date.now() > until) throw new Error(`waited ${ms} ms for ${n} webhook requests, got ${received.length}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return received;
+    },
+    close: down,
+  };
+}
