@@ -21,7 +21,7 @@ export default tseslint.config(
   },
   {
     // Examples for users are plain Node scripts that print what they receive.
-    files: ['examples/**/*.mjs'],
+    files: ['examples/**/*.mjs', 'scripts/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
   },
   {

@@ -20,6 +20,7 @@ import { eventRoutes } from './events/routes.js';
 import { featureRoutes } from './features/routes.js';
 import { featuresBatchRoutes } from './features-batch/routes.js';
 import { mountApiDocs } from './http/api-docs.js';
+import { loadConsole, serveConsole } from './http/console.js';
 import { AccessLog, fixedWords, loggablePath } from './http/access-log.js';
 import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
 import { sendError, sendJson } from './http/respond.js';
@@ -118,6 +119,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
   });
   app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
+  // The admin console: a client of the API below, from the files `npm ci` built.
+  const consoleAssets = loadConsole();
+  const consoleFile = (req: http.IncomingMessage & { path: string }, res: http.ServerResponse) => {
+    if (serveConsole(consoleAssets, req, res, req.path)) return;
+    sendError(res, new NotFoundError(consoleAssets.size === 0
+      ? 'The console is not built: run `npm run build:ui` (npm ci does it).'
+      : 'No such file of the console.'), log);
+    logUnmatched(req, res);
+  };
+  app.get('/', consoleFile);
+  app.get('/index.html', consoleFile);
+  app.get('/ui/:file', consoleFile);
   const routes = [
     ...ROUTE_MODULES.flatMap((m) => m(ctx)),
     ...tokenRoutes(hasher)(ctx),
@@ -130,7 +143,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...addonRoutes(ctx, fanion.webhooks),
   ];
   mount(app, ctx, routes);
-  words = fixedWords([...routes.map((r) => r.path), '/health', '/api/openapi.json', '/docs/openapi']);
+  words = fixedWords([...routes.map((r) => r.path), '/health', '/api/openapi.json', '/docs/openapi', '/ui']);
   indexRoutes(app);
   const openapi = openApiDocument(routes, ctx.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));

@@ -42,8 +42,8 @@ export function indexRoutes(app: Polka): void {
   };
   table.find = (method, url) => {
     if (indexed !== table.routes.length) build();
-    // The optional trailing slash every plain pattern allows.
-    const n = slashes(url) - (url.length > 1 && url.charCodeAt(url.length - 1) === 47 ? 1 : 0);
+    // The optional trailing slash every plain pattern allows (`/` itself is the root's, of 0 segments).
+    const n = slashes(url) - (url.charCodeAt(url.length - 1) === 47 ? 1 : 0);
     return find.call({ routes: groups.get(n) ?? anyShape }, method, url) as ReturnType<Polka['find']>;
   };
 }

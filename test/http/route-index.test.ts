@@ -5,6 +5,8 @@ import t from 'tap';
 import { indexRoutes } from '../../src/http/route-index.js';
 
 const PATHS = [
+  '/',
+  '/ui/:file',
   '/health',
   '/api/openapi.json',
   '/api/admin/projects/:projectId/features',
@@ -21,7 +23,7 @@ const URLS = [
   '/api/admin/projects/default/features/x', '/api/admin/projects/default/features/x/environments/dev/strategies',
   '/api/admin/projects/default/features/x/environments/dev/strategies/abc',
   '/api/admin/projects/default/features/x/environments/dev/strategies/set-sort-order',
-  '/api/admin/projects//features', '/', '//', '/api/admin/a-b_c/%41', '/nothing/here', '/api/admin/a/b/c/', '/api/admin/a/b/c//',
+  '/api/admin/projects//features', '/', '//', '/ui/app.js', '/ui/', '/ui', '/api/admin/a-b_c/%41', '/nothing/here', '/api/admin/a/b/c/', '/api/admin/a/b/c//',
 ];
 
 /** A handler that says which route it belongs to. */

@@ -1,0 +1,208 @@
+// The admin console in Debian's Chromium (playwright-core) against a real server: a person signs
+// in, creates a flag, gives it a flexibleRollout with two constraints and a segment, switches it
+// on in production (the official Node SDK then sees it on for a matching context and off for
+// another), edits a variant, revokes a token, finds all of it in the events view; a change made
+// through the API shows up without a reload; a limited token sees only its project. Screenshots of
+// the main pages are saved as artifacts.
+import t from 'tap';
+import type { Page } from 'playwright-core';
+import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
+import { artifactPath, openBrowser } from '../helpers/browser.js';
+import { client, serve } from '../helpers/server.js';
+
+const ADMIN = '*:*.console-admin-secret';
+const CLIENT = 'default:production.console-client-secret';
+
+async function signIn(page: Page, url: string, token: string) {
+  await page.goto(url);
+  await page.getByLabel('Admin API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+t.test('a person manages a flag end to end in the console', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const { srv, ok } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT }, authorization: ADMIN });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  const elsewhere: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('request', (r) => {
+    if (!r.url().startsWith(srv.url) && !r.url().startsWith('data:')) elsewhere.push(r.url());
+  });
+
+  // Signing in: a wrong token gets the API's own message, the right one the console.
+  await page.goto(srv.url);
+  await page.getByLabel('Admin API token').fill('*:*.wrong');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').waitFor();
+  t.match(await page.getByRole('alert').innerText(), /not valid/, 'a wrong token: the API\'s message');
+  await signIn(page, srv.url, ADMIN);
+  t.ok(await page.getByRole('heading', { name: 'Flags' }).isVisible(), 'signed in: the flags table');
+
+  // A segment, from its page.
+  await page.getByRole('link', { name: 'Segments' }).click();
+  await page.getByLabel('Segment name').fill('beta-testers');
+  await page.getByRole('button', { name: 'Add constraint' }).click();
+  await page.getByLabel('Context field').selectOption('userId');
+  await page.getByLabel('Values').fill('alice, bob');
+  await page.getByRole('button', { name: 'Create segment' }).click();
+  await page.getByRole('heading', { name: /beta-testers/ }).waitFor();
+  await page.screenshot({ path: artifactPath('console-segments.png') });
+
+  // A flag, from the flags page.
+  await page.getByRole('link', { name: 'Flags' }).click();
+  await page.getByText('Create a flag').click();
+  await page.getByLabel('Name', { exact: true }).fill('new-checkout');
+  await page.getByLabel('Description').fill('The new checkout');
+  await page.getByRole('button', { name: 'Create flag' }).click();
+  await page.getByRole('heading', { name: 'new-checkout' }).waitFor();
+
+  // Production: a flexibleRollout at 100% with two constraints and the segment.
+  const production = page.getByRole('region', { name: 'production' });
+  await production.getByRole('button', { name: 'Add strategy in production' }).click();
+  const form = production.getByRole('form', { name: 'Strategy' });
+  await form.getByRole('button', { name: 'Add constraint' }).click();
+  await form.getByRole('button', { name: 'Add constraint' }).click();
+  const first = form.getByRole('group', { name: 'Constraint 1' });
+  await first.getByLabel('Context field').selectOption('appName');
+  await first.getByLabel('Operator').selectOption('IN');
+  await first.getByLabel('Values').fill('shop, web');
+  const second = form.getByRole('group', { name: 'Constraint 2' });
+  await second.getByLabel('Context field').selectOption('currentTime');
+  await second.getByLabel('Operator').selectOption('DATE_AFTER');
+  await second.getByLabel('Value', { exact: true }).fill('2020-01-01T00:00:00Z');
+  await form.getByLabel('beta-testers').check();
+  await form.getByRole('button', { name: 'Add strategy' }).click();
+  await production.getByText('appName is one of shop, web').waitFor();
+  const listed = await production.locator('.constraint-text').allInnerTexts();
+  t.ok(listed.some((x) => /^currentTime after \(date\) 2020-01-01/.test(x)), `both constraints are listed: ${listed.join(' | ')}`);
+  await production.getByRole('button', { name: 'Off in production' }).click();
+  await production.getByRole('button', { name: 'On in production' }).waitFor();
+  await page.screenshot({ path: artifactPath('console-flag.png'), fullPage: true });
+
+  // The official Node SDK agrees.
+  const stored = await ok('GET', '/api/admin/projects/default/features/new-checkout');
+  const prod = stored.environments.find((e: { name: string }) => e.name === 'production');
+  t.equal(prod.enabled, true);
+  t.equal(prod.strategies[0].constraints.length, 2);
+  t.equal(prod.strategies[0].segments.length, 1);
+  const sdk = new Unleash({
+    url: `${srv.url}/api/`, appName: 'shop', customHeaders: { Authorization: CLIENT }, disableMetrics: true,
+    refreshInterval: 60_000, storageProvider: new InMemStorageProvider(), skipInstanceCountWarning: true,
+  });
+  t.teardown(() => sdk.destroy());
+  await new Promise((resolve) => sdk.once(UnleashEvents.Synchronized, resolve));
+  t.equal(sdk.isEnabled('new-checkout', { userId: 'alice', appName: 'shop' }), true, 'on for alice in the shop app');
+  t.equal(sdk.isEnabled('new-checkout', { userId: 'mallory', appName: 'shop' }), false, 'off for someone outside the segment');
+  t.equal(sdk.isEnabled('new-checkout', { userId: 'alice', appName: 'admin' }), false, 'off in another app');
+
+  // Variants in production: add one, then edit its payload.
+  await production.getByRole('button', { name: 'Edit variants in production' }).click();
+  await production.getByRole('button', { name: 'Add variant' }).click();
+  const variant = production.getByRole('group', { name: 'Variant 1' });
+  await variant.getByLabel('Variant name').fill('blue');
+  await variant.getByLabel('Payload type').selectOption('string');
+  await variant.getByLabel('Payload', { exact: true }).fill('#0000ff');
+  await production.getByRole('button', { name: 'Save variants' }).click();
+  await production.getByText('blue 100%').waitFor();
+  await production.getByRole('button', { name: 'Edit variants in production' }).click();
+  await production.getByRole('group', { name: 'Variant 1' }).getByLabel('Payload', { exact: true }).fill('#0000cc');
+  await production.getByRole('button', { name: 'Save variants' }).click();
+  await production.getByText('blue 100%').waitFor();
+  const variants = (await ok('GET', '/api/admin/projects/default/features/new-checkout/environments/production/variants')).variants;
+  t.same(variants.map((v: { name: string; payload: unknown }) => [v.name, v.payload]), [['blue', { type: 'string', value: '#0000cc' }]], 'the edited variant is stored');
+
+  // A change made elsewhere shows up without a reload.
+  await ok('PATCH', '/api/admin/projects/default/features/new-checkout', [{ op: 'replace', path: '/description', value: 'Changed by a script' }]);
+  await page.getByRole('link', { name: 'Flags' }).click();
+  await page.getByText('Changed by a script').waitFor({ timeout: 6_000 });
+  t.pass('an API change appeared within seconds');
+  await page.screenshot({ path: artifactPath('console-flags.png') });
+
+  // Tokens: create one (its secret shown once), revoke it.
+  await page.getByRole('link', { name: 'API tokens' }).click();
+  await page.getByLabel('Token name').fill('short-lived');
+  await page.getByRole('button', { name: 'Create token' }).click();
+  const secret = (await page.getByLabel('New token').innerText()).trim();
+  t.match(secret, /^\*:development\.[0-9a-f]{64}$/, 'the new secret is shown');
+  t.equal((await client(srv.url, { authorization: secret })('GET', '/api/client/features')).status, 200, 'and works');
+  await page.screenshot({ path: artifactPath('console-tokens.png') });
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Revoke short-lived' }).click();
+  await page.getByRole('button', { name: 'Revoke short-lived' }).waitFor({ state: 'detached' });
+  t.equal((await client(srv.url, { authorization: secret })('GET', '/api/client/features')).status, 401, 'revoked: refused at once');
+  t.notOk((await page.locator('table').innerText()).includes(secret.slice(-64)), 'the listing never shows a secret');
+
+  // Everything is in the events view, and its filters work.
+  await page.getByRole('link', { name: 'Events' }).click();
+  await page.getByRole('search').getByLabel('Flag').fill('new-checkout');
+  await page.getByText('feature-strategy-add').first().waitFor();
+  const types = await page.locator('table.events tbody tr td:nth-child(3)').allInnerTexts();
+  for (const type of ['feature-created', 'feature-strategy-add', 'feature-environment-enabled', 'feature-environment-variants-updated', 'feature-updated']) {
+    t.ok(types.includes(type) || (type === 'feature-updated' && types.includes('feature-metadata-updated')), `the events view lists ${type}`);
+  }
+  await page.getByRole('search').getByLabel('Flag').fill('');
+  await page.getByRole('search').getByLabel('Type').fill('api-token-deleted');
+  await page.getByText('api-token-deleted').first().waitFor();
+  await page.screenshot({ path: artifactPath('console-events.png') });
+
+  t.same(problems, [], 'no script error');
+  t.same(elsewhere, [], 'nothing loaded from another site');
+});
+
+t.test('a token limited to one project sees only that project; the API\'s 403 is shown as it is', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const { srv, ok } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN }, authorization: ADMIN });
+  await ok('POST', '/api/admin/projects', { id: 'shop', name: 'Shop' });
+  await ok('POST', '/api/admin/projects/shop/features', { name: 'shop-flag' });
+  await ok('POST', '/api/admin/projects/default/features', { name: 'default-flag' });
+  const limited = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'shop-admin', type: 'admin', project: 'shop' })).secret;
+  const page = await browser.newPage();
+  await signIn(page, srv.url, limited);
+  await page.getByLabel('Project').first().waitFor().catch(() => undefined);
+  await page.goto(`${srv.url}/#/projects/shop`);
+  await page.getByRole('link', { name: 'shop-flag' }).waitFor();
+  t.equal(await page.getByRole('link', { name: 'default-flag' }).count(), 0, 'the other project\'s flag is not listed');
+  await page.goto(`${srv.url}/#/projects/default`);
+  await page.waitForTimeout(500);
+  t.equal(await page.getByRole('link', { name: 'default-flag' }).count(), 0, 'not even when asked for');
+  await page.getByRole('link', { name: 'shop-flag' }).count();
+  await page.goto(`${srv.url}/#/environments`);
+  await page.getByLabel('Environment name').fill('staging');
+  await page.getByRole('button', { name: 'Create environment' }).click();
+  const refusal = page.getByRole('alert').filter({ hasText: 'CREATE_ENVIRONMENT' });
+  await refusal.waitFor();
+  t.match(await refusal.innerText(), /NoAccessError/, 'a refused action shows the API\'s 403 next to it');
+});
+
+t.test('10,000 flags: the table pages and filters quickly', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const { srv, ok } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN }, authorization: ADMIN });
+  const batch = Array.from({ length: 10_000 }, (_, i) => ({ name: `bulk-${String(i).padStart(5, '0')}`, type: i % 7 === 0 ? 'experiment' : 'release' }));
+  // One import instead of 10,000 requests (Unleash's features-batch format).
+  await ok('POST', '/api/admin/features-batch/import', {
+    project: 'default', environment: 'development',
+    data: { features: batch.map((f) => ({ ...f, project: 'default' })), featureStrategies: [], featureEnvironments: [], featureTags: [], tagTypes: [], contextFields: [], segments: [], dependencies: [] },
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await signIn(page, srv.url, ADMIN);
+  await page.getByText('10000 flags').waitFor({ timeout: 10_000 });
+  t.equal(await page.locator('table.flags tbody tr').count(), 50, 'one page of 50 rows');
+  const t0 = Date.now();
+  await page.getByRole('search').getByLabel('Search').fill('bulk-0421');
+  await page.getByText('10 flags').waitFor();
+  const filterMs = Date.now() - t0;
+  t.ok(filterMs < 2_000, `filtered to 10 in ${filterMs} ms`);
+  await page.getByRole('search').getByLabel('Search').fill('');
+  await page.getByRole('search').getByLabel('Type').selectOption('experiment');
+  await page.getByText('1429 flags').waitFor();
+  const t1 = Date.now();
+  await page.getByRole('button', { name: 'Next' }).click();
+  await page.getByText('51–100 of 1429').waitFor();
+  t.ok(Date.now() - t1 < 2_000, `next page in ${Date.now() - t1} ms`);
+  await page.screenshot({ path: artifactPath('console-10000-flags.png') });
+});

@@ -1,0 +1,49 @@
+// The console's only way to the server: the public HTTP API, with the admin token of this tab.
+// The token lives in sessionStorage: it goes when the tab closes, and no other site can read it.
+
+const TOKEN_KEY = 'fanion.token';
+
+/** An answer of 400 or more, with the API's own message (shown as it is, next to what caused it). */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly errorName: string, message: string, readonly id?: string) {
+    super(message);
+  }
+}
+
+export function token(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function setToken(value: string | null): void {
+  if (value) sessionStorage.setItem(TOKEN_KEY, value);
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** Calls the API; resolves with the JSON answer (undefined when there is none), throws ApiError otherwise. */
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  const t = token();
+  if (t) headers.authorization = t;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, 'NetworkError', 'Fanion could not be reached. Is the server running?');
+  }
+  const text = await res.text();
+  let json: any;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (!res.ok) {
+    const message = json?.message ?? json?.errors?.[0]?.message ?? `${res.status} ${res.statusText}`;
+    throw new ApiError(res.status, json?.name ?? 'Error', message, json?.id);
+  }
+  return json as T;
+}
+
+export const get = <T = any>(path: string) => api<T>('GET', path);
+export const enc = encodeURIComponent;

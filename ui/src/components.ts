@@ -1,0 +1,116 @@
+// Small pieces every page uses: loading data (again when the server changes), showing an API error
+// where the action was, labelled form fields, and buttons that report their own failure.
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError } from './api.js';
+import { html } from './html.js';
+import { useLive } from './live.js';
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: ApiError | null;
+  reload: () => void;
+}
+
+/** Runs `load` now, when `deps` change, and when the server's state changes (live.ts). */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const live = useLive();
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [nonce, setNonce] = useState(0);
+  useEffect(() => {
+    let current = true;
+    load().then(
+      (d) => current && (setData(d), setError(null)),
+      (e) => current && setError(e instanceof ApiError ? e : new ApiError(0, 'Error', String(e))),
+    );
+    return () => {
+      current = false;
+    };
+  }, [...deps, live, nonce]);
+  const reload = useCallback(() => setNonce((n) => n + 1), []);
+  return { data, error, reload };
+}
+
+/** An API error, shown as the API wrote it, next to what caused it. */
+export function ErrorNote({ error }: { error: ApiError | null | undefined }) {
+  if (!error) return null;
+  return html`<p class="error" role="alert"><strong>${error.errorName}</strong> ${error.message}</p>`;
+}
+
+/** Runs an async action at most once at a time, keeping its API error to show. */
+function useRunner(action: () => Promise<unknown>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const run = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (e) {
+      setError(e instanceof ApiError ? e : new ApiError(0, 'Error', String(e)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
+}
+
+/** A button running an async action; its error appears beside it. */
+export function Action(props: { label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | ''; confirm?: string; disabled?: boolean; title?: string }) {
+  const { busy, error, run } = useRunner(props.run);
+  const click = () => {
+    if (props.confirm && !confirm(props.confirm)) return;
+    void run();
+  };
+  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled} title=${props.title} onClick=${click}>${props.label}</button><${ErrorNote} error=${error} /></span>`;
+}
+
+/** A form whose submit runs an async action; the API's error is shown under it. */
+export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; children: ComponentChildren; label?: string }) {
+  const { busy, error, run } = useRunner(props.onSubmit);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run();
+  };
+  return html`<form onSubmit=${submit} aria-label=${props.label}>
+    ${props.children}
+    <div class="form-actions"><button type="submit" class="primary" disabled=${busy}>${props.submit}</button></div>
+    <${ErrorNote} error=${error} />
+  </form>`;
+}
+
+let fieldIds = 0;
+/** A labelled input. */
+export function Field(props: { label: string; value: string; onInput: (v: string) => void; type?: string; placeholder?: string; required?: boolean; hint?: string; multiline?: boolean }) {
+  const [id] = useState(() => `f${++fieldIds}`);
+  const input = props.multiline
+    ? html`<textarea id=${id} value=${props.value} placeholder=${props.placeholder} required=${props.required} onInput=${(e: Event) => props.onInput((e.target as HTMLTextAreaElement).value)} />`
+    : html`<input id=${id} type=${props.type ?? 'text'} value=${props.value} placeholder=${props.placeholder} required=${props.required} onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)} />`;
+  return html`<div class="field"><label for=${id}>${props.label}</label>${input}${props.hint ? html`<small>${props.hint}</small>` : null}</div>`;
+}
+
+/** A labelled select. */
+export function Select(props: { label: string; value: string; options: (string | [string, string])[]; onChange: (v: string) => void }) {
+  const [id] = useState(() => `f${++fieldIds}`);
+  return html`<div class="field"><label for=${id}>${props.label}</label>
+    <select id=${id} value=${props.value} onChange=${(e: Event) => props.onChange((e.target as HTMLSelectElement).value)}>
+      ${props.options.map((o) => (Array.isArray(o) ? html`<option value=${o[0]}>${o[1]}</option>` : html`<option value=${o}>${o}</option>`))}
+    </select></div>`;
+}
+
+/** A labelled checkbox. */
+export function Check(props: { label: string; checked: boolean; onChange: (v: boolean) => void }) {
+  return html`<label class="check"><input type="checkbox" checked=${props.checked} onChange=${(e: Event) => props.onChange((e.target as HTMLInputElement).checked)} /> ${props.label}</label>`;
+}
+
+/** A page's frame: a heading, actions beside it, the content. */
+export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  return html`<section class="page"><header class="page-head"><h1>${props.title}</h1><div class="page-actions">${props.actions}</div></header>${props.children}</section>`;
+}
+
+export function when(iso: string | null | undefined): string {
+  if (!iso) return 'never';
+  const d = new Date(iso);
+  return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)}`;
+}

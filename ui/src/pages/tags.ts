@@ -1,0 +1,35 @@
+// Tag types and tags.
+import { useState } from 'preact/hooks';
+import { api, enc, get } from '../api.js';
+import { Action, ErrorNote, Field, Form, Page, useLoad } from '../components.js';
+import { html } from '../html.js';
+import { changed } from '../live.js';
+
+export function TagsPage() {
+  const types = useLoad(() => get<{ tagTypes: { name: string; description: string }[] }>('/api/admin/tag-types'), []);
+  const tags = useLoad(() => get<{ tags: { type: string; value: string }[] }>('/api/admin/tags'), []);
+  const [typeName, setTypeName] = useState('');
+  const [typeDescription, setTypeDescription] = useState('');
+  const [tagType, setTagType] = useState('simple');
+  const [tagValue, setTagValue] = useState('');
+  return html`<${Page} title="Tags">
+    <section class="panel" aria-labelledby="tag-types"><h2 id="tag-types">Tag types</h2>
+      <${ErrorNote} error=${types.error} />
+      <ul>${(types.data?.tagTypes ?? []).map((t) => html`<li><strong>${t.name}</strong> ${t.description}
+        <${Action} label=${`Delete type ${t.name}`} kind="danger" confirm=${`Delete tag type ${t.name}, its tags, and untag every flag?`} run=${async () => (await api('DELETE', `/api/admin/tag-types/${enc(t.name)}`), changed())} /></li>`)}</ul>
+      <${Form} label="Create a tag type" submit="Create tag type" onSubmit=${async () => (await api('POST', '/api/admin/tag-types', { name: typeName, description: typeDescription }), changed(), setTypeName(''))}>
+        <${Field} label="Tag type name" value=${typeName} onInput=${setTypeName} required />
+        <${Field} label="Description" value=${typeDescription} onInput=${setTypeDescription} />
+      <//>
+    </section>
+    <section class="panel" aria-labelledby="tag-list"><h2 id="tag-list">Tags</h2>
+      <${ErrorNote} error=${tags.error} />
+      <ul class="chips">${(tags.data?.tags ?? []).map((t) => html`<li><span class="badge">${t.type}:${t.value}</span>
+        <${Action} label=${`Delete ${t.type}:${t.value}`} run=${async () => (await api('DELETE', `/api/admin/tags/${enc(t.type)}/${enc(t.value)}`), changed())} /></li>`)}</ul>
+      <${Form} label="Create a tag" submit="Create tag" onSubmit=${async () => (await api('POST', '/api/admin/tags', { type: tagType, value: tagValue }), changed(), setTagValue(''))}>
+        <${Field} label="Tag type" value=${tagType} onInput=${setTagType} required />
+        <${Field} label="Value" value=${tagValue} onInput=${setTagValue} required />
+      <//>
+    </section>
+  <//>`;
+}

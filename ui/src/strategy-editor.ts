@@ -1,0 +1,97 @@
+// Editing one strategy (type, title, parameters as its type defines them, constraints, segments,
+// variants) and a list of variants with payloads. The API validates; errors show under the form.
+import { useState } from 'preact/hooks';
+import { get } from './api.js';
+import { Check, Field, Form, Select, useLoad } from './components.js';
+import { ConstraintEditor, type Constraint } from './constraint-editor.js';
+import { html } from './html.js';
+
+export interface Variant {
+  name: string;
+  weight: number;
+  weightType: 'variable' | 'fix';
+  stickiness?: string;
+  payload?: { type: string; value: string };
+}
+
+export interface Strategy {
+  id?: string;
+  name: string;
+  title?: string | null;
+  disabled?: boolean;
+  sortOrder?: number;
+  parameters: Record<string, string>;
+  constraints: Constraint[];
+  segments: number[];
+  variants: Variant[];
+}
+
+interface StrategyType { name: string; displayName: string | null; deprecated: boolean; parameters: { name: string; type: string; description: string; required: boolean }[] }
+
+/** Everything the editors choose from: strategy types, context fields, segments. */
+export function useChoices() {
+  return useLoad(async () => {
+    const [types, context, segments] = await Promise.all([
+      get<{ strategies: StrategyType[] }>('/api/admin/strategies'),
+      get<{ name: string }[]>('/api/admin/context'),
+      get<{ segments: { id: number; name: string; project: string | null }[] }>('/api/admin/segments'),
+    ]);
+    return { types: types.strategies, fields: context.map((c) => c.name), segments: segments.segments };
+  }, []);
+}
+
+const FLEXIBLE_DEFAULTS = { rollout: '100', stickiness: 'default', groupId: '' };
+
+export function StrategyEditor(props: { initial: Strategy; flag: string; submit: string; onSave: (s: Strategy) => Promise<unknown> }) {
+  const choices = useChoices();
+  const [s, setS] = useState<Strategy>(props.initial);
+  const types = choices.data?.types ?? [];
+  const type = types.find((t) => t.name === s.name);
+  const param = (name: string, value: string) => setS({ ...s, parameters: { ...s.parameters, [name]: value } });
+  const setType = (name: string) => setS({ ...s, name, parameters: name === 'flexibleRollout' ? { ...FLEXIBLE_DEFAULTS, groupId: props.flag } : {} });
+  return html`<${Form} label="Strategy" submit=${props.submit} onSubmit=${() => props.onSave(s)}>
+    <${Select} label="Strategy type" value=${s.name} options=${types.filter((t) => !t.deprecated || t.name === s.name).map((t) => [t.name, t.displayName ?? t.name] as [string, string])} onChange=${setType} />
+    <${Field} label="Title" value=${s.title ?? ''} onInput=${(v: string) => setS({ ...s, title: v || null })} />
+    ${(type?.parameters ?? []).map((p) => html`<${Field} label=${`${p.name}${p.required ? ' (required)' : ''}`} value=${s.parameters[p.name] ?? ''}
+      hint=${p.description || p.type} onInput=${(v: string) => param(p.name, v)} />`)}
+    <${Check} label="Disabled" checked=${s.disabled ?? false} onChange=${(v: boolean) => setS({ ...s, disabled: v })} />
+    <${ConstraintEditor} constraints=${s.constraints} fields=${choices.data?.fields ?? []} onChange=${(c: Constraint[]) => setS({ ...s, constraints: c })} />
+    <fieldset class="segments"><legend>Segments</legend>
+      ${(choices.data?.segments ?? []).length === 0 ? html`<p class="muted">No segments yet.</p>` : null}
+      ${(choices.data?.segments ?? []).map((seg) => html`<${Check} label=${seg.name} checked=${s.segments.includes(seg.id)}
+        onChange=${(on: boolean) => setS({ ...s, segments: on ? [...s.segments, seg.id] : s.segments.filter((x) => x !== seg.id) })} />`)}
+    </fieldset>
+    <${VariantsEditor} variants=${s.variants} onChange=${(v: Variant[]) => setS({ ...s, variants: v })} />
+  <//>`;
+}
+
+let ids = 0;
+
+export function VariantsEditor(props: { variants: Variant[]; onChange: (v: Variant[]) => void; legend?: string }) {
+  const { variants, onChange } = props;
+  const set = (i: number, v: Variant) => onChange(variants.map((x, j) => (j === i ? v : x)));
+  return html`<fieldset class="variants"><legend>${props.legend ?? 'Variants'}</legend>
+    ${variants.map((v, i) => {
+      const id = `v${++ids}`;
+      return html`<div class="variant" role="group" aria-label=${`Variant ${i + 1}`}>
+        <label for=${`${id}-name`}>Variant name</label>
+        <input id=${`${id}-name`} value=${v.name} onInput=${(e: Event) => set(i, { ...v, name: (e.target as HTMLInputElement).value })} />
+        <label for=${`${id}-wt`}>Weight</label>
+        <select id=${`${id}-wt`} value=${v.weightType} onChange=${(e: Event) => set(i, { ...v, weightType: (e.target as HTMLSelectElement).value as Variant['weightType'] })}>
+          <option value="variable">shared evenly</option><option value="fix">fixed</option>
+        </select>
+        ${v.weightType === 'fix' ? html`<label for=${`${id}-w`}>Fixed weight (of 1000)</label>
+          <input id=${`${id}-w`} type="number" min="0" max="1000" value=${v.weight} onInput=${(e: Event) => set(i, { ...v, weight: Number((e.target as HTMLInputElement).value) })} />` : null}
+        <label for=${`${id}-pt`}>Payload type</label>
+        <select id=${`${id}-pt`} value=${v.payload?.type ?? ''} onChange=${(e: Event) => {
+          const t = (e.target as HTMLSelectElement).value;
+          set(i, t ? { ...v, payload: { type: t, value: v.payload?.value ?? '' } } : { ...v, payload: undefined });
+        }}><option value="">none</option><option value="string">string</option><option value="json">json</option><option value="csv">csv</option><option value="number">number</option></select>
+        ${v.payload ? html`<label for=${`${id}-pv`}>Payload</label>
+          <textarea id=${`${id}-pv`} value=${v.payload.value} onInput=${(e: Event) => set(i, { ...v, payload: { type: v.payload!.type, value: (e.target as HTMLTextAreaElement).value } })} />` : null}
+        <button type="button" class="danger" onClick=${() => onChange(variants.filter((_, j) => j !== i))}>Remove variant ${i + 1}</button>
+      </div>`;
+    })}
+    <button type="button" onClick=${() => onChange([...variants, { name: `variant-${variants.length + 1}`, weight: 0, weightType: 'variable', stickiness: 'default' }])}>Add variant</button>
+  </fieldset>`;
+}
