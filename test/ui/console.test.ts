@@ -76,6 +76,7 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   await form.getByLabel('beta-testers').check();
   await form.getByRole('button', { name: 'Add strategy' }).click();
   await production.getByText('appName is one of shop, web').waitFor();
+  await production.getByText('segments beta-testers').waitFor();
   const listed = await production.locator('.constraint-text').allInnerTexts();
   t.ok(listed.some((x) => /^currentTime after \(date\) 2020-01-01/.test(x)), `both constraints are listed: ${listed.join(' | ')}`);
   await production.getByRole('button', { name: 'Off in production' }).click();
@@ -205,4 +206,35 @@ t.test('10,000 flags: the table pages and filters quickly', async (t) => {
   await page.getByText('51–100 of 1429').waitFor();
   t.ok(Date.now() - t1 < 2_000, `next page in ${Date.now() - t1} ms`);
   await page.screenshot({ path: artifactPath('console-10000-flags.png') });
+});
+
+t.test('with the keyboard alone, and on a phone-sized screen', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const { srv, ok } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN }, authorization: ADMIN });
+  await ok('POST', '/api/admin/projects/default/features', { name: 'keyboard-flag' });
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await page.goto(srv.url);
+  await page.getByLabel('Admin API token').waitFor();
+  // Sign in without the mouse: the token field has focus after one Tab, Enter submits.
+  await page.keyboard.press('Tab');
+  t.equal(await page.evaluate('document.activeElement && document.activeElement.getAttribute("type")'), 'password', 'Tab reaches the token field');
+  await page.keyboard.type(ADMIN);
+  await page.keyboard.press('Enter');
+  await page.getByRole('link', { name: 'keyboard-flag' }).waitFor();
+  // Switch the flag on in development by keyboard: focus the switch, press Enter.
+  const toggle = page.getByRole('button', { name: 'Off' }).first();
+  await toggle.focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'On' }).first().waitFor();
+  const stored = await ok('GET', '/api/admin/projects/default/features/keyboard-flag');
+  t.equal(stored.environments.find((e: { name: string }) => e.name === 'development').enabled, true, 'switched on with Enter');
+  // A phone: no sideways scrolling of the page (wide tables scroll inside their own box).
+  const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+  t.ok(overflow <= 1, `the page fits 390 px (overflow ${overflow} px)`);
+  // Every form field has a label.
+  await page.getByText('Create a flag').click();
+  const unlabelled = await page.evaluate('[...document.querySelectorAll("input, select, textarea")].filter((el) => !(el.labels && el.labels.length) && !el.getAttribute("aria-label")).length');
+  t.equal(unlabelled, 0, 'every field is labelled');
+  await page.screenshot({ path: artifactPath('console-phone.png'), fullPage: true });
 });

@@ -7,7 +7,7 @@ import { describeConstraint } from '../constraint-editor.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { navigate } from '../router.js';
-import { StrategyEditor, VariantsEditor, type Strategy, type Variant } from '../strategy-editor.js';
+import { StrategyEditor, useChoices, VariantsEditor, type Strategy, type Variant } from '../strategy-editor.js';
 import { FEATURE_TYPES, setEnabled } from './flags.js';
 import { EventList, type EventRow } from './events.js';
 
@@ -85,6 +85,8 @@ function EnvironmentPanel({ flag, env, base, after }: { flag: Flag; env: FlagEnv
   const [editing, setEditing] = useState<string | null>(null);
   const [variants, setVariants] = useState<Variant[] | null>(null);
   const sbase = `${base}/environments/${enc(env.name)}/strategies`;
+  const choices = useChoices();
+  const segmentNames = new Map((choices.data?.segments ?? []).map((x) => [x.id, x.name]));
   const body = (s: Strategy) => ({ name: s.name, title: s.title ?? undefined, disabled: s.disabled ?? false, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants });
   const move = (i: number, by: number) => {
     const order = [...env.strategies];
@@ -104,7 +106,7 @@ function EnvironmentPanel({ flag, env, base, after }: { flag: Flag; env: FlagEnv
       <div><strong>${s.title || s.name}</strong>${s.title ? html` <span class="muted">(${s.name})</span>` : null}${s.disabled ? html` <span class="badge warn">disabled</span>` : null}
         ${Object.keys(s.parameters).length > 0 ? html`<div class="muted">${Object.entries(s.parameters).map(([k, v]) => `${k}=${v}`).join(' · ')}</div>` : null}
         ${s.constraints.map((c) => html`<div class="constraint-text">${describeConstraint(c)}</div>`)}
-        ${s.segments.length > 0 ? html`<div class="muted">segments ${s.segments.join(', ')}</div>` : null}
+        ${s.segments.length > 0 ? html`<div class="muted">segments ${s.segments.map((id) => segmentNames.get(id) ?? `#${id}`).join(', ')}</div>` : null}
         ${s.variants.length > 0 ? html`<div class="muted">variants ${s.variants.map((v) => v.name).join(', ')}</div>` : null}</div>
       <div class="row-actions">
         <button type="button" onClick=${() => setEditing(editing === s.id ? null : s.id!)}>Edit</button>
