@@ -42,9 +42,6 @@ import { ensureFirstAdminToken } from './tokens/seed.js';
 import { variantRoutes } from './variants/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
-/** When a request that goes through polka arrived, for the latency of lines no route writes. */
-const ARRIVED = Symbol('fanion.arrived');
-type Timed = http.IncomingMessage & { [ARRIVED]?: number };
 const FRONTEND = '/api/frontend';
 /** The methods a route may have: what a 405's Allow header is made of. */
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -97,16 +94,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access };
   /** The access line of a request no route answered (no template: its path, cleaned). */
   let words: ReadonlySet<string> = new Set();
-  const logUnmatched = (req: http.IncomingMessage, res: http.ServerResponse) =>
-    access.write(res, { method: req.method ?? '?', route: null, status: res.statusCode, ms: performance.now() - ((req as Timed)[ARRIVED] ?? performance.now()), token: null }, loggablePath(req, words));
+  const logUnmatched = (req: http.IncomingMessage, res: http.ServerResponse, started: number) =>
+    access.write(res, { method: req.method ?? '?', route: null, status: res.statusCode, ms: performance.now() - started, token: null }, loggablePath(req, words));
 
   const app = polka({
     onError: (err, req, res) => {
+      const started = performance.now();
       sendError(res, err, log, { method: req.method, path: loggablePath(req, words) });
-      logUnmatched(req, res);
+      logUnmatched(req, res, started);
     },
     onNoMatch: (req, res) => {
-      res.once('finish', () => logUnmatched(req, res));
+      const started = performance.now();
+      res.once('finish', () => logUnmatched(req, res, started));
       // A token pasted into an unsupported method's path must not be echoed back.
       const shown = req.path.startsWith(SECRET_PATH_PREFIX) ? `${SECRET_PATH_PREFIX}…` : req.path;
       const allow: string[] = METHODS.filter((m) => app.find(m, req.path).handlers.length > 0);
@@ -123,10 +122,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const consoleAssets = loadConsole();
   const consoleFile = (req: http.IncomingMessage & { path: string }, res: http.ServerResponse) => {
     if (serveConsole(consoleAssets, req, res, req.path)) return;
+    const started = performance.now();
     sendError(res, new NotFoundError(consoleAssets.size === 0
       ? 'The console is not built: run `npm run build:ui` (npm ci does it).'
       : 'No such file of the console.'), log);
-    logUnmatched(req, res);
+    logUnmatched(req, res, started);
   };
   app.get('/', consoleFile);
   app.get('/index.html', consoleFile);
@@ -171,7 +171,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       // Browsers poll the Frontend API too: the same shortcut past polka.
       answerFrontend(req, res);
     } else {
-      (req as Timed)[ARRIVED] = performance.now();
       appHandler(req, res);
     }
   });

@@ -16,7 +16,10 @@ export interface AccessEntry {
   /** The route template that answered; null when none matched. */
   route: string | null;
   status: number;
-  /** Time from the request reaching its handler to the last byte of the answer being handed to the OS. */
+  /**
+   * Time from the request reaching its handler to the answer being handed to the OS; for a refusal
+   * on the SDK fast paths and a path no route matches, from the refusal on (no clock on the hot path).
+   */
   ms: number;
   /** The name of the token that was accepted; never the token. Null when none was (or no auth). */
   token: string | null;

@@ -48,13 +48,6 @@ export function loadConsole(dir = CONSOLE_DIR): Map<string, Asset> {
   return assets;
 }
 
-/** Total bytes a first visit downloads compressed (the page, its script and stylesheet). */
-export function firstLoadBytes(assets: Map<string, Asset>): number {
-  let n = 0;
-  for (const a of assets.values()) n += a.gzip.length;
-  return n;
-}
-
 /** Answers a GET for `url` from `assets`; false when it is not one of them. */
 export function serveConsole(assets: Map<string, Asset>, req: IncomingMessage, res: ServerResponse, url: string): boolean {
   const asset = assets.get(url === '/index.html' ? '/' : url);

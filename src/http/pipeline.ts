@@ -50,7 +50,6 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
           if (access && AccessLog.wanted(admin, res.statusCode)) access.write(res, { method: route.method, route: route.path, status: res.statusCode, ms, token });
         });
       }
-      if (admin && access) res.setHeader('X-Request-Id', requestIdOf(res));
       try {
         // First, so that every answer carries them, errors included: a browser cannot read one without.
         if (cors) cors(req, res);
@@ -76,7 +75,8 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
           if (route.bodyScopes) for (const scope of route.bodyScopes(body, params)) ctx.auth.admin(req, route.permission!, scope);
         }
         const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor, client });
-        if (reply) sendReply(res, reply);
+        // An admin answer names its request (errors do in sendError), in the one writeHead of sendJson.
+        if (reply) sendReply(res, admin && access ? { ...reply, headers: { ...reply.headers, 'X-Request-Id': requestIdOf(res) } } : reply);
       } catch (err) {
         countRefusal(ctx, err);
         const own = route.protocolErrors?.(err, { params }) ?? null;
