@@ -36,7 +36,13 @@ export function acquireLock(dataDir: string): () => void {
     fs.closeSync(fd);
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') throw err;
-    const holder = readHolder(file);
+    // The holder writes its pid just after taking the lock: a start racing it may read the file in
+    // between, so it looks again for a moment before naming no one (only on this refusal path).
+    let holder = readHolder(file);
+    for (let i = 0; i < 20 && !holder; i++) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      holder = readHolder(file);
+    }
     throw new DataDirLockedError(
       `data folder ${dataDir} is in use by another Fanion process${holder ? ` (pid ${holder})` : ''}; ` +
         'stop it first: the lock is released by the kernel when that process ends',
