@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -41,4 +41,27 @@ export function artifactPath(name: string): string {
   const dir = process.env.ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'fanion-test-artifacts');
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, name);
+}
+
+/** Signs in to the console at `url` with an admin token and waits for its navigation. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('Admin API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/** Accepts the next confirm() the page shows (deleting, archiving). */
+export function acceptNextDialog(page: Page): void {
+  page.once('dialog', (d) => void d.accept());
+}
+
+/** Collects the page's script errors and requests to other sites: both must stay empty. */
+export function watchPage(page: Page, origin: string): { problems: string[]; elsewhere: string[] } {
+  const seen = { problems: [] as string[], elsewhere: [] as string[] };
+  page.on('pageerror', (e) => seen.problems.push(e.message));
+  page.on('request', (r) => {
+    if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) seen.elsewhere.push(r.url());
+  });
+  return seen;
 }

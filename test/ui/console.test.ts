@@ -5,32 +5,19 @@
 // through the API shows up without a reload; a limited token sees only its project. Screenshots of
 // the main pages are saved as artifacts.
 import t from 'tap';
-import type { Page } from 'playwright-core';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
-import { artifactPath, openBrowser } from '../helpers/browser.js';
+import { acceptNextDialog, artifactPath, openBrowser, signIn, watchPage } from '../helpers/browser.js';
 import { client, serve } from '../helpers/server.js';
 
 const ADMIN = '*:*.console-admin-secret';
 const CLIENT = 'default:production.console-client-secret';
-
-async function signIn(page: Page, url: string, token: string) {
-  await page.goto(url);
-  await page.getByLabel('Admin API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
-}
 
 t.test('a person manages a flag end to end in the console', async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;
   const { srv, ok } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT }, authorization: ADMIN });
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  const elsewhere: string[] = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('request', (r) => {
-    if (!r.url().startsWith(srv.url) && !r.url().startsWith('data:')) elsewhere.push(r.url());
-  });
+  const { problems, elsewhere } = watchPage(page, srv.url);
 
   // Signing in: a wrong token gets the API's own message, the right one the console.
   await page.goto(srv.url);
@@ -130,7 +117,7 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   t.match(secret, /^\*:development\.[0-9a-f]{64}$/, 'the new secret is shown');
   t.equal((await client(srv.url, { authorization: secret })('GET', '/api/client/features')).status, 200, 'and works');
   await page.screenshot({ path: artifactPath('console-tokens.png') });
-  page.once('dialog', (d) => void d.accept());
+  acceptNextDialog(page);
   await page.getByRole('button', { name: 'Revoke short-lived' }).click();
   await page.getByRole('button', { name: 'Revoke short-lived' }).waitFor({ state: 'detached' });
   t.equal((await client(srv.url, { authorization: secret })('GET', '/api/client/features')).status, 401, 'revoked: refused at once');

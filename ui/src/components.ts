@@ -104,6 +104,11 @@ export function Check(props: { label: string; checked: boolean; onChange: (v: bo
   return html`<label class="check"><input type="checkbox" checked=${props.checked} onChange=${(e: Event) => props.onChange((e.target as HTMLInputElement).checked)} /> ${props.label}</label>`;
 }
 
+/** A table row's edit form, under the row it edits and across the table's width. */
+export function EditRow(props: { columns: number; children: ComponentChildren }) {
+  return html`<tr class="edit-row"><td colspan=${props.columns}>${props.children}</td></tr>`;
+}
+
 /** A page's frame: a heading, actions beside it, the content. */
 export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
   return html`<section class="page"><header class="page-head"><h1>${props.title}</h1><div class="page-actions">${props.actions}</div></header>${props.children}</section>`;

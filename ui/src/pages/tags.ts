@@ -1,4 +1,4 @@
-// Tag types and tags.
+// Tag types (created, described, deleted with their tags) and tags (a type and a value, nothing to edit).
 import { useState } from 'preact/hooks';
 import { api, enc, get } from '../api.js';
 import { Action, ErrorNote, Field, Form, Page, useLoad } from '../components.js';
@@ -10,13 +10,20 @@ export function TagsPage() {
   const tags = useLoad(() => get<{ tags: { type: string; value: string }[] }>('/api/admin/tags'), []);
   const [typeName, setTypeName] = useState('');
   const [typeDescription, setTypeDescription] = useState('');
+  const [editing, setEditing] = useState<string | null>(null);
+  const [editDescription, setEditDescription] = useState('');
   const [tagType, setTagType] = useState('simple');
   const [tagValue, setTagValue] = useState('');
   return html`<${Page} title="Tags">
     <section class="panel" aria-labelledby="tag-types"><h2 id="tag-types">Tag types</h2>
       <${ErrorNote} error=${types.error} />
-      <ul>${(types.data?.tagTypes ?? []).map((t) => html`<li><strong>${t.name}</strong> ${t.description}
-        <${Action} label=${`Delete type ${t.name}`} kind="danger" confirm=${`Delete tag type ${t.name}, its tags, and untag every flag?`} run=${async () => (await api('DELETE', `/api/admin/tag-types/${enc(t.name)}`), changed())} /></li>`)}</ul>
+      <ul class="tag-types">${(types.data?.tagTypes ?? []).map((t) => html`<li><strong>${t.name}</strong> ${t.description}
+        <span class="row-actions"><button type="button" aria-expanded=${editing === t.name} onClick=${() => (setEditing(editing === t.name ? null : t.name), setEditDescription(t.description))}>Edit type ${t.name}</button>
+          <${Action} label=${`Delete type ${t.name}`} kind="danger" confirm=${`Delete tag type ${t.name}, its tags, and untag every flag?`} run=${async () => (await api('DELETE', `/api/admin/tag-types/${enc(t.name)}`), changed())} /></span>
+        ${editing === t.name ? html`<${Form} label=${`Edit tag type ${t.name}`} submit="Save tag type"
+            onSubmit=${async () => (await api('PUT', `/api/admin/tag-types/${enc(t.name)}`, { description: editDescription }), changed(), setEditing(null))}>
+          <${Field} label=${`Description of ${t.name}`} value=${editDescription} onInput=${setEditDescription} />
+        <//>` : null}</li>`)}</ul>
       <${Form} label="Create a tag type" submit="Create tag type" onSubmit=${async () => (await api('POST', '/api/admin/tag-types', { name: typeName, description: typeDescription }), changed(), setTypeName(''))}>
         <${Field} label="Tag type name" value=${typeName} onInput=${setTypeName} required />
         <${Field} label="Description" value=${typeDescription} onInput=${setTypeDescription} />
