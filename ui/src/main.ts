@@ -68,7 +68,8 @@ function active(path: string, to: string): boolean {
 
 function route(path: string) {
   let p: Record<string, string> | null;
-  if ((p = match('/projects/:project/flags/:flag', path))) return html`<${FlagPage} project=${p.project} flag=${p.flag} />`;
+  // Keyed by flag: another flag's page starts afresh (no half-typed form or old error carried over).
+  if ((p = match('/projects/:project/flags/:flag', path))) return html`<${FlagPage} key=${`${p.project}/${p.flag}`} project=${p.project} flag=${p.flag} />`;
   if ((p = match('/projects/:project', path))) return html`<${FlagsPage} project=${p.project} />`;
   if (path === '/' || path.startsWith('/?')) return html`<${FlagsPage} project="default" />`;
   if (path.startsWith('/archive')) return html`<${ArchivePage} />`;

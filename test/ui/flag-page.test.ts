@@ -1,0 +1,159 @@
+// A flag's page in Debian's Chromium against a real server: strategies reordered, edited,
+// disabled and deleted; metadata; a dependency the official Node SDK honours; the flag's events;
+// the archive with revive and delete. Every step is checked through the admin or client API.
+import t from 'tap';
+import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
+import { acceptNextDialog, artifactPath, openBrowser, signIn, watchPage } from '../helpers/browser.js';
+import { serve } from '../helpers/server.js';
+
+const ADMIN = '*:*.flag-page-admin-secret';
+const CLIENT = 'default:development.flag-page-client-secret';
+const FLAG = '/api/admin/projects/default/features/checkout';
+
+/** What the official Node SDK answers for `flag`, from a fresh instance (no cache between checks). */
+async function sdkSays(url: string, flag: string): Promise<boolean> {
+  const sdk = new Unleash({
+    url: `${url}/api/`, appName: 'flag-page', customHeaders: { Authorization: CLIENT }, disableMetrics: true,
+    refreshInterval: 60_000, storageProvider: new InMemStorageProvider(), skipInstanceCountWarning: true,
+  });
+  try {
+    await new Promise((resolve) => sdk.once(UnleashEvents.Synchronized, resolve));
+    return sdk.isEnabled(flag, { userId: 'u1' });
+  } finally {
+    sdk.destroy();
+  }
+}
+
+t.test("a person works on one flag's page", async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const { srv, ok, api } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT }, authorization: ADMIN });
+  await ok('POST', '/api/admin/projects/default/features', { name: 'payments' });
+  await ok('POST', '/api/admin/projects/default/features', { name: 'checkout', description: 'New checkout' });
+  const strategies = `${FLAG}/environments/development/strategies`;
+  await ok('POST', strategies, { name: 'default', title: 'everyone' });
+  await ok('POST', strategies, { name: 'flexibleRollout', title: 'half', parameters: { rollout: '50', stickiness: 'default', groupId: 'checkout' } });
+  const order = async () => ((await ok('GET', strategies)) as { title: string; disabled: boolean }[]).map((s) => `${s.title}${s.disabled ? ' (disabled)' : ''}`);
+
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const { problems, elsewhere } = watchPage(page, srv.url);
+  await signIn(page, srv.url, ADMIN);
+  await page.getByRole('link', { name: 'checkout' }).click();
+  await page.getByRole('heading', { name: 'checkout' }).waitFor();
+  const development = page.getByRole('region', { name: 'development' });
+  const strategy = (title: string) => development.locator('ol.strategies > li').filter({ hasText: title });
+
+  t.test('strategies: reorder, edit, disable, delete', async (t) => {
+    t.same(await order(), ['everyone', 'half']);
+    await strategy('everyone').getByRole('button', { name: 'Move down' }).click();
+    await development.locator('ol.strategies > li').first().filter({ hasText: 'half' }).waitFor();
+    t.same(await order(), ['half', 'everyone'], 'moved down: the order is stored');
+    t.ok(await strategy('half').getByRole('button', { name: 'Move up' }).isDisabled(), 'the first cannot move up');
+
+    await strategy('half').getByRole('button', { name: 'Edit' }).click();
+    const form = development.getByRole('form', { name: 'Strategy' });
+    await form.getByLabel(/^rollout/).fill('100');
+    await form.getByRole('button', { name: 'Save strategy' }).click();
+    await form.waitFor({ state: 'detached' });
+    await strategy('half').getByText('rollout=100').waitFor();
+    t.equal(((await ok('GET', strategies)) as { parameters: { rollout: string } }[])[0].parameters.rollout, '100', 'edited: rollout 100');
+
+    await strategy('everyone').getByRole('button', { name: 'Disable' }).click();
+    await strategy('everyone').getByText('disabled', { exact: true }).waitFor();
+    t.same(await order(), ['half', 'everyone (disabled)'], 'disabled');
+    await strategy('everyone').getByRole('button', { name: 'Enable' }).click();
+    await strategy('everyone').getByRole('button', { name: 'Disable' }).waitFor();
+    t.same(await order(), ['half', 'everyone'], 'enabled again');
+
+    acceptNextDialog(page);
+    await strategy('everyone').getByRole('button', { name: 'Delete' }).click();
+    await strategy('everyone').waitFor({ state: 'detached' });
+    t.same(await order(), ['half'], 'deleted');
+  });
+
+  t.test('metadata: type, stale, impression data, description', async (t) => {
+    const about = page.getByRole('form', { name: 'Flag details' });
+    await about.getByLabel('Description').fill('The new checkout, step 2');
+    await about.getByLabel('Type').selectOption('kill-switch');
+    await about.getByLabel('Stale').check();
+    await about.getByLabel('Impression data').check();
+    const reloaded = page.waitForResponse((r) => r.url().endsWith(FLAG) && r.request().method() === 'GET');
+    await about.getByRole('button', { name: 'Save details' }).click();
+    await reloaded;
+    const stored = await ok('GET', FLAG);
+    t.same([stored.description, stored.type, stored.stale, stored.impressionData], ['The new checkout, step 2', 'kill-switch', true, true], 'stored');
+  });
+
+  t.test('a dependency on another flag: the SDK keeps the flag off until its parent is on', async (t) => {
+    await development.getByRole('button', { name: 'Off in development' }).click();
+    await development.getByRole('button', { name: 'On in development' }).waitFor();
+    t.equal(await sdkSays(srv.url, 'checkout'), true, 'on, no dependency yet');
+    const deps = page.getByRole('form', { name: 'Add a dependency' });
+    await deps.getByLabel('Parent flag').fill('payments');
+    await deps.getByRole('button', { name: 'Add dependency' }).click();
+    await page.getByRole('button', { name: 'Remove dependency on payments' }).waitFor();
+    t.same((await ok('GET', FLAG)).dependencies.map((d: { feature: string; enabled: boolean }) => [d.feature, d.enabled]), [['payments', true]], 'stored');
+    t.equal(await sdkSays(srv.url, 'checkout'), false, 'the SDK: off while payments is off');
+    await deps.getByLabel('Parent flag').fill('no-such-flag');
+    await deps.getByRole('button', { name: 'Add dependency' }).click();
+    const refusal = deps.getByRole('alert');
+    await refusal.waitFor();
+    t.match(await refusal.innerText(), /no-such-flag/, `an unknown parent: the API's message under the form: ${await refusal.innerText()}`);
+
+    await page.goto(`${srv.url}/#/projects/default/flags/payments`);
+    await page.getByText('Flags that depend on this one: checkout').waitFor();
+    await page.getByRole('region', { name: 'development' }).getByRole('button', { name: 'Off in development' }).click();
+    await page.getByRole('region', { name: 'development' }).getByRole('button', { name: 'On in development' }).waitFor();
+    t.equal(await sdkSays(srv.url, 'checkout'), true, 'the SDK: on once payments is on');
+
+    await page.goto(`${srv.url}/#/projects/default/flags/checkout`);
+    t.equal(await deps.getByLabel('Parent flag').inputValue(), '', 'back on the page: nothing typed before is carried over');
+    t.equal(await deps.getByRole('alert').count(), 0, 'nor the old error');
+    await page.getByRole('button', { name: 'Remove dependency on payments' }).click();
+    await page.getByRole('button', { name: 'Remove dependency on payments' }).waitFor({ state: 'detached' });
+    t.same((await ok('GET', FLAG)).dependencies, [], 'removed');
+    await page.screenshot({ path: artifactPath('console-flag-page.png'), fullPage: true });
+  });
+
+  t.test("the flag's events list what was done", async (t) => {
+    await page.reload();
+    const events = page.getByRole('region', { name: 'Events' });
+    await events.getByText('feature-dependency-removed').first().waitFor();
+    const types = await events.locator('tbody tr td:nth-child(3)').allInnerTexts();
+    for (const type of ['feature-strategy-update', 'feature-strategy-remove', 'feature-environment-enabled', 'feature-dependency-added', 'feature-dependency-removed', 'feature-stale-on']) {
+      t.ok(types.includes(type), `lists ${type}`);
+    }
+  });
+
+  t.test('archive, revive, archive again and delete for good', async (t) => {
+    acceptNextDialog(page);
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByRole('heading', { name: 'Flags' }).waitFor();
+    await page.getByRole('link', { name: 'payments' }).waitFor();
+    t.equal(await page.getByRole('link', { name: 'checkout' }).count(), 0, 'gone from the table');
+    const archived = async () => ((await ok('GET', '/api/admin/archive/features')).features as { name: string }[]).map((f) => f.name);
+    t.same(await archived(), ['checkout'], 'archived');
+    await page.getByRole('link', { name: 'Archive' }).click();
+    const row = page.getByRole('row', { name: /checkout/ });
+    await row.waitFor();
+    await page.screenshot({ path: artifactPath('console-archive.png') });
+    await row.getByRole('button', { name: 'Revive' }).click();
+    await row.waitFor({ state: 'detached' });
+    t.same(await archived(), [], 'revived');
+    t.equal((await api('GET', FLAG)).status, 200, 'back among the flags');
+
+    await ok('DELETE', FLAG);
+    await row.waitFor({ timeout: 6_000 });
+    acceptNextDialog(page);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    t.equal((await api('GET', FLAG)).status, 404, 'deleted for good');
+    t.same(await archived(), [], 'the archive is empty');
+    await page.getByText('Nothing archived.').waitFor();
+  });
+
+  t.test('no script error, nothing from another site', async (t) => {
+    t.same(problems, []);
+    t.same(elsewhere, []);
+  });
+});
