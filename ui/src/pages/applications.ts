@@ -1,4 +1,6 @@
 // SDK applications: their instances, and per flag how often it was on and off, drawn as bars.
+// Metrics are not events, so this page also reloads on its own every few seconds.
+import { useEffect } from 'preact/hooks';
 import { get } from '../api.js';
 import { ErrorNote, Page, useLoad, when } from '../components.js';
 import { html } from '../html.js';
@@ -9,6 +11,9 @@ interface Application {
   instances: { instanceId: string; environment: string; sdkVersion: string | null; lastSeen: string }[]; toggles: Toggle[];
 }
 
+const SHOWN = 100;
+const METRICS_EVERY_MS = 5_000;
+
 /** A yes/no bar: an SVG, labelled with its numbers for screen readers. */
 function Bar({ yes, no }: { yes: number; no: number }) {
   const total = yes + no;
@@ -18,9 +23,14 @@ function Bar({ yes, no }: { yes: number; no: number }) {
 }
 
 export function ApplicationsPage() {
-  const apps = useLoad(() => get<{ applications: Application[]; total: number }>('/api/admin/metrics/applications?limit=100'), []);
+  const apps = useLoad(() => get<{ applications: Application[]; total: number }>(`/api/admin/metrics/applications?limit=${SHOWN}`), []);
+  useEffect(() => {
+    const timer = setInterval(apps.reload, METRICS_EVERY_MS);
+    return () => clearInterval(timer);
+  }, []);
   return html`<${Page} title="Applications">
     <${ErrorNote} error=${apps.error} />
+    ${apps.data && apps.data.total > SHOWN ? html`<p class="muted">The ${SHOWN} most recently seen of ${apps.data.total} applications.</p>` : null}
     ${apps.data && apps.data.applications.length === 0 ? html`<p class="muted">No SDK has registered yet.</p>` : null}
     ${(apps.data?.applications ?? []).map((a) => html`<section class="panel" aria-labelledby=${`app-${a.appName}`}>
       <h2 id=${`app-${a.appName}`}>${a.appName}</h2>
