@@ -170,7 +170,7 @@ t.test('10,000 flags: the table pages and filters quickly', async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;
   const { srv, ok } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN }, authorization: ADMIN });
-  const batch = Array.from({ length: 10_000 }, (_, i) => ({ name: `bulk-${String(i).padStart(5, '0')}`, type: i % 7 === 0 ? 'experiment' : 'release' }));
+  const batch = Array.from({ length: 10_000 }, (_, i) => ({ name: `bulk-${String(i).padStart(5, '0')}`, type: i % 7 === 0 ? 'experiment' : 'release', stale: i % 1000 === 0 }));
   // One import instead of 10,000 requests (Unleash's features-batch format).
   await ok('POST', '/api/admin/features-batch/import', {
     project: 'default', environment: 'development',
@@ -186,6 +186,20 @@ t.test('10,000 flags: the table pages and filters quickly', async (t) => {
   const filterMs = Date.now() - t0;
   t.ok(filterMs < 2_000, `filtered to 10 in ${filterMs} ms`);
   await page.getByRole('search').getByLabel('Search').fill('');
+  await page.getByText('10000 flags').waitFor();
+  // Sorted by the server: name descending puts the last flag first.
+  await page.getByRole('columnheader', { name: /^Name/ }).getByRole('button').click();
+  await page.getByRole('columnheader', { name: 'Name ▼' }).waitFor();
+  await page.getByRole('link', { name: 'bulk-09999' }).waitFor();
+  t.equal(await page.locator('table.flags tbody tr th a').first().innerText(), 'bulk-09999', 'sorted by name, descending');
+  await page.getByRole('columnheader', { name: /^Name/ }).getByRole('button').click();
+  await page.getByRole('columnheader', { name: 'Name ▲' }).waitFor();
+  await page.getByRole('link', { name: 'bulk-00000' }).waitFor();
+  t.equal(await page.locator('table.flags tbody tr th a').first().innerText(), 'bulk-00000', 'and ascending again');
+  await page.getByRole('search').getByLabel('State').selectOption('stale');
+  await page.getByText('10 flags').waitFor();
+  t.equal(await page.locator('table.flags .badge.warn').count(), 10, 'the stale filter: ten flags, each marked stale');
+  await page.getByRole('search').getByLabel('State').selectOption('');
   await page.getByRole('search').getByLabel('Type').selectOption('experiment');
   await page.getByText('1429 flags').waitFor();
   const t1 = Date.now();
