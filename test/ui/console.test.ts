@@ -2,7 +2,8 @@
 // in, creates a flag, gives it a flexibleRollout with two constraints and a segment, switches it
 // on in production (the official Node SDK then sees it on for a matching context and off for
 // another), edits a variant, revokes a token, finds all of it in the events view; a change made
-// through the API shows up without a reload; a limited token sees only its project. Screenshots of
+// through the API shows up without a reload; a token limited to a project or an environment sees
+// and does only that. Screenshots of
 // the main pages are saved as artifacts.
 import t from 'tap';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
@@ -140,7 +141,7 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   t.same(elsewhere, [], 'nothing loaded from another site');
 });
 
-t.test('a token limited to one project sees only that project; the API\'s 403 is shown as it is', async (t) => {
+t.test('limited tokens: one project\'s sees only that project, one environment\'s changes only that environment; the API\'s 403 is shown as it is', async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;
   const { srv, ok } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN }, authorization: ADMIN });
@@ -164,6 +165,22 @@ t.test('a token limited to one project sees only that project; the API\'s 403 is
   const refusal = page.getByRole('alert').filter({ hasText: 'CREATE_ENVIRONMENT' });
   await refusal.waitFor();
   t.match(await refusal.innerText(), /NoAccessError/, 'a refused action shows the API\'s 403 next to it');
+
+  // A token limited to one environment: its switches there work, the others are refused in place.
+  const devOnly = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'dev-admin', type: 'admin', environment: 'development' })).secret;
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signIn(page, srv.url, devOnly);
+  await page.goto(`${srv.url}/#/projects/default/flags/default-flag`);
+  const production = page.getByRole('region', { name: 'production' });
+  await production.getByRole('button', { name: 'Off in production' }).click();
+  const denied = production.getByRole('alert');
+  await denied.waitFor();
+  t.match(await denied.innerText(), /NoAccessError.*environment=development/, `production refused next to its switch: ${await denied.innerText()}`);
+  const development = page.getByRole('region', { name: 'development' });
+  await development.getByRole('button', { name: 'Off in development' }).click();
+  await development.getByRole('button', { name: 'On in development' }).waitFor();
+  const flag = await ok('GET', '/api/admin/projects/default/features/default-flag');
+  t.same(flag.environments.map((e: { name: string; enabled: boolean }) => [e.name, e.enabled]), [['development', true], ['production', false]], 'only development changed');
 });
 
 t.test('10,000 flags: the table pages and filters quickly', async (t) => {
