@@ -3,8 +3,7 @@
 // on in production (the official Node SDK then sees it on for a matching context and off for
 // another), edits a variant, revokes a token, finds all of it in the events view; a change made
 // through the API shows up without a reload; a token limited to a project or an environment sees
-// and does only that. Screenshots of
-// the main pages are saved as artifacts.
+// and does only that. Screenshots of the main pages are saved as artifacts.
 import t from 'tap';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 import { acceptNextDialog, artifactPath, openBrowser, signIn, watchPage } from '../helpers/browser.js';
