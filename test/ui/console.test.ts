@@ -16,7 +16,7 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;
   const { srv, ok } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT }, authorization: ADMIN });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
   const { problems, elsewhere } = watchPage(page, srv.url);
 
   // Signing in: a wrong token gets the API's own message, the right one the console.
@@ -116,6 +116,9 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   const secret = (await page.getByLabel('New token').innerText()).trim();
   t.match(secret, /^\*:development\.[0-9a-f]{64}$/, 'the new secret is shown');
   t.equal((await client(srv.url, { authorization: secret })('GET', '/api/client/features')).status, 200, 'and works');
+  await page.getByRole('button', { name: 'Copy' }).click();
+  await page.getByRole('button', { name: 'Copied' }).waitFor();
+  t.equal(await page.evaluate('navigator.clipboard.readText()'), secret, 'the copy button puts the secret on the clipboard');
   await page.screenshot({ path: artifactPath('console-tokens.png') });
   acceptNextDialog(page);
   await page.getByRole('button', { name: 'Revoke short-lived' }).click();
@@ -135,6 +138,30 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   await page.getByRole('search').getByLabel('Type').fill('api-token-deleted');
   await page.getByText('api-token-deleted').first().waitFor();
   await page.screenshot({ path: artifactPath('console-events.png') });
+  // Free text and project, then paging through more than a page (50) of events.
+  await page.getByRole('search').getByLabel('Type').fill('');
+  await page.getByRole('search').getByLabel('Text').fill('short-lived');
+  await page.getByText('2 events').waitFor();
+  t.same((await page.locator('table.events tbody tr td:nth-child(3)').allInnerTexts()).sort(), ['api-token-created', 'api-token-deleted'], 'free text finds the token\'s two events');
+  await page.getByRole('search').getByLabel('Text').fill('');
+  for (let i = 0; i < 60; i++) await ok('POST', '/api/admin/tags', { type: 'simple', value: `bulk-tag-${i}` });
+  await page.getByRole('search').getByLabel('Project').fill('default');
+  const inDefault = await ok('POST', '/api/admin/events/search', { project: 'default', limit: 1 });
+  await page.getByText(`${inDefault.totalEvents} events`).waitFor();
+  t.ok((await page.locator('table.events tbody tr td:nth-child(5)').allInnerTexts()).every((p) => p === 'default'), 'the project filter: only default\'s events');
+  await page.getByRole('search').getByLabel('Project').fill('');
+  const all = await ok('POST', '/api/admin/events/search', { limit: 1 });
+  await page.getByText(`${all.totalEvents} events`).waitFor();
+  const ids = async () => (await page.locator('table.events tbody tr td:nth-child(1)').allInnerTexts()).map(Number);
+  const page1 = await ids();
+  t.equal(page1.length, 50, 'a page of 50');
+  await page.getByRole('button', { name: 'Older' }).click();
+  await page.locator('table.events tbody tr td:nth-child(1)').first().filter({ hasText: new RegExp(`^${page1[49] - 1}$`) }).waitFor();
+  const page2 = await ids();
+  t.equal(page2[0], page1[49] - 1, 'Older: the next page starts where the first ended');
+  await page.getByRole('button', { name: 'Newer' }).click();
+  await page.locator('table.events tbody tr td:nth-child(1)').first().filter({ hasText: new RegExp(`^${page1[0]}$`) }).waitFor();
+  t.pass('Newer: back to the first page');
 
   t.same(problems, [], 'no script error');
   t.same(elsewhere, [], 'nothing loaded from another site');
@@ -166,7 +193,19 @@ t.test('limited tokens: one project\'s sees only that project, one environment\'
   t.match(await refusal.innerText(), /NoAccessError/, 'a refused action shows the API\'s 403 next to it');
 
   // A token limited to one environment: its switches there work, the others are refused in place.
-  const devOnly = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'dev-admin', type: 'admin', environment: 'development' })).secret;
+  // Made in the console by a full admin: an admin token for development only.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signIn(page, srv.url, ADMIN);
+  await page.goto(`${srv.url}/#/tokens`);
+  const create = page.getByRole('form', { name: 'Create a token' });
+  await create.getByLabel('Token name').fill('dev-admin');
+  await create.getByLabel('Type').selectOption('admin');
+  t.equal(await create.getByLabel('Environment').inputValue(), '*', 'an admin token: every environment unless narrowed');
+  await create.getByLabel('Environment').fill('development');
+  await create.getByRole('button', { name: 'Create token' }).click();
+  const devOnly = (await page.getByLabel('New token').innerText()).trim();
+  const listed = ((await ok('GET', '/api/admin/api-tokens')).tokens as { tokenName: string; type: string; environment: string }[]).filter((x) => x.tokenName === 'dev-admin');
+  t.same(listed.map((x) => [x.type, x.environment]), [['admin', 'development']], 'stored with its limit');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await signIn(page, srv.url, devOnly);
   await page.goto(`${srv.url}/#/projects/default/flags/default-flag`);

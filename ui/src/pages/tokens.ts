@@ -29,15 +29,20 @@ export function TokensPage() {
     </table></div>
     <section class="panel" aria-labelledby="new-token"><h2 id="new-token">Create a token</h2>
       <${Form} label="Create a token" submit="Create token" onSubmit=${async () => {
-        const body = { tokenName: name, type, environment: type === 'admin' ? undefined : environment, projects: projects.split(',').map((p) => p.trim()).filter(Boolean) };
+        const body = { tokenName: name, type, environment, projects: projects.split(',').map((p) => p.trim()).filter(Boolean) };
         const made = await api<{ secret: string }>('POST', '/api/admin/api-tokens', body);
         setSecret(made.secret);
         setCopied(false);
         changed();
       }}>
         <${Field} label="Token name" value=${name} onInput=${setName} required />
-        <${Select} label="Type" value=${type} options=${['client', 'frontend', 'admin']} onChange=${setType} />
-        ${type === 'admin' ? null : html`<${Field} label="Environment" value=${environment} onInput=${setEnvironment} required />`}
+        <${Select} label="Type" value=${type} options=${['client', 'frontend', 'admin']} onChange=${(v: string) => {
+          // An admin token usually reaches every environment; an SDK token serves exactly one.
+          if (v === 'admin' && type !== 'admin') setEnvironment('*');
+          if (v !== 'admin' && environment === '*') setEnvironment('development');
+          setType(v);
+        }} />
+        <${Field} label="Environment" value=${environment} onInput=${setEnvironment} required hint=${type === 'admin' ? '* for all' : 'the one environment SDKs using it see'} />
         <${Field} label="Projects" value=${projects} onInput=${setProjects} hint="* for all, or project ids, comma-separated" />
       <//>
       ${secret ? html`<div class="secret" role="status"><p><strong>Copy this token now: it is not shown again.</strong></p>
