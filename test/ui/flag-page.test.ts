@@ -12,13 +12,17 @@ const FLAG = '/api/admin/projects/default/features/checkout';
 
 /** What the official Node SDK answers for `flag`, from a fresh instance (no cache between checks). */
 async function sdkSays(url: string, flag: string): Promise<boolean> {
+  return (await sdkAnswers(url, flag)).enabled;
+}
+
+async function sdkAnswers(url: string, flag: string): Promise<{ enabled: boolean; variant: { name: string; payload?: { type: string; value: string } } }> {
   const sdk = new Unleash({
     url: `${url}/api/`, appName: 'flag-page', customHeaders: { Authorization: CLIENT }, disableMetrics: true,
     refreshInterval: 60_000, storageProvider: new InMemStorageProvider(), skipInstanceCountWarning: true,
   });
   try {
     await new Promise((resolve) => sdk.once(UnleashEvents.Synchronized, resolve));
-    return sdk.isEnabled(flag, { userId: 'u1' });
+    return { enabled: sdk.isEnabled(flag, { userId: 'u1' }), variant: sdk.getVariant(flag, { userId: 'u1' }) };
   } finally {
     sdk.destroy();
   }
@@ -53,6 +57,12 @@ t.test("a person works on one flag's page", async (t) => {
     await strategy('half').getByRole('button', { name: 'Edit' }).click();
     const form = development.getByRole('form', { name: 'Strategy' });
     await form.getByLabel(/^rollout/).fill('100');
+    // A strategy variant with a JSON payload, in the same form.
+    await form.getByRole('button', { name: 'Add variant' }).click();
+    const variant = form.getByRole('group', { name: 'Variant 1' });
+    await variant.getByLabel('Variant name').fill('blue');
+    await variant.getByLabel('Payload type').selectOption('json');
+    await variant.getByLabel('Payload', { exact: true }).fill('{"color":"blue"}');
     await form.getByRole('button', { name: 'Save strategy' }).click();
     await form.waitFor({ state: 'detached' });
     await strategy('half').getByText('rollout=100').waitFor();
@@ -69,6 +79,44 @@ t.test("a person works on one flag's page", async (t) => {
     await strategy('everyone').getByRole('button', { name: 'Delete' }).click();
     await strategy('everyone').waitFor({ state: 'detached' });
     t.same(await order(), ['half'], 'deleted');
+  });
+
+  t.test('the constraint editor: every operator, typed key by key, stored as meant', async (t) => {
+    const cases: [string, string, string, { negate?: boolean; ignoreCase?: boolean }?][] = [
+      ['userId', 'IN', 'shop, web'], ['userId', 'NOT_IN', 'admin'], ['userId', 'STR_CONTAINS', '@corp, @partner', { ignoreCase: true }],
+      ['userId', 'STR_STARTS_WITH', 'test-'], ['userId', 'STR_ENDS_WITH', '.no', { negate: true }],
+      ['userId', 'NUM_EQ', '5'], ['userId', 'NUM_GT', '1.5'], ['userId', 'NUM_GTE', '0'], ['userId', 'NUM_LT', '100'], ['userId', 'NUM_LTE', '99'],
+      ['currentTime', 'DATE_AFTER', '2026-01-01T00:00:00.000Z'], ['currentTime', 'DATE_BEFORE', '2030-01-01T00:00:00.000Z'],
+      ['userId', 'SEMVER_EQ', '1.2.3'], ['userId', 'SEMVER_GT', '1.0.0'], ['userId', 'SEMVER_GTE', '2.0.0-beta.1'], ['userId', 'SEMVER_LT', '3.0.0'], ['userId', 'SEMVER_LTE', '3.1.0'],
+      ['userId', 'REGEX', '^user-[0-9]+$', { ignoreCase: true }], ['remoteAddress', 'IN_CIDR', '10.0.0.0/8, 192.168.1.1'],
+    ];
+    const production = page.getByRole('region', { name: 'production' });
+    await production.getByRole('button', { name: 'Add strategy in production' }).click();
+    const form = production.getByRole('form', { name: 'Strategy' });
+    for (const [i, [field, operator, text, flags]] of cases.entries()) {
+      await form.getByRole('button', { name: 'Add constraint' }).click();
+      const group = form.getByRole('group', { name: `Constraint ${i + 1}` });
+      await group.getByLabel('Context field').selectOption(field);
+      await group.getByLabel('Operator').selectOption(operator);
+      await group.getByLabel(/^Values?$/).pressSequentially(text);
+      if (flags?.negate) await group.getByLabel('Negate').check();
+      if (flags?.ignoreCase) await group.getByLabel('Ignore case').check();
+    }
+    await form.getByRole('button', { name: 'Add strategy' }).click();
+    await form.waitFor({ state: 'detached' });
+    const stored = ((await ok('GET', `${FLAG}/environments/production/strategies`)) as { constraints: { contextName: string; operator: string; values?: string[]; value?: string; inverted?: boolean; caseInsensitive?: boolean }[] }[])[0].constraints;
+    t.equal(stored.length, cases.length, `${cases.length} constraints stored`);
+    for (const [i, [field, operator, text, flags]] of cases.entries()) {
+      const c = stored[i];
+      const list = ['IN', 'NOT_IN', 'STR_CONTAINS', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'IN_CIDR'].includes(operator);
+      const got = [c.contextName, c.operator, list ? c.values : c.value, c.inverted ?? false, c.caseInsensitive ?? false];
+      const meant = [field, operator, list ? text.split(', ') : text, flags?.negate ?? false, flags?.ignoreCase ?? false];
+      t.same(got, meant, `${operator}: ${JSON.stringify(got)}`);
+    }
+    const shown = await production.locator('ol.strategies .constraint-text').allInnerTexts();
+    t.equal(shown.length, cases.length, 'each listed in words');
+    t.match(shown[4], /^userId NOT ends with \.no$/, `negated: ${shown[4]}`);
+    t.match(shown[17], /\(any case\)$/, `case ignored: ${shown[17]}`);
   });
 
   t.test('metadata: type, stale, impression data, description', async (t) => {
@@ -104,7 +152,9 @@ t.test("a person works on one flag's page", async (t) => {
     await page.getByText('Flags that depend on this one: checkout').waitFor();
     await page.getByRole('region', { name: 'development' }).getByRole('button', { name: 'Off in development' }).click();
     await page.getByRole('region', { name: 'development' }).getByRole('button', { name: 'On in development' }).waitFor();
-    t.equal(await sdkSays(srv.url, 'checkout'), true, 'the SDK: on once payments is on');
+    const answer = await sdkAnswers(srv.url, 'checkout');
+    t.equal(answer.enabled, true, 'the SDK: on once payments is on');
+    t.same([answer.variant.name, answer.variant.payload], ['blue', { type: 'json', value: '{"color":"blue"}' }], 'and gives the strategy\'s variant with its payload');
 
     await page.goto(`${srv.url}/#/projects/default/flags/checkout`);
     t.equal(await deps.getByLabel('Parent flag').inputValue(), '', 'back on the page: nothing typed before is carried over');

@@ -1,6 +1,7 @@
 // A list of constraints, edited in place: context field, operator (every one the API knows), and
 // the value in the shape that operator takes (a list, one number, a date, a version, a pattern).
 // The API checks everything again; this only helps to write what it accepts.
+import { useState } from 'preact/hooks';
 import { html } from './html.js';
 
 /** A constraint as the API takes it and answers it (mirrors the server's ConstraintInput, which the browser build cannot import). */
@@ -62,6 +63,24 @@ export function describeConstraint(c: Constraint): string {
 
 let ids = 0;
 
+/**
+ * A comma-separated list typed as text. The text is kept as typed ("a, " while the next value is
+ * on its way) and only the list goes up; a list changed from outside (another operator) replaces it.
+ */
+function ListInput(props: { id: string; values: string[]; placeholder: string; onChange: (values: string[]) => void }) {
+  const [text, setText] = useState(props.values.join(', '));
+  const shown = sameList(splitValues(text), props.values) ? text : props.values.join(', ');
+  return html`<input id=${props.id} value=${shown} placeholder=${props.placeholder} onInput=${(e: Event) => {
+    const typed = (e.target as HTMLInputElement).value;
+    setText(typed);
+    props.onChange(splitValues(typed));
+  }} />`;
+}
+
+function sameList(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 /** Edits `constraints`; `fields` are the context field names to choose from. */
 export function ConstraintEditor(props: { constraints: Constraint[]; fields: string[]; onChange: (c: Constraint[]) => void }) {
   const { constraints, fields, onChange } = props;
@@ -81,11 +100,9 @@ export function ConstraintEditor(props: { constraints: Constraint[]; fields: str
           ${Object.entries(OPERATORS).map(([op, o]) => html`<option value=${op}>${o.label} (${op})</option>`)}
         </select>
         <label for=${`${id}-value`}>${info.list ? 'Values' : 'Value'}</label>
-        <input id=${`${id}-value`} value=${info.list ? (c.values ?? []).join(', ') : (c.value ?? '')} placeholder=${info.hint}
-          onInput=${(e: Event) => {
-            const text = (e.target as HTMLInputElement).value;
-            set(i, info.list ? { ...c, values: splitValues(text), value: undefined } : { ...c, value: text, values: undefined });
-          }} />
+        ${info.list
+          ? html`<${ListInput} id=${`${id}-value`} values=${c.values ?? []} placeholder=${info.hint} onChange=${(values: string[]) => set(i, { ...c, values, value: undefined })} />`
+          : html`<input id=${`${id}-value`} value=${c.value ?? ''} placeholder=${info.hint} onInput=${(e: Event) => set(i, { ...c, value: (e.target as HTMLInputElement).value, values: undefined })} />`}
         <label class="check"><input type="checkbox" checked=${c.inverted ?? false} onChange=${(e: Event) => set(i, { ...c, inverted: (e.target as HTMLInputElement).checked })} /> Negate</label>
         ${info.caseInsensitive ? html`<label class="check"><input type="checkbox" checked=${c.caseInsensitive ?? false} onChange=${(e: Event) => set(i, { ...c, caseInsensitive: (e.target as HTMLInputElement).checked })} /> Ignore case</label>` : null}
         <button type="button" class="danger" onClick=${() => onChange(constraints.filter((_, j) => j !== i))}>Remove constraint ${i + 1}</button>
