@@ -293,4 +293,15 @@ t.test('with the keyboard alone, and on a phone-sized screen', async (t) => {
   const unlabelled = await page.evaluate('[...document.querySelectorAll("input, select, textarea")].filter((el) => !(el.labels && el.labels.length) && !el.getAttribute("aria-label")).length');
   t.equal(unlabelled, 0, 'every field is labelled');
   await page.screenshot({ path: artifactPath('console-phone.png'), fullPage: true });
+  // A flag's page on the phone too: strategies, constraints and forms stay inside the screen.
+  await ok('POST', '/api/admin/projects/default/features/keyboard-flag/environments/production/strategies', {
+    name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'keyboard-flag' },
+    constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2026-01-01T00:00:00.000Z' }],
+  });
+  await page.getByRole('link', { name: 'keyboard-flag' }).click();
+  await page.getByRole('region', { name: 'production' }).getByRole('button', { name: 'Edit', exact: true }).click();
+  await page.getByRole('form', { name: 'Strategy' }).waitFor();
+  const flagOverflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+  t.ok(flagOverflow <= 1, `a flag's page with a strategy open fits 390 px (overflow ${flagOverflow} px)`);
+  await page.screenshot({ path: artifactPath('console-phone-flag.png'), fullPage: true });
 });

@@ -142,6 +142,10 @@ t.test('a person manages strategy types, context fields, tags, environments and 
     t.equal(await page.getByRole('link', { name: 'search-box' }).count(), 0, 'filtered by tag: only the tagged flag');
 
     await nav.getByRole('link', { name: 'Tags' }).click();
+    await ok('POST', '/api/admin/tags', { type: 'simple', value: 'short-lived' });
+    await page.getByRole('button', { name: 'Delete simple:short-lived' }).click({ timeout: 6_000 });
+    await page.getByRole('button', { name: 'Delete simple:short-lived' }).waitFor({ state: 'detached' });
+    t.equal((await call('GET', '/api/admin/tags/simple/short-lived')).status, 404, 'a tag deleted');
     acceptNextDialog(page);
     await page.getByRole('button', { name: 'Delete type team' }).click();
     await page.getByRole('button', { name: 'Delete type team' }).waitFor({ state: 'detached' });
@@ -225,6 +229,31 @@ t.test('a person manages strategy types, context fields, tags, environments and 
     await page.getByRole('button', { name: 'Delete empty' }).click();
     await page.getByRole('button', { name: 'Delete empty' }).waitFor({ state: 'detached' });
     t.equal((await call('GET', '/api/admin/projects/empty')).status, 404, 'an empty project deleted');
+  });
+
+  t.test('segments: edited, deleting one in use is refused, an unused one deleted', async (t) => {
+    const inUse = await ok('POST', '/api/admin/segments', { name: 'used-segment', constraints: [{ contextName: 'userId', operator: 'IN', values: ['a'] }] });
+    await ok('POST', '/api/admin/projects/default/features/checkout/environments/production/strategies', { name: 'default', segments: [inUse.id] });
+    await ok('POST', '/api/admin/segments', { name: 'spare-segment', constraints: [] });
+    await nav.getByRole('link', { name: 'Segments' }).click();
+    await page.getByRole('button', { name: 'Edit used-segment' }).click();
+    const edit = page.getByRole('form', { name: 'Save segment' });
+    await edit.getByLabel('Description').fill('People who asked for early access');
+    await edit.getByLabel('Values').press('End');
+    await edit.getByLabel('Values').pressSequentially(', b, c');
+    await edit.getByRole('button', { name: 'Save segment' }).click();
+    await edit.waitFor({ state: 'detached' });
+    const stored = await ok('GET', `/api/admin/segments/${inUse.id}`);
+    t.same([stored.description, stored.constraints[0].values], ['People who asked for early access', ['a', 'b', 'c']], 'edited');
+    acceptNextDialog(page);
+    await page.getByRole('button', { name: 'Delete used-segment' }).click();
+    const refusal = page.getByRole('listitem').filter({ hasText: 'used-segment' }).getByRole('alert');
+    await refusal.waitFor();
+    t.pass(`refused while a strategy uses it: ${await refusal.innerText()}`);
+    acceptNextDialog(page);
+    await page.getByRole('button', { name: 'Delete spare-segment' }).click();
+    await page.getByRole('button', { name: 'Delete spare-segment' }).waitFor({ state: 'detached' });
+    t.same(((await ok('GET', '/api/admin/segments')).segments as { name: string }[]).map((x) => x.name), ['used-segment'], 'the unused one deleted');
   });
 
   t.test('no script error, nothing from another site', async (t) => {
