@@ -29,6 +29,9 @@ export interface Strategy {
 interface StrategyType { name: string; displayName: string | null; deprecated: boolean; parameters: { name: string; type: string; description: string; required: boolean }[] }
 
 /** Everything the editors choose from: strategy types, context fields, segments. */
+export interface Choices { types: StrategyType[]; fields: string[]; segments: { id: number; name: string; project: string | null }[] }
+
+/** Loads the choices; a page calls it once and hands them to its panels and editors. */
 export function useChoices() {
   return useLoad(async () => {
     const [types, context, segments] = await Promise.all([
@@ -36,16 +39,17 @@ export function useChoices() {
       get<{ name: string }[]>('/api/admin/context'),
       get<{ segments: { id: number; name: string; project: string | null }[] }>('/api/admin/segments'),
     ]);
-    return { types: types.strategies, fields: context.map((c) => c.name), segments: segments.segments };
+    const choices: Choices = { types: types.strategies, fields: context.map((c) => c.name), segments: segments.segments };
+    return choices;
   }, []);
 }
 
 const FLEXIBLE_DEFAULTS = { rollout: '100', stickiness: 'default', groupId: '' };
 
-export function StrategyEditor(props: { initial: Strategy; flag: string; submit: string; onSave: (s: Strategy) => Promise<unknown> }) {
-  const choices = useChoices();
+export function StrategyEditor(props: { initial: Strategy; flag: string; choices: Choices | undefined; submit: string; onSave: (s: Strategy) => Promise<unknown> }) {
+  const { choices } = props;
   const [s, setS] = useState<Strategy>(props.initial);
-  const types = choices.data?.types ?? [];
+  const types = choices?.types ?? [];
   const type = types.find((t) => t.name === s.name);
   const param = (name: string, value: string) => setS({ ...s, parameters: { ...s.parameters, [name]: value } });
   const setType = (name: string) => setS({ ...s, name, parameters: name === 'flexibleRollout' ? { ...FLEXIBLE_DEFAULTS, groupId: props.flag } : {} });
@@ -55,10 +59,10 @@ export function StrategyEditor(props: { initial: Strategy; flag: string; submit:
     ${(type?.parameters ?? []).map((p) => html`<${Field} label=${`${p.name}${p.required ? ' (required)' : ''}`} value=${s.parameters[p.name] ?? ''}
       hint=${p.description || p.type} onInput=${(v: string) => param(p.name, v)} />`)}
     <${Check} label="Disabled" checked=${s.disabled ?? false} onChange=${(v: boolean) => setS({ ...s, disabled: v })} />
-    <${ConstraintEditor} constraints=${s.constraints} fields=${choices.data?.fields ?? []} onChange=${(c: Constraint[]) => setS({ ...s, constraints: c })} />
+    <${ConstraintEditor} constraints=${s.constraints} fields=${choices?.fields ?? []} onChange=${(c: Constraint[]) => setS({ ...s, constraints: c })} />
     <fieldset class="segments"><legend>Segments</legend>
-      ${(choices.data?.segments ?? []).length === 0 ? html`<p class="muted">No segments yet.</p>` : null}
-      ${(choices.data?.segments ?? []).map((seg) => html`<${Check} label=${seg.name} checked=${s.segments.includes(seg.id)}
+      ${(choices?.segments ?? []).length === 0 ? html`<p class="muted">No segments yet.</p>` : null}
+      ${(choices?.segments ?? []).map((seg) => html`<${Check} label=${seg.name} checked=${s.segments.includes(seg.id)}
         onChange=${(on: boolean) => setS({ ...s, segments: on ? [...s.segments, seg.id] : s.segments.filter((x) => x !== seg.id) })} />`)}
     </fieldset>
     <${VariantsEditor} variants=${s.variants} onChange=${(v: Variant[]) => setS({ ...s, variants: v })} />

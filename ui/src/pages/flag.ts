@@ -7,7 +7,7 @@ import { describeConstraint } from '../constraint-editor.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { navigate } from '../router.js';
-import { StrategyEditor, useChoices, VariantsEditor, type Strategy, type Variant } from '../strategy-editor.js';
+import { StrategyEditor, useChoices, VariantsEditor, type Choices, type Strategy, type Variant } from '../strategy-editor.js';
 import { FEATURE_TYPES, setEnabled } from './flags.js';
 import { EventList, type EventRow } from './events.js';
 
@@ -21,6 +21,8 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
   const base = `/api/admin/projects/${enc(project)}/features/${enc(flag)}`;
   const loaded = useLoad(() => get<Flag>(base), [base]);
   const events = useLoad(() => get<{ events: EventRow[] }>(`/api/admin/events/${enc(flag)}`), [flag]);
+  // Loaded once for the page: every environment's panel and strategy editor chooses from them.
+  const choices = useChoices();
   const f = loaded.data;
   if (!f) return html`<${Page} title=${flag}>${loaded.error ? html`<${ErrorNote} error=${loaded.error} />` : html`<p class="loading">Loading…</p>`}<//>`;
   const after = async <T>(p: Promise<T>) => {
@@ -34,7 +36,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
     <${ErrorNote} error=${loaded.error} />
     <${Metadata} flag=${f} base=${base} after=${after} />
     <${Tags} flag=${f} after=${after} />
-    ${f.environments.map((e) => html`<${EnvironmentPanel} key=${e.name} flag=${f} env=${e} base=${base} after=${after} />`)}
+    ${f.environments.map((e) => html`<${EnvironmentPanel} key=${e.name} flag=${f} env=${e} base=${base} after=${after} choices=${choices.data} />`)}
     <${Dependencies} flag=${f} base=${base} after=${after} />
     <section class="panel" aria-labelledby="flag-events"><h2 id="flag-events">Events</h2>
       <${ErrorNote} error=${events.error} />
@@ -80,13 +82,12 @@ function Tags({ flag, after }: { flag: Flag; after: After }) {
   </section>`;
 }
 
-function EnvironmentPanel({ flag, env, base, after }: { flag: Flag; env: FlagEnv; base: string; after: After }) {
+function EnvironmentPanel({ flag, env, base, after, choices }: { flag: Flag; env: FlagEnv; base: string; after: After; choices: Choices | undefined }) {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [variants, setVariants] = useState<Variant[] | null>(null);
   const sbase = `${base}/environments/${enc(env.name)}/strategies`;
-  const choices = useChoices();
-  const segmentNames = new Map((choices.data?.segments ?? []).map((x) => [x.id, x.name]));
+  const segmentNames = new Map((choices?.segments ?? []).map((x) => [x.id, x.name]));
   const body = (s: Strategy) => ({ name: s.name, title: s.title ?? undefined, disabled: s.disabled ?? false, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants });
   const move = (i: number, by: number) => {
     const order = [...env.strategies];
@@ -115,12 +116,12 @@ function EnvironmentPanel({ flag, env, base, after }: { flag: Flag; env: FlagEnv
         <${Action} label="Move down" disabled=${i === env.strategies.length - 1} run=${() => move(i, 1)} />
         <${Action} label="Delete" kind="danger" confirm="Delete this strategy?" run=${() => after(api('DELETE', `${sbase}/${enc(s.id!)}`))} />
       </div>
-      ${editing === s.id ? html`<${StrategyEditor} initial=${s} flag=${flag.name} submit="Save strategy"
+      ${editing === s.id ? html`<${StrategyEditor} initial=${s} flag=${flag.name} choices=${choices} submit="Save strategy"
         onSave=${async (n: Strategy) => (await after(api('PUT', `${sbase}/${enc(s.id!)}`, body(n))), setEditing(null))} />` : null}
     </li>`)}</ol>
     ${adding
       ? html`<${StrategyEditor} initial=${{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: flag.name }, constraints: [], segments: [], variants: [] }}
-          flag=${flag.name} submit="Add strategy" onSave=${async (s: Strategy) => (await after(api('POST', sbase, body(s))), setAdding(false))} />`
+          flag=${flag.name} choices=${choices} submit="Add strategy" onSave=${async (s: Strategy) => (await after(api('POST', sbase, body(s))), setAdding(false))} />`
       : html`<button type="button" onClick=${() => setAdding(true)}>Add strategy in ${env.name}</button>`}
     <h3>Variants</h3>
     ${variants === null
