@@ -59,9 +59,9 @@ export function StrategyTypesPage() {
       <tbody>${(list.data?.strategies ?? []).map((s) => [html`<tr key=${s.name}>
         <th scope="row">${s.displayName ?? s.name}${s.deprecated ? html` <span class="badge warn">deprecated</span>` : null}${!s.editable ? html` <span class="badge">built-in</span>` : null}</th>
         <td>${s.description}</td><td>${s.parameters.map((p) => `${p.name} (${p.type}${p.required ? ', required' : ''})`).join(', ')}</td>
-        <td class="row-actions">${s.editable ? html`<button type="button" aria-expanded=${editing === s.name} onClick=${() => setEditing(editing === s.name ? null : s.name)}>Edit ${s.name}</button>` : null}
+        <td><div class="row-actions">${s.editable ? html`<button type="button" aria-expanded=${editing === s.name} onClick=${() => setEditing(editing === s.name ? null : s.name)}>Edit ${s.name}</button>` : null}
           <${Action} label=${s.deprecated ? `Reactivate ${s.name}` : `Deprecate ${s.name}`} run=${async () => (await api('POST', `/api/admin/strategies/${enc(s.name)}/${s.deprecated ? 'reactivate' : 'deprecate'}`), changed())} />
-          ${s.editable ? html`<${Action} label=${`Delete ${s.name}`} kind="danger" confirm=${`Delete strategy type ${s.name}?`} run=${async () => (await api('DELETE', `/api/admin/strategies/${enc(s.name)}`), changed())} />` : null}</td>
+          ${s.editable ? html`<${Action} label=${`Delete ${s.name}`} kind="danger" confirm=${`Delete strategy type ${s.name}?`} run=${async () => (await api('DELETE', `/api/admin/strategies/${enc(s.name)}`), changed())} />` : null}</div></td>
       </tr>`, editing === s.name ? html`<${EditRow} key=${`${s.name}-edit`} columns=${4}>
         <${StrategyTypeForm} initial=${s} submit="Save strategy type" onSave=${async (n: StrategyType) => (await api('PUT', `/api/admin/strategies/${enc(s.name)}`, body(n)), changed(), setEditing(null))} />
       <//>` : null])}</tbody></table></div>
@@ -101,8 +101,8 @@ export function ContextFieldsPage() {
       <thead><tr><th scope="col">Name</th><th scope="col">Description</th><th scope="col">Legal values</th><th scope="col">Stickiness</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${(list.data ?? []).map((c) => [html`<tr key=${c.name}>
         <th scope="row">${c.name}</th><td>${c.description}</td><td>${c.legalValues.map((v) => v.value).join(', ')}</td><td>${c.stickiness ? 'yes' : ''}</td>
-        <td class="row-actions"><button type="button" aria-expanded=${editing === c.name} onClick=${() => setEditing(editing === c.name ? null : c.name)}>Edit ${c.name}</button>
-          <${Action} label=${`Delete ${c.name}`} kind="danger" confirm=${`Delete context field ${c.name}?`} run=${async () => (await api('DELETE', `/api/admin/context/${enc(c.name)}`), changed())} /></td>
+        <td><div class="row-actions"><button type="button" aria-expanded=${editing === c.name} onClick=${() => setEditing(editing === c.name ? null : c.name)}>Edit ${c.name}</button>
+          <${Action} label=${`Delete ${c.name}`} kind="danger" confirm=${`Delete context field ${c.name}?`} run=${async () => (await api('DELETE', `/api/admin/context/${enc(c.name)}`), changed())} /></div></td>
       </tr>`, editing === c.name ? html`<${EditRow} key=${`${c.name}-edit`} columns=${5}>
         <${ContextFieldForm} initial=${c} submit="Save context field" onSave=${async (n: ContextField) => (await api('PUT', `/api/admin/context/${enc(c.name)}`, body(n)), changed(), setEditing(null))} />
       <//>` : null])}</tbody></table></div>

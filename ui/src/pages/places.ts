@@ -38,9 +38,9 @@ export function EnvironmentsPage() {
         <th scope="row">${e.name}${e.protected ? html` <span class="badge">protected</span>` : null}</th>
         <td>${e.type}</td>
         <td>${e.sortOrder}</td>
-        <td class="row-actions"><button type="button" aria-expanded=${editing === e.name} onClick=${() => setEditing(editing === e.name ? null : e.name)}>Edit ${e.name}</button>
+        <td><div class="row-actions"><button type="button" aria-expanded=${editing === e.name} onClick=${() => setEditing(editing === e.name ? null : e.name)}>Edit ${e.name}</button>
           <${Action} label=${`Delete ${e.name}`} kind="danger" confirm=${`Delete ${e.name}, with every flag's configuration and strategies there?`}
-          run=${async () => (await api('DELETE', `/api/admin/environments/${enc(e.name)}`), changed())} /></td>
+          run=${async () => (await api('DELETE', `/api/admin/environments/${enc(e.name)}`), changed())} /></div></td>
       </tr>`, editing === e.name ? html`<${EditRow} key=${`${e.name}-edit`} columns=${4}>
         <${EnvironmentForm} initial=${e} submit="Save environment"
           onSave=${async (n: { type: string; sortOrder?: number }) => (await api('PUT', `/api/admin/environments/update/${enc(e.name)}`, { type: n.type, sortOrder: n.sortOrder }), changed(), setEditing(null))} />
@@ -72,8 +72,8 @@ export function ProjectsPage() {
       <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Flags</th><th scope="col">Description</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${(list.data?.projects ?? []).map((p) => [html`<tr key=${p.id}>
         <th scope="row"><a href=${`#/projects/${enc(p.id)}`}>${p.id}</a></th><td>${p.name}</td><td>${p.featureCount}</td><td>${p.description ?? ''}</td>
-        <td class="row-actions"><button type="button" aria-expanded=${editing === p.id} onClick=${() => setEditing(editing === p.id ? null : p.id)}>Edit ${p.id}</button>
-          <${Action} label=${`Delete ${p.id}`} kind="danger" confirm=${`Delete project ${p.id}?`} run=${async () => (await api('DELETE', `/api/admin/projects/${enc(p.id)}`), changed())} /></td>
+        <td><div class="row-actions"><button type="button" aria-expanded=${editing === p.id} onClick=${() => setEditing(editing === p.id ? null : p.id)}>Edit ${p.id}</button>
+          <${Action} label=${`Delete ${p.id}`} kind="danger" confirm=${`Delete project ${p.id}?`} run=${async () => (await api('DELETE', `/api/admin/projects/${enc(p.id)}`), changed())} /></div></td>
       </tr>`, editing === p.id ? html`<${EditRow} key=${`${p.id}-edit`} columns=${5}>
         <${ProjectForm} initial=${p} submit="Save project"
           onSave=${async (n: Project) => (await api('PUT', `/api/admin/projects/${enc(p.id)}`, { name: n.name, description: n.description ?? '' }), changed(), setEditing(null))} />
