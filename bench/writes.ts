@@ -37,10 +37,16 @@ import { MAIN, ROOT, spawnServer } from '../test/helpers/server.js';
 const BASE = process.env.BENCH_DIR ?? path.join(ROOT, 'data');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const FLAGS = 10_000;
+/** What the start-up data set writes before any toggle: the flags and three strategies each. */
+const SETUP_EVENTS = FLAGS * 4;
+if (!Number.isInteger(EVENTS) || EVENTS < SETUP_EVENTS * 2) {
+  console.error(`BENCH_EVENTS must be a whole number of at least ${SETUP_EVENTS * 2} (the data set's ${FLAGS} flags and their strategies come first), got ${process.env.BENCH_EVENTS}`);
+  process.exit(2);
+}
 /** WAL_SYNC=always / none pairs at 32 clients (BENCH_PAIRS). */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 6);
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
-const FLAGS = 10_000;
 const P = '/api/admin/projects/default/features';
 const silent = createLogger('silent');
 
@@ -55,10 +61,18 @@ const TARGETS = WRITE_FLAGS * ENVS.length;
 // The same actor AUTH_TYPE=none gives HTTP requests, so engine-only records match in size.
 const ADMIN = { name: 'admin', userId: null };
 
+/** Every folder this run made, removed however it ends (a failed run used to leave tens of MB in ./data). */
+const made = new Set<string>();
 const tempDir = (prefix: string) => {
   fs.mkdirSync(BASE, { recursive: true });
-  return fs.mkdtempSync(path.join(BASE, prefix));
+  const dir = fs.mkdtempSync(path.join(BASE, prefix));
+  made.add(dir);
+  return dir;
 };
+process.on('exit', () => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const walBytes = (dir: string) => fs.readdirSync(dir).filter((n) => n.startsWith('wal-')).reduce((s, n) => s + fs.statSync(path.join(dir, n)).size, 0);
@@ -463,7 +477,8 @@ async function startup(): Promise<void> {
   fs.rmSync(walOnly, { recursive: true, force: true });
 
   const withCheckpoint = tempDir('fanion-bench-startup-');
-  const tail = 99_999;
+  // Just under CHECKPOINT_RECORDS' default, or a tenth of a smaller data set.
+  const tail = Math.min(99_999, Math.floor(EVENTS / 10));
   const cp = await buildDataSet(withCheckpoint, { events: EVENTS - tail, checkpoint: true, tailRecords: tail });
   const ckpt = fs.readdirSync(withCheckpoint).find((n) => n.endsWith('.ckpt'))!;
   const ckptBytes = fs.statSync(path.join(withCheckpoint, ckpt)).size;
