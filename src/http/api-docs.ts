@@ -49,15 +49,24 @@ const INIT = `window.ui = SwaggerUIBundle({
 
 const HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' };
 
+/**
+ * The page may load only this server's files and call only this server; no frames around it (a
+ * page that takes a token must not be clickjacked). Swagger UI sets styles on elements, hence the
+ * one relaxation: inline styles, never inline scripts.
+ */
+const PAGE_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+const PAGE_HEADERS = { 'Content-Security-Policy': PAGE_POLICY, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' };
+
 /** Mounts the page and its files on `app`. */
 export function mountApiDocs(app: Polka): void {
   const dir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Buffer>();
-  const send = (res: import('node:http').ServerResponse, type: string, body: Buffer | string) => {
-    res.writeHead(200, { ...HEADERS, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+  const send = (res: import('node:http').ServerResponse, type: string, body: Buffer | string, extra?: Record<string, string>) => {
+    res.writeHead(200, { ...HEADERS, ...extra, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
   };
-  app.get(DOCS, (_req, res) => send(res, 'text/html; charset=utf-8', PAGE));
+  app.get(DOCS, (_req, res) => send(res, 'text/html; charset=utf-8', PAGE, PAGE_HEADERS));
   app.get(`${DOCS}/init.js`, (_req, res) => send(res, 'text/javascript; charset=utf-8', INIT));
   for (const [name, type] of Object.entries(FILES)) {
     app.get(`${DOCS}/${name}`, (_req, res) => {

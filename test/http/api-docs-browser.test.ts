@@ -18,6 +18,10 @@ t.test('Swagger UI at /docs/openapi renders the document and tries a route with 
     if (!r.url().startsWith(srv.url) && !r.url().startsWith('data:')) elsewhere.push(r.url());
   });
   page.on('pageerror', (e) => failures.push(e.message));
+  // The page runs under its Content-Security-Policy: anything it refused would show here.
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) failures.push(m.text());
+  });
 
   await page.goto(`${srv.url}/docs/openapi`);
   await page.locator('.opblock').first().waitFor({ timeout: 20000 });

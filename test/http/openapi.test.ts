@@ -63,6 +63,12 @@ t.test('interactive documentation at /docs/openapi, from node_modules, nothing e
   t.equal(page.status, 200);
   t.match(page.headers.get('content-type'), /^text\/html/);
   t.notMatch(html, /https?:\/\//, 'nothing is loaded from another site');
+  // A page that takes an admin token: only this server's scripts, and never inside another site's frame.
+  const csp = page.headers.get('content-security-policy') ?? '';
+  t.match(csp, /default-src 'self'/, 'a Content-Security-Policy');
+  t.match(csp, /script-src 'self'(;|$)/, 'no inline or foreign script');
+  t.match(csp, /frame-ancestors 'none'/, 'not framed (CSP)');
+  t.equal(page.headers.get('x-frame-options'), 'DENY', 'not framed (older browsers)');
   const scripts = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
   t.same(scripts.sort(), ['/docs/openapi/favicon-32x32.png', '/docs/openapi/init.js', '/docs/openapi/swagger-ui-bundle.js', '/docs/openapi/swagger-ui-standalone-preset.js', '/docs/openapi/swagger-ui.css'].sort());
   for (const s of scripts) {
