@@ -17,11 +17,18 @@ try {
 }
 const log = createLogger(config.logLevel, config.logFormat);
 
+/** Where a person on this machine opens the console: a wildcard bind is reached as localhost. */
+function browserUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}/`;
+}
+
 startServer({ config, log })
   .then((running) => {
+    const consoleUrl = browserUrl(config.host, running.port);
     log.info(
-      { port: running.port, host: config.host, walSync: config.walSync, authType: config.authType, maxConnections: running.connections.cap },
-      `Fanion listening on port ${running.port}`,
+      { port: running.port, host: config.host, walSync: config.walSync, authType: config.authType, maxConnections: running.connections.cap, console: consoleUrl },
+      `Fanion listening on port ${running.port}; the console is at ${consoleUrl}`,
     );
     let stopping = false;
     const stop = (signal: string) => {

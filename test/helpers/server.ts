@@ -30,7 +30,8 @@ export function tempDataDir(prefix = 'fanion-test-'): string {
 
 export interface SpawnOptions {
   dataDir?: string;
-  env?: Record<string, string>;
+  /** Added to the test defaults below; a key set to undefined removes that default (the server's own default applies). */
+  env?: Record<string, string | undefined>;
   /** Resolve once the process has exited instead of waiting for it to listen (start-up failures). */
   expectExit?: boolean;
   /** Run this instead of `node dist/src/main.js` (e.g. `npm start`, or main.js under `unshare`), from the repository root. */
@@ -45,7 +46,7 @@ export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
   const proc = spawn(cmd, args, {
     cwd: ROOT,
     detached: opts.detached ?? false,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', LOG_LEVEL: 'info', ...opts.env },
+    env: withoutUnset({ PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', LOG_LEVEL: 'info', ...opts.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -89,6 +90,10 @@ export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
       }
     });
   });
+}
+
+function withoutUnset(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
 function killGroup(proc: ChildProcess): void {
