@@ -177,6 +177,10 @@ export class Evaluator {
       answer.aliases.push(key);
       this.raw.set(key, answer);
       this.account(answer);
+    } else {
+      // Not indexed (too many aliases, or the answer is not kept): still known as seen, so it
+      // comes back here, parsed and looked up, instead of being evaluated as new.
+      this.remember(key);
     }
     return answer;
   }

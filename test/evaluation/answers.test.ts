@@ -92,6 +92,9 @@ t.test('many raw requests for one context: a few are remembered as such, the res
   const ev = await small(t, 1 << 20);
   for (let k = 0; k < 50; k++) for (let n = 0; n < 2; n++) ev.byRequest('x', scope, `?userId=u1${'&'.repeat(k)}`, () => ({ userId: 'u1', properties: {} }), render);
   t.same([ev.size().answers, ev.size().aliases], [1, MAX_ALIASES]);
+  const built = ev.built;
+  for (let k = 0; k < 50; k++) ev.byRequest('x', scope, `?userId=u1${'&'.repeat(k)}`, () => ({ userId: 'u1', properties: {} }), render);
+  t.equal(ev.built, built, 'each is served from the cache when it comes back, indexed or not');
 });
 
 t.test('an answer whose key alone is past the budget is answered and not kept', async (t) => {
