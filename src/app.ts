@@ -105,7 +105,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     // Server-side evaluation (Frontend API, OFREP): flags prepared once per change.
     const prepared = new PreparedFlags(engine.state, HOSTNAME, toucher);
     engine.onChange((change, kind) => prepared.onChange(change, kind));
-    const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: 64 * 1024 * 1024 });
+    const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: config.frontendCacheMaxBytes });
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
     // Webhooks read durable events from the log; they never hold up the change that made them.
     const webhooks = new WebhookDeliverer({

@@ -53,6 +53,8 @@ export interface Config {
   trustProxy: boolean;
   /** Answers kept for contexts seen recently (FRONTEND_CACHE_ENTRIES). */
   frontendCacheEntries: number;
+  /** Byte budget of everything the Frontend API and OFREP keep, keys included (FRONTEND_CACHE_MAX_BYTES). */
+  frontendCacheMaxBytes: number;
   /** /internal-backstage/prometheus without a token (PROMETHEUS_OPEN). */
   prometheusOpen: boolean;
   /** A webhook receiver must answer within this (WEBHOOK_TIMEOUT_MS). */
@@ -175,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     frontendOrigins: parseOrigins(env.FRONTEND_API_ORIGINS, 'FRONTEND_API_ORIGINS'),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     frontendCacheEntries: int(env, 'FRONTEND_CACHE_ENTRIES', 10_000),
+    frontendCacheMaxBytes: int(env, 'FRONTEND_CACHE_MAX_BYTES', 64 * 1024 * 1024),
     prometheusOpen: bool(env, 'PROMETHEUS_OPEN', false),
     webhookTimeoutMs: positive(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
     webhookRetryBaseMs: positive(env, 'WEBHOOK_RETRY_BASE_MS', 1_000),

@@ -1,7 +1,7 @@
 // What SDKs report, kept in memory: applications with their instances, and yes/no counts per
 // (application, environment, flag). Only `lastSeenAt` of flag environments is made durable, in
 // batches (see flusher.ts); the counts and the instance list start empty after a restart.
-import type { ClientScope } from '../auth/access.js';
+import { inClientScope, type ClientScope } from '../auth/access.js';
 import type { State } from '../state/state.js';
 import type { MetricsBody, RegisterBody } from './schema.js';
 
@@ -65,6 +65,9 @@ const instanceBytes = (i: InstanceInfo) =>
   ENTRY + OBJECT + str(i.instanceId) * 2 + str(i.connectionId) + str(i.sdkVersion) + str(i.environment) + str(i.started) +
   str(i.platformName) + str(i.platformVersion) + str(i.firstSeen) + str(i.lastSeen);
 
+/** A sum of counts, held at the largest integer a double holds exactly rather than drifting or overflowing. */
+const add = (a: number, b: number) => Math.min(a + b, Number.MAX_SAFE_INTEGER);
+
 /**
  * Applications, instances and counts reported by SDKs, within a byte budget: past it, the least
  * recently seen instances go first, and an application goes with its last instance.
@@ -103,7 +106,11 @@ export class ClientMetricsStore {
     this.enforceBudget();
   }
 
-  /** Counts a metrics bucket. Flags the server does not know are ignored, as Unleash does. */
+  /**
+   * Counts a metrics bucket, in the token's environment only. Flags the server does not know are
+   * ignored, as Unleash does, and so are flags outside the token's projects: a public token must
+   * not mark another project's flags as used (their counts, their lastSeenAt).
+   */
   record(scope: ClientScope, body: MetricsBody, now: string): void {
     const app = this.app(body.appName, now);
     this.instance(app, scope, body.instanceId, now, (inst) => {
@@ -116,7 +123,7 @@ export class ClientMetricsStore {
       const no = c.no ?? 0;
       if (yes === 0 && no === 0) continue;
       const f = this.state.features.get(name);
-      if (!f) continue;
+      if (!f || !inClientScope(scope, f.project)) continue;
       const key = `${env}\u0000${name}`;
       let counts = app.counts.get(key);
       if (!counts) {
@@ -125,8 +132,8 @@ export class ClientMetricsStore {
         app.counts.set(key, counts);
         this.grow(app, ENTRY + OBJECT + str(key) + str(name) + str(env) + str(now));
       }
-      counts.yes += yes;
-      counts.no += no;
+      counts.yes = add(counts.yes, yes);
+      counts.no = add(counts.no, no);
       counts.lastSeen = now;
       let known = Object.keys(counts.variants).length;
       for (const [variant, n] of Object.entries(c.variants ?? {})) {
@@ -136,7 +143,7 @@ export class ClientMetricsStore {
           counts.variants[variant] = 0;
           this.grow(app, ENTRY + str(variant));
         }
-        counts.variants[variant] += n;
+        counts.variants[variant] = add(counts.variants[variant], n);
       }
       this.pending.set(`${name}\u0000${env}`, { feature: name, environment: env, at: now });
     }

@@ -3,11 +3,15 @@
 // again. What an entry keeps is small (its ETag and the list of its evaluations, which are shared
 // objects); the body is rendered for each 200 and kept only once the context comes back, so a
 // stream of one-off contexts does not fill memory with bodies. Answers that drew on the clock or
-// on chance (a date constraint without currentTime, a random rollout) are never kept. The cache is
-// an LRU bounded by entries and bytes.
+// on chance (a date constraint without currentTime, a random rollout) are never kept.
+//
+// Frontend tokens are public, so everything kept here is counted in bytes, keys included, against
+// one budget (FRONTEND_CACHE_MAX_BYTES): the answers with their context keys and the raw requests
+// that lead to them, and, in at most a quarter of it, the requests and contexts seen once. A key
+// can be as long as a URL or a request body allows; one that does not fit is simply not kept.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import type { ClientScope } from '../auth/access.js';
+import { inClientScope, type ClientScope } from '../auth/access.js';
 import type { Runtime } from './compile.js';
 import { contextKey, type EvalContext } from './context.js';
 import { evaluate, type Evaluation, type FlagLookup, type PreparedFlag } from './evaluate.js';
@@ -16,6 +20,18 @@ import type { PreparedFlags } from './prepared.js';
 /** Turns the flags a token sees and their evaluations (same order) into an answer's body. */
 export type Render = (flags: readonly PreparedFlag[], evaluations: readonly Evaluation[]) => string;
 
+// Estimated bytes, counted as V8 keeps them: a string is a header and one or two bytes a character
+// (two assumed: a context may hold any Unicode), a Map entry a few words and its hash-table slot.
+// Estimates, not measurements; what matters is that they grow with what a caller sends
+// (bench/frontend-flood.ts compares with RSS).
+const ENTRY = 64;
+const keyBytes = (key: string) => ENTRY + 2 * key.length;
+/** An answer object with its fields, and a Buffer's object and backing store. */
+const ANSWER = 160;
+const BUFFER = 96;
+/** Raw requests remembered as leading to one answer, at most (more are parsed each time). */
+export const MAX_ALIASES = 8;
+
 /** An evaluated answer: its ETag, and its body made when asked for (a 304 never asks). */
 export class Answer {
   private bytes: Buffer | null = null;
@@ -23,9 +39,13 @@ export class Answer {
   hits = 0;
   /** It drew on the clock or on chance: not to be kept. */
   volatile = false;
-  /** Its key in the context cache, and the bytes the cache counts for it. */
+  /** Its key in the context cache (empty until kept), and the bytes the cache counts for it. */
   key = '';
   accounted = 0;
+  /** Raw requests that lead to it (keys of the evaluator's raw index). */
+  aliases: string[] = [];
+  /** Told when the body starts being kept, while the cache holds the answer. */
+  onGrow: ((a: Answer) => void) | null = null;
 
   constructor(
     readonly etag: string,
@@ -38,38 +58,60 @@ export class Answer {
   /** The body; kept only for answers asked for more than once. */
   get body(): Buffer {
     if (this.bytes) return this.bytes;
-    const body = Buffer.from(this.render(this.flags, this.evaluations));
-    if (this.hits > 0) this.bytes = body;
+    const text = this.render(this.flags, this.evaluations);
+    if (this.hits === 0) return Buffer.from(text);
+    // Its own memory, not a slice of Node's shared 8 KB pool, which a kept slice would pin whole.
+    const body = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+    body.write(text);
+    this.bytes = body;
+    this.onGrow?.(this);
     return body;
   }
 
-  /** Bytes it holds: the body when kept, and its list of evaluations. */
+  /** Bytes it holds: the body when kept, its lists of evaluations and flags. */
   get size(): number {
-    return (this.bytes?.length ?? 0) + 16 * this.evaluations.length + 64;
+    return ANSWER + (this.bytes ? BUFFER + this.bytes.length : 0) + 16 * this.evaluations.length;
   }
 }
-
-const inScope = (scope: ClientScope, project: string) => scope.projects.includes('*') || scope.projects.includes(project);
 
 /** The host name the applicationHostname strategy compares with, as the Node SDK reads it. */
 export const HOSTNAME = (process.env.HOSTNAME || os.hostname() || 'undefined').toLowerCase();
 
 export interface EvaluatorOptions {
+  /** Answers kept at most (FRONTEND_CACHE_ENTRIES); requests seen once are bounded alike. */
   maxEntries: number;
+  /** Everything kept, keys included (FRONTEND_CACHE_MAX_BYTES). */
   maxBytes: number;
   random?: () => number;
   now?: () => number;
 }
 
+/** What the evaluator holds, for tests and the benchmark. */
+export interface EvaluatorSize {
+  /** Estimated bytes of everything below, against `maxBytes`. */
+  bytes: number;
+  answers: number;
+  aliases: number;
+  seen: number;
+}
+
+/** Marks a raw-request key, so it can never equal a context key (whose text starts with `[`). */
+const RAW = '\u0001';
+
 /** Evaluates the flags a token may see, for one context. */
 export class Evaluator {
   /** context key → answer, least recently used first. */
   private readonly cache = new Map<string, Answer>();
-  /** The same answers by the raw request (query string, caller): a repeated request skips parsing. */
+  /** The same answers by the raw request (query string, caller): a repeated request skips parsing. Only answers in `cache`. */
   private readonly raw = new Map<string, Answer>();
-  /** Raw requests seen once (bounded like the cache): their answer is kept when they come back. */
-  private readonly seen = new Map<string, true>();
+  /** Raw requests and contexts seen once, oldest first, with the bytes counted for each: kept when they come back. */
+  private readonly seen = new Map<string, number>();
+  /** Bytes counted for `cache` and `raw` (the answers, their keys and aliases), and for `seen`. */
   private bytes = 0;
+  private seenBytes = 0;
+  private readonly answerBudget: number;
+  private readonly seenBudget: number;
+  private readonly grew = (a: Answer) => this.account(a);
   /** For tests and the benchmark: answers evaluated, answers served from the cache. */
   built = 0;
   hits = 0;
@@ -77,7 +119,15 @@ export class Evaluator {
   /** Per process start: see the ETag in `all`. */
   private readonly seeds = [randomBytes(4).readUInt32LE(0), randomBytes(4).readUInt32LE(0)];
 
-  constructor(private readonly flags: PreparedFlags, private readonly opts: EvaluatorOptions) {}
+  constructor(private readonly flags: PreparedFlags, private readonly opts: EvaluatorOptions) {
+    // A quarter at most for what was seen once: enough to recognise a context coming back.
+    this.seenBudget = Math.floor(opts.maxBytes / 4);
+    this.answerBudget = opts.maxBytes - this.seenBudget;
+  }
+
+  size(): EvaluatorSize {
+    return { bytes: this.bytes + this.seenBytes, answers: this.cache.size, aliases: this.raw.size, seen: this.seen.size };
+  }
 
   private runtime(): Runtime {
     return { random: this.opts.random ?? Math.random, now: this.opts.now ?? Date.now, hostname: HOSTNAME, volatile: false };
@@ -88,7 +138,7 @@ export class Evaluator {
     const env = this.flags.env(scope.environment);
     const get = (name: string) => {
       const f = env.flags.get(name);
-      return f && inScope(scope, f.project) ? f : undefined;
+      return f && inClientScope(scope, f.project) ? f : undefined;
     };
     return { flags: env.ordered, generation: env.generation, get };
   }
@@ -102,29 +152,35 @@ export class Evaluator {
 
   /**
    * A repeated request (same kind, token scope and `rawKey`: its query string and caller) answered
-   * without even parsing its context; else `all` with the parsed context.
+   * without even parsing its context; else as `all` with the parsed context.
    */
   byRequest(kind: string, scope: ClientScope, rawKey: string, parse: () => EvalContext, render: Render): Answer {
-    const key = `${kind}\u0000${scope.key}\u0000${rawKey}`;
-    // A request seen for the first time is answered and only remembered: most one-off contexts
-    // never come back, and keeping their answers would cost memory and collection for nothing.
-    if (!this.seen.has(key)) {
-      if (this.seen.size >= this.opts.maxEntries) this.seen.delete(this.seen.keys().next().value as string);
-      this.seen.set(key, true);
-      return this.build(kind, scope, parse(), render);
-    }
+    const key = `${kind}\u0000${scope.key}\u0000${RAW}${rawKey}`;
     const known = this.raw.get(key);
-    // An index into the context cache: valid while the answer is still there and current.
-    if (known && this.cache.get(known.key) === known && known.generation === this.flags.env(scope.environment).generation) {
-      this.hits++;
-      known.hits++;
-      return known;
+    if (known !== undefined) {
+      if (known.generation === this.flags.env(scope.environment).generation && this.cache.get(known.key) === known) {
+        this.hits++;
+        known.hits++;
+        return known;
+      }
+      // Stale: the lookup below replaces the answer, and its aliases go with the old one.
+    } else if (!this.seen.has(key)) {
+      // A request seen for the first time is answered and only remembered: most one-off contexts
+      // never come back, and keeping their answers would cost memory and collection for nothing.
+      this.remember(key);
+      return this.build(kind, scope, parse(), render);
+    } else {
+      this.unremember(key);
     }
-    const answer = this.all(kind, scope, parse(), render);
-    if (known) this.raw.delete(key);
-    if (this.cache.get(answer.key) === answer) {
-      if (this.raw.size >= this.opts.maxEntries) this.raw.delete(this.raw.keys().next().value as string);
+    const answer = this.lookup(kind, scope, parse(), render, true);
+    if (this.cache.get(answer.key) === answer && answer.aliases.length < MAX_ALIASES) {
+      answer.aliases.push(key);
       this.raw.set(key, answer);
+      this.account(answer);
+    } else {
+      // Not indexed (too many aliases, or the answer is not kept): still known as seen, so it
+      // comes back here, parsed and looked up, instead of being evaluated as new.
+      this.remember(key);
     }
     return answer;
   }
@@ -134,24 +190,35 @@ export class Evaluator {
    * makes its body: the prepared flags and their evaluations, both immutable and shared, named by
    * ids unique in this process. The same content has the same ETag while the flags are unchanged,
    * a different body shares one only by a 64-bit hash collision, and naming it costs far less than hashing the body. `kind`
-   * keeps different renderings apart.
+   * keeps different renderings apart. A context seen for the first time is only remembered.
    */
   all(kind: string, scope: ClientScope, ctx: EvalContext, render: Render): Answer {
+    return this.lookup(kind, scope, ctx, render, false);
+  }
+
+  /** `all`, where `again` says the caller already saw this request once (the answer is kept then). */
+  private lookup(kind: string, scope: ClientScope, ctx: EvalContext, render: Render, again: boolean): Answer {
     const v = this.view(scope);
     const key = `${kind}\u0000${scope.key}\u0000${contextKey(ctx)}`;
     const hit = this.cache.get(key);
     if (hit && hit.generation === v.generation) {
       this.hits++;
       hit.hits++;
-      // Asked for again: its body is worth keeping now (made here, so the cache counts it).
+      // Most recently used now; asked for again, so its body is worth keeping (counted as it is made).
+      this.cache.delete(key);
+      this.cache.set(key, hit);
       void hit.body;
-      this.forget(key, hit);
-      this.keep(key, hit);
       return hit;
     }
-    const answer = this.build(kind, scope, ctx, render, v);
     if (hit) this.forget(key, hit);
-    if (!answer.volatile) this.keep(key, answer);
+    const answer = this.build(kind, scope, ctx, render, v);
+    if (answer.volatile) return answer;
+    if (!again && !hit && !this.seen.has(key)) {
+      this.remember(key);
+      return answer;
+    }
+    this.unremember(key);
+    this.keep(key, answer);
     return answer;
   }
 
@@ -160,7 +227,7 @@ export class Evaluator {
     const rt = this.runtime();
     // A token that sees every project shares the environment's list; others get their own.
     const all = scope.projects.includes('*');
-    const flags: readonly PreparedFlag[] = all ? v.flags : v.flags.filter((f) => inScope(scope, f.project));
+    const flags: readonly PreparedFlag[] = all ? v.flags : v.flags.filter((f) => inClientScope(scope, f.project));
     const evaluations: Evaluation[] = new Array(flags.length);
     // Two 32-bit FNV-style mixes of the (flag, evaluation) ids, seeded per kind and per process
     // start (ids start over after a restart, so an ETag from before one must not match).
@@ -181,17 +248,50 @@ export class Evaluator {
   }
 
   private keep(key: string, answer: Answer): void {
-    this.cache.set(key, answer);
     answer.key = key;
-    answer.accounted = answer.size + key.length;
-    this.bytes += answer.accounted;
-    while (this.cache.size > this.opts.maxEntries || (this.bytes > this.opts.maxBytes && this.cache.size > 1)) {
+    answer.onGrow = this.grew;
+    this.cache.set(key, answer);
+    this.account(answer);
+  }
+
+  /** Counts the answer again (its body kept, an alias added), then evicts the least recently used past a bound. */
+  private account(answer: Answer): void {
+    if (this.cache.get(answer.key) !== answer) return;
+    let now = answer.size + keyBytes(answer.key);
+    for (const alias of answer.aliases) now += keyBytes(alias);
+    this.bytes += now - answer.accounted;
+    answer.accounted = now;
+    // An answer larger than the whole budget goes too: nothing is kept beyond it.
+    while (this.cache.size > this.opts.maxEntries || (this.bytes > this.answerBudget && this.cache.size > 0)) {
       const [oldest, value] = this.cache.entries().next().value as [string, Answer];
       this.forget(oldest, value);
     }
   }
 
-  private forget(key: string, value: Answer): void {
-    if (this.cache.delete(key)) this.bytes -= value.accounted;
+  private forget(key: string, answer: Answer): void {
+    if (!this.cache.delete(key)) return;
+    this.bytes -= answer.accounted;
+    for (const alias of answer.aliases) if (this.raw.get(alias) === answer) this.raw.delete(alias);
+    answer.aliases = [];
+    answer.accounted = 0;
+    answer.onGrow = null;
+  }
+
+  /** Remembers a request or context seen once, oldest forgotten first past the bounds. */
+  private remember(key: string): void {
+    const n = keyBytes(key);
+    if (n > this.seenBudget) return;
+    this.seen.set(key, n);
+    this.seenBytes += n;
+    while (this.seen.size > this.opts.maxEntries || this.seenBytes > this.seenBudget) {
+      this.unremember(this.seen.keys().next().value as string);
+    }
+  }
+
+  private unremember(key: string): void {
+    const n = this.seen.get(key);
+    if (n === undefined) return;
+    this.seen.delete(key);
+    this.seenBytes -= n;
   }
 }

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientScope } from '../auth/access.js';
 import { etagMatches } from '../client-api/conditional.js';
-import type { Evaluator } from '../evaluation/answers.js';
+import type { Evaluator, Render } from '../evaluation/answers.js';
 import type { EvalContext } from '../evaluation/context.js';
 import type { Evaluation } from '../evaluation/evaluate.js';
 import { AuthenticationRequired, ContentTypeError, NoAccessError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors.js';
@@ -49,6 +49,9 @@ export function ofrepResult(key: string, e: Evaluation): Record<string, unknown>
   return out;
 }
 
+/** The bulk answer's body (one function for every answer: a kept answer holds its renderer). */
+const renderBulk: Render = (flags, evaluations) => JSON.stringify({ flags: flags.map((f, i) => ofrepResult(f.name, evaluations[i])) });
+
 /** OFREP's answers to errors: 401/403 without a body, the rest as {key?, errorCode, errorDetails}. */
 function ofrepError(err: unknown, { params }: { params: Record<string, string> }): Reply | null {
   const key = params.key !== undefined ? { key: params.key } : {};
@@ -86,8 +89,7 @@ export function ofrepRoutes(ctx: AppContext, evaluator: Evaluator): RouteDef[] {
       summary: 'Evaluate every flag the token sees for a context (OFREP 0.3 bulk), with an ETag',
       responses: { 200: 'The results', 304: 'The same answer as the ETag in If-None-Match', 400: 'PARSE_ERROR or INVALID_CONTEXT', 401: 'No or unknown token', 403: 'An admin token' },
       handler: ({ req, res, client, body }) => {
-        const a = evaluator.all('ofrep', client!, contextOf(req, client!, body), (flags, evaluations) => JSON.stringify({ flags: flags.map((f, i) => ofrepResult(f.name, evaluations[i])) }));
-        send(req, res, a);
+        send(req, res, evaluator.all('ofrep', client!, contextOf(req, client!, body), renderBulk));
       },
     },
   ];
