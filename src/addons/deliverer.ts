@@ -9,10 +9,17 @@
 // WEBHOOK_RETRY_MAX_DELAY_MS apart) for up to WEBHOOK_RETRY_FOR_MS (24 h); then the event is
 // dropped, logged and counted, and delivery goes on with the next. A worker waits on its own
 // receiver only: admin writes never wait for a webhook.
+//
+// Nothing here runs long without yielding: a worker whose addon was deleted or switched off waits,
+// without running again, until that change is durable and stops it (restarting itself at once
+// instead spun in microtasks, so the write that would stop it never completed, and nothing else
+// ran either); a worker goes on from a new turn of the event loop; passing over events it does not
+// want yields every so often.
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
 import type { StateChange } from '../state/change.js';
 import type { Actor } from '../state/types.js';
+import type { Addon } from '../state/types.js';
 import { moveCursor, wants, webhookRequest } from './logic.js';
 import type { Send, SendResult } from './sender.js';
 
@@ -48,8 +55,12 @@ export interface DeliveryStatus {
   dropped: number;
 }
 
-/** Cursor moves over events an addon does not want are written once this far ahead of the last write. */
+/**
+ * Cursor moves over events an addon does not want are written once this far ahead of the last
+ * write, and the worker lets the event loop turn after passing over this many.
+ */
 const PASSED_OVER_WRITE_EVERY = 1000;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const SYSTEM: Actor = Object.freeze({ name: 'fanion', userId: null });
 
 class Worker {
@@ -98,7 +109,13 @@ export class WebhookDeliverer {
 
   /** The engine's change feed: durable events wake the workers; addon changes start, stop or redirect them. */
   onChange(change: StateChange, kind: 'applied' | 'durable' | 'rolled-back'): void {
-    if (kind !== 'durable' || this.closed) return;
+    if (this.closed) return;
+    if (kind === 'rolled-back') {
+      // An addon's deletion or switch-off undone: its worker, waiting for it, goes on.
+      for (const w of this.workers.values()) this.kick(w);
+      return;
+    }
+    if (kind !== 'durable') return;
     const last = change.events.length > 0 ? change.events[change.events.length - 1][0] : 0;
     if (last > this.durableEventId) this.durableEventId = last;
     let addonsChanged = false;
@@ -151,22 +168,32 @@ export class WebhookDeliverer {
     this.run(w).catch((err) => this.deps.log.error({ err, addon: w.id }, 'webhook delivery failed unexpectedly'))
       .finally(() => {
         w.running = false;
-        // Events that became durable while the last send was in flight.
-        if (!w.timer && w.cursor < this.durableEventId) this.kick(w);
+        // Events that became durable while the last send was in flight: on, from the next turn of
+        // the event loop. Not for an addon deleted or switched off: its worker waits for that
+        // change to be durable (and stopped), or rolled back (and kicked).
+        if (!w.timer && w.cursor < this.durableEventId && this.sends(w)) setImmediate(() => this.kick(w));
       });
+  }
+
+  /** The addon `w` delivers for, while it exists and is switched on. */
+  private sends(w: Worker): Addon | null {
+    const addon = this.deps.engine.state.addons.get(w.id);
+    return addon && addon.enabled ? addon : null;
   }
 
   /** Sends, in order, every wanted event after the cursor, until none is left or a send fails. */
   private async run(w: Worker): Promise<void> {
     const { engine, send, log, options } = this.deps;
     const events = engine.state.events;
+    let passedOver = 0;
     while (!w.stopped && !this.closed && w.cursor < this.durableEventId) {
-      const addon = engine.state.addons.get(w.id);
-      if (!addon || !addon.enabled) return;
+      const addon = this.sends(w);
+      if (!addon) return;
       const event = events.get(w.cursor + 1)!;
       if (!wants(addon, event)) {
         w.cursor = event.id;
         if (w.cursor - w.written >= PASSED_OVER_WRITE_EVERY) this.writeCursor(w);
+        if (++passedOver % PASSED_OVER_WRITE_EVERY === 0) await nextTurn();
         continue;
       }
       w.lastAttemptAt = this.now();

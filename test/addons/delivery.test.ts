@@ -5,33 +5,12 @@ import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import t from 'tap';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { receiverFor as receiver, sleep, until, webhook, type Receiver } from '../helpers/receiver.js';
 import { client, ROOT, serve, spawnServer, succeeding, type Spawned } from '../helpers/server.js';
 
 const F = (project = 'default') => `/api/admin/projects/${project}/features`;
 const FAST = { WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_RETRY_MAX_DELAY_MS: '400', WEBHOOK_TIMEOUT_MS: '500' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function receiver(t: { teardown(fn: () => unknown): void }): Promise<Receiver> {
-  const r = await startReceiver();
-  t.teardown(() => r.close());
-  return r;
-}
-
-const webhook = (url: string, over: Record<string, unknown> = {}, params: Record<string, string> = {}) => ({
-  provider: 'webhook', enabled: true, events: ['*'], parameters: { url, ...params }, ...over,
-});
-
 const bodies = (r: Receiver) => r.received.map((x) => JSON.parse(x.body));
-
-/** Waits until `check` holds (polling), or fails naming what it waited for. */
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);
-    await sleep(25);
-  }
-}
 
 t.test('each event is POSTed as Unleash event JSON, signed with HMAC-SHA256, with the configured headers', async (t) => {
   const r = await receiver(t);

@@ -1,7 +1,31 @@
 // A webhook receiver for tests: a real HTTP server on 127.0.0.1 that records what it is sent and
-// answers as told (a status, a delay, or never), and can go down and come back on the same port.
+// answers as told (a status, a delay, or never), and can go down and come back on the same port;
+// with the addon body that points at it.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/** A webhook addon's body: every event to `url` unless `over` says otherwise. */
+export const webhook = (url: string, over: Record<string, unknown> = {}, params: Record<string, string> = {}) => ({
+  provider: 'webhook', enabled: true, events: ['*'], parameters: { url, ...params }, ...over,
+});
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `check` holds (polling), or fails naming what it waited for. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** A receiver closed when the test ends. */
+export async function receiverFor(t: { teardown(fn: () => unknown): void }, port = 0): Promise<Receiver> {
+  const r = await startReceiver(port);
+  t.teardown(() => r.close());
+  return r;
+}
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
