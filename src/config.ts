@@ -63,6 +63,10 @@ export interface Config {
   webhookRetryMaxDelayMs: number;
   /** How long one event is retried before it is dropped (WEBHOOK_RETRY_FOR_MS). */
   webhookRetryForMs: number;
+  /** A rendered webhook body template's size at most (WEBHOOK_TEMPLATE_MAX_BYTES). */
+  webhookTemplateMaxBytes: number;
+  /** A webhook body template's rendering work at most (WEBHOOK_TEMPLATE_MAX_STEPS). */
+  webhookTemplateMaxSteps: number;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -180,5 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: positive(env, 'WEBHOOK_RETRY_BASE_MS', 1_000),
     webhookRetryMaxDelayMs: positive(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 60 * 60 * 1000),
     webhookRetryForMs: positive(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000),
+    webhookTemplateMaxBytes: positive(env, 'WEBHOOK_TEMPLATE_MAX_BYTES', 4 * 1024 * 1024),
+    webhookTemplateMaxSteps: positive(env, 'WEBHOOK_TEMPLATE_MAX_STEPS', 200_000),
   };
 }

@@ -14,14 +14,15 @@
 // without running again, until that change is durable and stops it (restarting itself at once
 // instead spun in microtasks, so the write that would stop it never completed, and nothing else
 // ran either); a worker goes on from a new turn of the event loop; passing over events it does not
-// want yields every so often.
+// want yields every so often; and a body template renders within its budget (template.ts).
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
 import type { StateChange } from '../state/change.js';
 import type { Actor } from '../state/types.js';
-import type { Addon } from '../state/types.js';
-import { moveCursor, wants, webhookRequest } from './logic.js';
+import type { Addon, EventRecord } from '../state/types.js';
+import { moveCursor, wants, webhookRequest, type WebhookRequest } from './logic.js';
 import type { Send, SendResult } from './sender.js';
+import { TemplateBudgetError, type TemplateBudget } from './template.js';
 
 export interface DeliveryOptions {
   /** The first retry's delay; each next one doubles it. */
@@ -30,6 +31,8 @@ export interface DeliveryOptions {
   retryMaxDelayMs: number;
   /** How long one event is retried before it is dropped. */
   retryForMs: number;
+  /** What rendering a body template may cost. */
+  template: TemplateBudget;
 }
 
 export interface DeliveryDeps {
@@ -183,7 +186,7 @@ export class WebhookDeliverer {
 
   /** Sends, in order, every wanted event after the cursor, until none is left or a send fails. */
   private async run(w: Worker): Promise<void> {
-    const { engine, send, log, options } = this.deps;
+    const { engine, log, options } = this.deps;
     const events = engine.state.events;
     let passedOver = 0;
     while (!w.stopped && !this.closed && w.cursor < this.durableEventId) {
@@ -197,13 +200,7 @@ export class WebhookDeliverer {
         continue;
       }
       w.lastAttemptAt = this.now();
-      let result: SendResult;
-      try {
-        result = await send(webhookRequest(addon, event), this.abort.signal);
-      } catch (err) {
-        // A bug, not the receiver: still a failure with its backoff, never a tight loop.
-        result = { ok: false, error: `could not send: ${(err as Error).message}` };
-      }
+      const result = await this.attempt(addon, event);
       if (w.stopped || this.closed) return;
       if (result.ok) {
         w.cursor = event.id;
@@ -243,6 +240,23 @@ export class WebhookDeliverer {
       return;
     }
     if (w.cursor > w.written && w.cursor === this.durableEventId) this.writeCursor(w);
+  }
+
+  /** One send of `event`; a failure, never a throw, when its request cannot be built or sent. */
+  private async attempt(addon: Addon, event: EventRecord): Promise<SendResult> {
+    let request: WebhookRequest;
+    try {
+      request = webhookRequest(addon, event, this.deps.options.template);
+    } catch (err) {
+      if (err instanceof TemplateBudgetError) return { ok: false, error: `bodyTemplate: ${err.message}` };
+      return { ok: false, error: `could not build the request: ${(err as Error).message}` };
+    }
+    try {
+      return await this.deps.send(request, this.abort.signal);
+    } catch (err) {
+      // A bug, not the receiver: still a failure with its backoff, never a tight loop.
+      return { ok: false, error: `could not send: ${(err as Error).message}` };
+    }
   }
 
   /** Writes the cursor to the WAL, after the previous write, without making anyone wait for the disk. */

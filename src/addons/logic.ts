@@ -1,12 +1,13 @@
 // Pure addon commands and the pure half of delivery: which events an addon wants, and the request
 // that carries one. An addon is Unleash's integration record; Fanion has one provider, `webhook`.
 import { createHmac } from 'node:crypto';
-import Mustache from 'mustache';
+import type { Config } from '../config.js';
 import type { Change, CommandEnv } from '../engine/command.js';
 import { invalid, NotFoundError, ValidationError } from '../errors.js';
 import { EVENT_TYPES } from '../events/types.js';
 import type { State } from '../state/state.js';
 import type { Addon, EventRecord } from '../state/types.js';
+import { checkTemplate, parseTemplate, renderWithin, type TemplateBudget } from './template.js';
 
 /** Addons at most: each has a delivery worker, and one request in flight at a time. */
 export const MAX_ADDONS = 50;
@@ -22,17 +23,15 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 const KNOWN_EVENTS = new Set<string>(EVENT_TYPES);
 /** A 400 whose message starts with the field it is about (`parameters.url: is required`). */
 const bad = (path: string, message: string) => invalid(path, `${path}: ${message}`);
-/**
- * Our own Mustache writer, its cache emptied after each use: the library's default one keeps every
- * template it ever saw, and each edit of a bodyTemplate would be one more kept forever.
- */
-const mustache = new Mustache.Writer();
-function render(template: string, view: unknown): string {
-  try {
-    return mustache.render(template, view);
-  } finally {
-    mustache.clearCache();
-  }
+/** What the settings allow an addon: what its template may cost. */
+export interface WebhookLimits {
+  template: TemplateBudget;
+}
+
+export function webhookLimits(config: Config): WebhookLimits {
+  return {
+    template: { maxBytes: config.webhookTemplateMaxBytes, maxSteps: config.webhookTemplateMaxSteps },
+  };
 }
 
 interface ParameterDef {
@@ -121,7 +120,7 @@ export function parseCustomHeaders(text: string | undefined): Record<string, str
 }
 
 /** Checks the provider's parameters and fills in the kept secrets of `before` where the input sends the mask. */
-function checkParameters(input: Record<string, string>, before: Addon | null): { parameters: Record<string, string>; signingSecret: string | null } {
+function checkParameters(input: Record<string, string>, before: Addon | null, limits: WebhookLimits): { parameters: Record<string, string>; signingSecret: string | null } {
   const known = new Set(WEBHOOK_PARAMETERS.map((p) => p.name));
   const parameters: Record<string, string> = {};
   let signingSecret: string | null = null;
@@ -158,10 +157,14 @@ function checkParameters(input: Record<string, string>, before: Addon | null): {
   parseCustomHeaders(parameters.customHeaders);
   if (parameters.bodyTemplate !== undefined) {
     try {
-      mustache.parse(parameters.bodyTemplate);
-      mustache.clearCache();
+      parseTemplate(parameters.bodyTemplate);
     } catch (err) {
       throw bad('parameters.bodyTemplate', `is not a Mustache template: ${(err as Error).message}`);
+    }
+    try {
+      checkTemplate(parameters.bodyTemplate, limits.template);
+    } catch (err) {
+      throw bad('parameters.bodyTemplate', (err as Error).message);
     }
   }
   return { parameters, signingSecret };
@@ -190,11 +193,11 @@ function newSecret(env: CommandEnv): string {
  * Creates an addon. Its delivery starts after its own creation event: nothing that happened
  * before it existed is sent.
  */
-export function createAddon(input: AddonInput) {
+export function createAddon(input: AddonInput, limits: WebhookLimits) {
   return (state: State, env: CommandEnv): Change<Addon> => {
     checkProvider(input.provider);
     if (state.addons.size >= MAX_ADDONS) throw new ValidationError(`You can't create more than ${MAX_ADDONS} addons.`);
-    const { parameters, signingSecret } = checkParameters(input.parameters, null);
+    const { parameters, signingSecret } = checkParameters(input.parameters, null, limits);
     const addon: Addon = {
       id: state.nextAddonId, provider: input.provider, description: input.description ?? null, enabled: input.enabled,
       parameters, ...checkFilters(state, input), signingSecret: signingSecret ?? newSecret(env), createdAt: env.now,
@@ -212,12 +215,12 @@ export function createAddon(input: AddonInput) {
  * Replaces an addon's settings (sensitive ones sent as `*****` are kept). Switching a disabled
  * addon on starts it after this change: what happened while it was off is not sent.
  */
-export function updateAddon(rawId: string, input: AddonInput) {
+export function updateAddon(rawId: string, input: AddonInput, limits: WebhookLimits) {
   return (state: State): Change<Addon> => {
     const before = requireAddon(state, rawId);
     checkProvider(input.provider);
     if (input.provider !== before.provider) throw bad('provider', `an addon keeps its provider ("${before.provider}")`);
-    const { parameters, signingSecret } = checkParameters(input.parameters, before);
+    const { parameters, signingSecret } = checkParameters(input.parameters, before, limits);
     const after: Addon = {
       ...before, description: input.description === undefined ? before.description : input.description, enabled: input.enabled,
       parameters, ...checkFilters(state, input), signingSecret: signingSecret ?? before.signingSecret,
@@ -273,12 +276,15 @@ export function signature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-/** The request that delivers `event` to `addon`: the body (the event, or the rendered template), its headers, signed. */
-export function webhookRequest(addon: Addon, event: EventRecord): WebhookRequest {
+/**
+ * The request that delivers `event` to `addon`: the body (the event, or the template rendered
+ * within `budget`), its headers, signed. Throws TemplateBudgetError when the render goes over it.
+ */
+export function webhookRequest(addon: Addon, event: EventRecord, budget: TemplateBudget): WebhookRequest {
   const payload = eventPayload(event);
   const eventJson = JSON.stringify(payload);
   const template = addon.parameters.bodyTemplate;
-  const body = template === undefined ? eventJson : render(template, { event: payload, eventJson });
+  const body = template === undefined ? eventJson : renderWithin(template, { event: payload, eventJson }, budget);
   const headers: Record<string, string> = {
     ...parseCustomHeaders(addon.parameters.customHeaders),
     'Content-Type': addon.parameters.contentType ?? 'application/json',

@@ -2,7 +2,7 @@
 // project's events, so only unlimited admin tokens may see or change them.
 import type { AppContext, RouteDef } from '../http/route.js';
 import type { WebhookDeliverer } from './deliverer.js';
-import { addonView, createAddon, deleteAddon, PROVIDERS, requireAddon, updateAddon, type AddonInput } from './logic.js';
+import { addonView, createAddon, deleteAddon, PROVIDERS, requireAddon, updateAddon, webhookLimits, type AddonInput } from './logic.js';
 import type { Addon } from '../state/types.js';
 import { addonReplies, addonSchemas } from './schema.js';
 
@@ -13,6 +13,7 @@ export function addonRoutes(ctx: AppContext, deliverer: WebhookDeliverer): Route
   ctx.schemas.addAll(addonSchemas);
   ctx.schemas.describe(addonReplies);
   const { engine } = ctx;
+  const limits = webhookLimits(ctx.config);
   const shown = (addon: Addon, reveal = false) => ({ ...addonView(addon, reveal), delivery: deliverer.status(addon.id) });
   return [
     {
@@ -28,7 +29,7 @@ export function addonRoutes(ctx: AppContext, deliverer: WebhookDeliverer): Route
       method: 'POST', path: BASE, tag: TAG, summary: 'Create an addon; the answer shows its signing secret, this once', reply: addonReplies.addonSchema, body: addonSchemas.createAddonSchema,
       permission: 'ADMIN', responses: { 200: 'Created', 400: 'Invalid: unknown provider, parameter, event type, project or environment; a bad URL or template' },
       handler: async ({ body, actor }) => {
-        const addon = await engine.run(actor, createAddon(body as AddonInput));
+        const addon = await engine.run(actor, createAddon(body as AddonInput, limits));
         return { status: 200, body: shown(addon, true) };
       },
     },
@@ -36,7 +37,7 @@ export function addonRoutes(ctx: AppContext, deliverer: WebhookDeliverer): Route
       method: 'PUT', path: `${BASE}/:id`, tag: TAG, summary: 'Replace an addon (sensitive parameters sent as ***** are kept)', reply: addonReplies.addonSchema, body: addonSchemas.updateAddonSchema,
       permission: 'ADMIN', responses: { 200: 'Updated', 400: 'Invalid', 404: 'Unknown addon' },
       handler: async ({ params, body, actor }) => {
-        const addon = await engine.run(actor, updateAddon(params.id, body as AddonInput));
+        const addon = await engine.run(actor, updateAddon(params.id, body as AddonInput, limits));
         return { status: 200, body: shown(addon) };
       },
     },

@@ -4,39 +4,12 @@
 // the change that would stop it was durable, which it never became: the event loop never turned.
 import t, { type Test } from 'tap';
 import { receiverFor, sleep, webhook, type Receiver } from '../helpers/receiver.js';
+import { timed, terminate } from '../helpers/bounded.js';
 import { client, spawnServer, type Spawned } from '../helpers/server.js';
 
 /** Several addons, so several chances for a send to end while a deletion is being written. */
 const ADDONS = 8;
 const BACKLOG = 2_000;
-
-/** A request that gives up after `ms`: a frozen server must fail the test, not hang it. */
-async function timed(base: string, method: string, path: string, body?: unknown, ms = 3_000): Promise<{ status: number | 'no answer'; ms: number }> {
-  const started = performance.now();
-  try {
-    const res = await fetch(base + path, {
-      method, signal: AbortSignal.timeout(ms),
-      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-    });
-    await res.arrayBuffer();
-    return { status: res.status, ms: performance.now() - started };
-  } catch {
-    return { status: 'no answer', ms: performance.now() - started };
-  }
-}
-
-/** SIGTERM, and how long the process took to exit; SIGKILL when it ignores it for `ms`. */
-async function terminate(srv: Spawned, ms = 5_000): Promise<{ code: number | null | 'ignored SIGTERM'; ms: number }> {
-  if (srv.proc.exitCode !== null || srv.proc.signalCode !== null) return { code: srv.proc.exitCode, ms: 0 };
-  const started = performance.now();
-  const exited = new Promise<number | null>((resolve) => srv.proc.once('exit', (code) => resolve(code)));
-  srv.proc.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([exited, new Promise<'ignored SIGTERM'>((resolve) => (timer = setTimeout(() => resolve('ignored SIGTERM'), ms)))]);
-  clearTimeout(timer);
-  if (code === 'ignored SIGTERM') await srv.kill();
-  return { code, ms: performance.now() - started };
-}
 
 /** A server whose addons each have an import's 2,000 events to send, to a receiver that answers at once. */
 async function backlogged(t: Test): Promise<{ srv: Spawned; r: Receiver; ids: number[] }> {
