@@ -111,7 +111,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     // Webhooks read durable events from the log; they never hold up the change that made them.
     const limits = webhookLimits(config);
     const webhooks = new WebhookDeliverer({
-      engine, log, send: httpSender(config.webhookTimeoutMs),
+      engine, log, send: httpSender(config.webhookTimeoutMs, limits.destinations),
       options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },
     });
     engine.onChange((change, kind) => webhooks.onChange(change, kind));

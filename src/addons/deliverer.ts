@@ -230,7 +230,7 @@ export class WebhookDeliverer {
       }
       const delay = Math.min(options.retryBaseMs * 2 ** Math.min(w.attempts - 1, 30), options.retryMaxDelayMs);
       w.nextAttemptAt = this.now() + delay;
-      log.warn({ addon: w.id, eventId: event.id, attempts: w.attempts, retryInMs: delay, err: result.error }, 'webhook send failed; will retry');
+      log.warn({ addon: w.id, eventId: event.id, attempts: w.attempts, retryInMs: delay, err: result.error, detail: result.detail }, 'webhook send failed; will retry');
       w.timer = setTimeout(() => {
         w.timer = null;
         w.nextAttemptAt = null;

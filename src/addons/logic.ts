@@ -7,6 +7,7 @@ import { invalid, NotFoundError, ValidationError } from '../errors.js';
 import { EVENT_TYPES } from '../events/types.js';
 import type { State } from '../state/state.js';
 import type { Addon, EventRecord } from '../state/types.js';
+import { destinationPolicy, urlRefusal, type DestinationPolicy } from './destination.js';
 import { checkTemplate, parseTemplate, renderWithin, type TemplateBudget } from './template.js';
 
 /** Addons at most: each has a delivery worker, and one request in flight at a time. */
@@ -23,13 +24,15 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 const KNOWN_EVENTS = new Set<string>(EVENT_TYPES);
 /** A 400 whose message starts with the field it is about (`parameters.url: is required`). */
 const bad = (path: string, message: string) => invalid(path, `${path}: ${message}`);
-/** What the settings allow an addon: what its template may cost. */
+/** What the settings allow an addon: where it may send, and what its template may cost. */
 export interface WebhookLimits {
+  destinations: DestinationPolicy;
   template: TemplateBudget;
 }
 
 export function webhookLimits(config: Config): WebhookLimits {
   return {
+    destinations: destinationPolicy(config),
     template: { maxBytes: config.webhookTemplateMaxBytes, maxSteps: config.webhookTemplateMaxSteps },
   };
 }
@@ -79,11 +82,25 @@ export interface AddonInput {
 export function addonView(a: Addon, reveal = false) {
   const parameters: Record<string, string> = {};
   for (const [k, v] of Object.entries(a.parameters)) parameters[k] = isSensitive(k) && !reveal ? MASK : v;
+  if (parameters.url !== undefined && !reveal) parameters.url = maskCredentials(parameters.url);
   parameters.signingSecret = reveal ? a.signingSecret : MASK;
   return {
     id: a.id, provider: a.provider, description: a.description, enabled: a.enabled, parameters,
     events: a.events, projects: a.projects, environments: a.environments, createdAt: a.createdAt,
   };
+}
+
+/** A URL saved with a password (before saves refused them) is shown with the password masked. */
+function maskCredentials(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.password === '') return url;
+  parsed.password = MASK;
+  return parsed.toString();
 }
 
 function isSensitive(name: string): boolean {
@@ -152,6 +169,10 @@ function checkParameters(input: Record<string, string>, before: Addon | null, li
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || url.length > MAX_URL) {
     throw bad('parameters.url', `must be an http or https URL of at most ${MAX_URL} characters`);
   }
+  // An address refused now but saved before (under other settings) may be kept on an update, to
+  // switch the addon off say: its sends are refused all the same.
+  const refused = url === before?.parameters.url ? null : urlRefusal(parsed, limits.destinations);
+  if (refused) throw bad('parameters.url', refused);
   if (parameters.contentType !== undefined && /[\r\n\0]/.test(parameters.contentType)) throw bad('parameters.contentType', 'must be on one line');
   if (parameters.authorization !== undefined && /[\r\n\0]/.test(parameters.authorization)) throw bad('parameters.authorization', 'must be on one line');
   parseCustomHeaders(parameters.customHeaders);

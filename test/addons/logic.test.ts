@@ -2,7 +2,7 @@
 // commands' ops (a new addon starts after its own creation; the cursor only moves forward).
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { createAddon, moveCursor, signature, updateAddon, wants, webhookLimits, webhookRequest } from '../../src/addons/logic.js';
+import { addonView, createAddon, moveCursor, signature, updateAddon, wants, webhookLimits, webhookRequest } from '../../src/addons/logic.js';
 import { loadConfig } from '../../src/config.js';
 import { addon, fixtureState, T0 } from '../state/fixture.js';
 import type { EventRecord } from '../../src/state/types.js';
@@ -50,4 +50,16 @@ t.test('a new addon starts after its own creation event; the cursor never moves 
   const off = updateAddon('1', { provider: 'webhook', enabled: false, parameters: { url: 'http://x/', signingSecret: '*****' }, events: ['*'] }, LIMITS)(s);
   t.equal(off.result.signingSecret, 'fixture-signing-secret', 'the masked secret is kept');
   t.equal(off.ops.length, 1, 'switching off does not move the cursor');
+});
+
+t.test('an addon saved before the destination policy: its URL may be kept on an update (sends are refused), not set anew', async (t) => {
+  const s = fixtureState();
+  // The fixture's addon points at 127.0.0.1, as one saved before loopback was refused.
+  const off = updateAddon('1', { provider: 'webhook', enabled: false, parameters: { url: 'http://127.0.0.1:9/hook' }, events: ['*'] }, LIMITS)(s);
+  t.equal(off.result.enabled, false, 'switched off with its URL unchanged');
+  t.throws(() => updateAddon('1', { provider: 'webhook', enabled: false, parameters: { url: 'http://127.0.0.1:10/hook' }, events: ['*'] }, LIMITS)(s), /127\.0\.0\.1 is a loopback address/);
+  t.throws(() => createAddon({ provider: 'webhook', enabled: true, parameters: { url: 'http://127.0.0.1:9/hook' }, events: ['*'] }, LIMITS)(s, env), /127\.0\.0\.1 is a loopback address/);
+  const withPassword = addonView(addon(1, { parameters: { url: 'https://user:hunter2-secret@hooks.example.com/x' } }));
+  t.equal(withPassword.parameters.url, 'https://user:*****@hooks.example.com/x', 'a password saved in a URL before is masked when shown');
+  t.equal(addonView(addon(1, { parameters: { url: 'https://user:hunter2-secret@hooks.example.com/x' } }), true).parameters.url, 'https://user:hunter2-secret@hooks.example.com/x', 'and revealed only where secrets are');
 });

@@ -7,7 +7,7 @@ const ADMIN = '*:*.addons-admin-secret';
 const BASE = '/api/admin/addons';
 const hook = (over: Record<string, unknown> = {}, params: Record<string, string> = {}) => ({
   provider: 'webhook', enabled: true, description: 'to the team chat', events: ['feature-created'],
-  parameters: { url: 'http://127.0.0.1:9/hook', ...params }, ...over,
+  parameters: { url: 'https://hooks.example.com/fanion', ...params }, ...over,
 });
 
 t.test('create, read, list, replace, delete; secrets shown once; events recorded', async (t) => {

@@ -3,7 +3,7 @@
 // process. Before, a worker whose addon was gone (or off) restarted itself in a microtask until
 // the change that would stop it was durable, which it never became: the event loop never turned.
 import t, { type Test } from 'tap';
-import { receiverFor, sleep, webhook, type Receiver } from '../helpers/receiver.js';
+import { RECEIVERS_ALLOWED, receiverFor, sleep, webhook, type Receiver } from '../helpers/receiver.js';
 import { timed, terminate } from '../helpers/bounded.js';
 import { client, spawnServer, type Spawned } from '../helpers/server.js';
 
@@ -14,7 +14,7 @@ const BACKLOG = 2_000;
 /** A server whose addons each have an import's 2,000 events to send, to a receiver that answers at once. */
 async function backlogged(t: Test): Promise<{ srv: Spawned; r: Receiver; ids: number[] }> {
   const r = await receiverFor(t);
-  const srv = await spawnServer({ env: { WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TIMEOUT_MS: '2000' } });
+  const srv = await spawnServer({ env: { ...RECEIVERS_ALLOWED, WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TIMEOUT_MS: '2000' } });
   t.teardown(() => terminate(srv, 2_000));
   const api = client(srv.url);
   const ids: number[] = [];

@@ -4,7 +4,7 @@
 // real event fails its delivery with a clear lastError while /health keeps answering.
 import t, { type Test } from 'tap';
 import { timed, terminate } from '../helpers/bounded.js';
-import { receiverFor, sleep, webhook } from '../helpers/receiver.js';
+import { RECEIVERS_ALLOWED, receiverFor, sleep, webhook } from '../helpers/receiver.js';
 import { client, spawnServer, type Spawned } from '../helpers/server.js';
 
 const BASE = '/api/admin/addons';
@@ -14,7 +14,7 @@ const EXPLODING = nested(6, '{{event.type}} by {{event.createdBy}} on {{event.da
 const field = (name: string, n: number) => ({ name, legalValues: Array.from({ length: n }, (_, i) => ({ value: `value-${i}`, description: `d${i}` })) });
 
 async function server(t: Test, env: Record<string, string> = {}): Promise<Spawned> {
-  const srv = await spawnServer({ env: { WEBHOOK_ALLOW_RANGES: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: '200', ...env } });
+  const srv = await spawnServer({ env: { ...RECEIVERS_ALLOWED, WEBHOOK_RETRY_BASE_MS: '200', ...env } });
   // A server frozen by a render ignores SIGTERM: killed rather than waited for.
   t.teardown(() => terminate(srv, 2_000));
   return srv;

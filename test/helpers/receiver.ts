@@ -1,8 +1,14 @@
 // A webhook receiver for tests: a real HTTP server on 127.0.0.1 that records what it is sent and
 // answers as told (a status, a delay, or never), and can go down and come back on the same port;
-// with the addon body that points at it.
+// with the addon body that points at it and the settings that let webhooks reach it.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/**
+ * Settings that let webhooks reach the receivers on 127.0.0.1: loopback is refused by default
+ * (test/addons/destination-policy.test.ts holds that), so each test that sends to one says so.
+ */
+export const RECEIVERS_ALLOWED = { WEBHOOK_ALLOW_RANGES: '127.0.0.1/32' };
 
 /** A webhook addon's body: every event to `url` unless `over` says otherwise. */
 export const webhook = (url: string, over: Record<string, unknown> = {}, params: Record<string, string> = {}) => ({
@@ -38,8 +44,8 @@ export interface Receiver {
   port: number;
   /** Requests that arrived in full, in arrival order (answered or not). */
   received: Received[];
-  /** How the next requests are answered: a status after `delayMs`; `hang` never answers. */
-  behave(b: { status?: number; delayMs?: number; hang?: boolean } | ((r: Received, n: number) => { status?: number; delayMs?: number; hang?: boolean })): void;
+  /** How the next requests are answered: a status (and headers) after `delayMs`; `hang` never answers. */
+  behave(b: Behaviour | ((r: Received, n: number) => Behaviour)): void;
   /** Stops listening and drops every connection (an outage). */
   down(): Promise<void>;
   /** Listens again on the same port. */
@@ -49,9 +55,10 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+type Behaviour = { status?: number; headers?: Record<string, string>; delayMs?: number; hang?: boolean };
+
 export async function startReceiver(port = 0): Promise<Receiver> {
   const received: Received[] = [];
-  type Behaviour = { status?: number; delayMs?: number; hang?: boolean };
   let behaviour: Behaviour | ((r: Received, n: number) => Behaviour) = { status: 200 };
   const sockets = new Set<import('node:net').Socket>();
   const make = () => {
@@ -64,7 +71,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
         const b = typeof behaviour === 'function' ? behaviour(r, received.length) : behaviour;
         if (b.hang) return;
         setTimeout(() => {
-          res.writeHead(b.status ?? 200, { 'content-type': 'text/plain' });
+          res.writeHead(b.status ?? 200, { 'content-type': 'text/plain', ...b.headers });
           res.end('ok');
         }, b.delayMs ?? 0);
       });
