@@ -168,7 +168,12 @@ export class WebhookDeliverer {
   private kick(w: Worker): void {
     if (w.running || w.timer || w.stopped || this.closed) return;
     w.running = true;
-    this.run(w).catch((err) => this.deps.log.error({ err, addon: w.id }, 'webhook delivery failed unexpectedly'))
+    this.run(w)
+      .catch((err) => {
+        // A bug: retried after the first backoff, never at once (that would be a tight loop).
+        this.deps.log.error({ err, addon: w.id }, 'webhook delivery failed unexpectedly');
+        if (!w.timer) this.later(w, this.deps.options.retryBaseMs);
+      })
       .finally(() => {
         w.running = false;
         // Events that became durable while the last send was in flight: on, from the next turn of
@@ -229,17 +234,22 @@ export class WebhookDeliverer {
         continue;
       }
       const delay = Math.min(options.retryBaseMs * 2 ** Math.min(w.attempts - 1, 30), options.retryMaxDelayMs);
-      w.nextAttemptAt = this.now() + delay;
       log.warn({ addon: w.id, eventId: event.id, attempts: w.attempts, retryInMs: delay, err: result.error, detail: result.detail }, 'webhook send failed; will retry');
-      w.timer = setTimeout(() => {
-        w.timer = null;
-        w.nextAttemptAt = null;
-        this.kick(w);
-      }, delay);
-      w.timer.unref();
+      this.later(w, delay);
       return;
     }
     if (w.cursor > w.written && w.cursor === this.durableEventId) this.writeCursor(w);
+  }
+
+  /** Runs `w` again in `delay` ms. */
+  private later(w: Worker, delay: number): void {
+    w.nextAttemptAt = this.now() + delay;
+    w.timer = setTimeout(() => {
+      w.timer = null;
+      w.nextAttemptAt = null;
+      this.kick(w);
+    }, delay);
+    w.timer.unref();
   }
 
   /** One send of `event`; a failure, never a throw, when its request cannot be built or sent. */
