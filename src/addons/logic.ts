@@ -182,8 +182,9 @@ function checkParameters(input: Record<string, string>, before: Addon | null, li
     } catch (err) {
       throw bad('parameters.bodyTemplate', `is not a Mustache template: ${(err as Error).message}`);
     }
+    // As with the URL: one saved before (under other settings) may be kept, its renders are bounded all the same.
     try {
-      checkTemplate(parameters.bodyTemplate, limits.template);
+      if (parameters.bodyTemplate !== before?.parameters.bodyTemplate) checkTemplate(parameters.bodyTemplate, limits.template);
     } catch (err) {
       throw bad('parameters.bodyTemplate', (err as Error).message);
     }

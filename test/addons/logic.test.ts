@@ -63,3 +63,13 @@ t.test('an addon saved before the destination policy: its URL may be kept on an 
   t.equal(withPassword.parameters.url, 'https://user:*****@hooks.example.com/x', 'a password saved in a URL before is masked when shown');
   t.equal(addonView(addon(1, { parameters: { url: 'https://user:hunter2-secret@hooks.example.com/x' } }), true).parameters.url, 'https://user:hunter2-secret@hooks.example.com/x', 'and revealed only where secrets are');
 });
+
+t.test('a body template saved before its budget may be kept on an update, not set anew', async (t) => {
+  const s = fixtureState();
+  const exploding = `${'{{#event.data.values}}'.repeat(6)}{{.}}${'{{/event.data.values}}'.repeat(6)}`;
+  const old = addon(1, { parameters: { url: 'https://hooks.example.com/x', bodyTemplate: exploding } });
+  s.addons.set(1, old);
+  const input = (bodyTemplate: string) => ({ provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x', bodyTemplate }, events: ['*'] });
+  t.equal(updateAddon('1', input(exploding), LIMITS)(s).result.enabled, false, 'switched off, template unchanged');
+  t.throws(() => updateAddon('1', input(`${exploding} `), LIMITS)(s), /parameters\.bodyTemplate: could take about \d+ steps/);
+});
