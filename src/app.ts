@@ -7,6 +7,7 @@
 //                                                         → SDK metrics store + flusher
 //               → token hash key → seeded tokens → authenticator
 import { WebhookDeliverer } from './addons/deliverer.js';
+import { webhookLimits } from './addons/logic.js';
 import { httpSender } from './addons/sender.js';
 import { OpenAuthenticator, type Authenticator } from './auth/access.js';
 import { ClientSnapshot } from './client-api/snapshot.js';
@@ -108,9 +109,10 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: config.frontendCacheMaxBytes });
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
     // Webhooks read durable events from the log; they never hold up the change that made them.
+    const limits = webhookLimits(config);
     const webhooks = new WebhookDeliverer({
-      engine, log, send: httpSender(config.webhookTimeoutMs),
-      options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs },
+      engine, log, send: httpSender(config.webhookTimeoutMs, limits.destinations),
+      options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },
     });
     engine.onChange((change, kind) => webhooks.onChange(change, kind));
     const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: storage.replayed.ms });

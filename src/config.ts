@@ -1,5 +1,6 @@
 // Reads the environment once at start-up; everything else receives a Config.
 import path from 'node:path';
+import { Address4, Address6 } from 'ip-address';
 
 export type WalSync = 'always' | 'none';
 export type AuthType = 'api-token' | 'none';
@@ -65,6 +66,16 @@ export interface Config {
   webhookRetryMaxDelayMs: number;
   /** How long one event is retried before it is dropped (WEBHOOK_RETRY_FOR_MS). */
   webhookRetryForMs: number;
+  /** Host names webhooks may reach whatever they resolve to (WEBHOOK_ALLOW_HOSTS), lower case. */
+  webhookAllowHosts: string[];
+  /** Addresses (CIDR ranges or single addresses) webhooks may reach though not public (WEBHOOK_ALLOW_RANGES). */
+  webhookAllowRanges: string[];
+  /** Webhooks may reach private addresses: RFC 1918, CGNAT, IPv6 unique-local (WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate: boolean;
+  /** A rendered webhook body template's size at most (WEBHOOK_TEMPLATE_MAX_BYTES). */
+  webhookTemplateMaxBytes: number;
+  /** A webhook body template's rendering work at most (WEBHOOK_TEMPLATE_MAX_STEPS). */
+  webhookTemplateMaxSteps: number;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -126,6 +137,26 @@ function parseOrigins(raw: string | undefined, name = 'CORS_ORIGINS'): string[] 
   return out;
 }
 
+/** WEBHOOK_ALLOW_HOSTS: host names as URLs spell them (lower case, no port, no wildcard). */
+function parseHosts(raw: string | undefined): string[] {
+  return list(raw).map((item) => {
+    const host = item.toLowerCase().replace(/\.$/, '');
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host) || host.length > 253) {
+      throw new ConfigError(`WEBHOOK_ALLOW_HOSTS must list host names such as hooks.internal (no scheme, port or wildcard), got "${item}"`);
+    }
+    return host;
+  });
+}
+
+/** WEBHOOK_ALLOW_RANGES: IPv4 or IPv6 addresses or CIDR ranges. */
+function parseRanges(raw: string | undefined): string[] {
+  const ranges = list(raw);
+  for (const item of ranges) {
+    if (!Address4.isValid(item) && !Address6.isValid(item)) throw new ConfigError(`WEBHOOK_ALLOW_RANGES must list addresses or CIDR ranges such as 10.1.2.0/24 or fd00::/8, got "${item}"`);
+  }
+  return ranges;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads every setting from the environment; throws {@link ConfigError} naming the first bad one. */
@@ -183,5 +214,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: positive(env, 'WEBHOOK_RETRY_BASE_MS', 1_000),
     webhookRetryMaxDelayMs: positive(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 60 * 60 * 1000),
     webhookRetryForMs: positive(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000),
+    webhookAllowHosts: parseHosts(env.WEBHOOK_ALLOW_HOSTS),
+    webhookAllowRanges: parseRanges(env.WEBHOOK_ALLOW_RANGES),
+    webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookTemplateMaxBytes: positive(env, 'WEBHOOK_TEMPLATE_MAX_BYTES', 4 * 1024 * 1024),
+    webhookTemplateMaxSteps: positive(env, 'WEBHOOK_TEMPLATE_MAX_STEPS', 200_000),
   };
 }
