@@ -97,3 +97,14 @@ t.test('a host in WEBHOOK_ALLOW_HOSTS is reached; a redirect it answers is not f
   t.equal(elsewhere.received.length, 0, 'the address it pointed to got nothing');
   t.equal((await api('POST', BASE, webhook(`http://127.0.0.1:${r.port}/hook`))).status, 400, 'the host is allowed by name, not its address');
 });
+
+t.test("with localhost allowed, an addon aimed at Fanion's own admin API still makes nothing: deliveries may not change Fanion", async (t) => {
+  const { srv, api, ok } = await serve(t, { env: { ...FAST, WEBHOOK_ALLOW_HOSTS: 'localhost' } });
+  const loop = await ok('POST', BASE, webhook(`http://localhost:${srv.port}${FLAGS}`, { events: ['feature-created'] }, { bodyTemplate: '{"name": "loop-{{event.id}}"}' }));
+  await ok('POST', FLAGS, { name: 'first' });
+  const [error] = await lastErrors(api, [loop.id]);
+  t.equal(error, 'HTTP 403', 'Fanion refused the delivery');
+  await sleep(500);
+  const flags = (await ok('GET', FLAGS)).features.map((f: { name: string }) => f.name);
+  t.same(flags, ['first'], 'no flag was made by the webhook (3,007 in 5 s before either guard)');
+});
