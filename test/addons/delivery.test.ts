@@ -93,8 +93,9 @@ t.test('receiver errors and timeouts are retried with backoff and shown; deliver
   t.same(names.slice(5), ['two', 'three'], 'then the rest, in order, once each');
   const gaps = r.received.slice(1, 4).map((x, i) => x.at - r.received[i].at);
   // Doubling from the 50 ms base: each wait is at least 50, 100, 200 ms (a busy machine only adds
-  // to them), and the first well under the third (no flat delay passes both).
-  t.ok(gaps.every((g, i) => g >= 50 * 2 ** i - 2) && gaps[0] < 200, `the waits double: ${gaps.join(', ')} ms (at least 50, 100, 200)`);
+  // to them), and one of the first two under the third's 200 (no flat delay passes both; a load
+  // spike once stretched the first to 229 ms, so one slow wait alone does not fail this).
+  t.ok(gaps.every((g, i) => g >= 50 * 2 ** i - 2) && Math.min(gaps[0], gaps[1]) < 200, `the waits double: ${gaps.join(', ')} ms (at least 50, 100, 200)`);
   const done = await ok('GET', `/api/admin/addons/${addon.id}`);
   t.match(done.delivery, { delivered: 3, attempts: 0, pendingEvents: 0 });
   t.ok(done.delivery.failed >= 4, `${done.delivery.failed} failed attempts (3 errors and a timeout)`);
