@@ -269,7 +269,12 @@ export class PushHub {
     this.remove(s);
   }
 
-  /** After a token change: streams whose token is gone, or now sees other things, are closed. */
+  /**
+   * After a token change: streams whose token is gone (revoked, deleted, expired) or now sees
+   * other things are closed. The scope is compared by its key, not by identity: the
+   * authenticator builds a new scope object whenever the token's record is rewritten, as it is
+   * when its last use is recorded, and that must not end the streams that use it.
+   */
   private recheckTokens(): void {
     for (const view of [...this.views.values()]) {
       for (const s of [...view.streams]) {
@@ -279,7 +284,7 @@ export class PushHub {
         } catch {
           scope = null;
         }
-        if (scope !== s.scope) this.end(s);
+        if (scope?.key !== s.scope.key) this.end(s);
       }
     }
   }
