@@ -3,9 +3,9 @@
 // used token every METRICS_FLUSH_MS: issue #26, item 4), while a revocation or a real scope
 // change still ends them at once. The official SDK in streaming mode sees every change at once.
 import t from 'tap';
-import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 import { serve } from '../helpers/server.js';
 import { openStream } from '../helpers/sse.js';
+import { syncedSdk } from '../helpers/unleash-sdk.js';
 
 const ADMIN = '*:*.lifetime-admin';
 const CLIENT = '*:development.lifetime-client';
@@ -60,19 +60,8 @@ t.test('a used token\'s streams stay open across metrics flushes; revocation and
 t.test('the official SDK in streaming mode sees each of 20 changes at once, flushes or not', async (t) => {
   const { srv, ok } = await serve(t, { env, authorization: ADMIN });
   await ok('POST', P, { name: 'flip' });
-  const u = new Unleash({
-    url: `${srv.url}/api/`, appName: 'lifetime', customHeaders: { Authorization: CLIENT },
-    // Polling (its fallback) once a minute: only the stream can bring a change within the test.
-    refreshInterval: 60_000, metricsInterval: FLUSH_MS, storageProvider: new InMemStorageProvider(), skipInstanceCountWarning: true,
-    experimentalMode: { type: 'streaming' },
-  });
-  t.teardown(() => u.destroy());
-  u.on(UnleashEvents.Error, () => {});
-  u.on(UnleashEvents.Warn, () => {});
-  await new Promise<void>((resolve, reject) => {
-    u.once(UnleashEvents.Synchronized, () => resolve());
-    setTimeout(() => reject(new Error('the streaming SDK did not synchronize')), 10_000);
-  });
+  // Polling (its fallback) once a minute: only the stream can bring a change within the test.
+  const u = await syncedSdk(t, srv.url, { token: CLIENT, mode: { type: 'streaming' }, refreshInterval: 60_000, metricsInterval: FLUSH_MS, appName: 'lifetime' });
   const latencies: number[] = [];
   for (let i = 0; i < 20; i++) {
     const on = i % 2 === 0;
