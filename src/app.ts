@@ -99,7 +99,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const snapshot = new ClientSnapshot(engine.state, { extraHeaders: config.clientStreamingUpgrade ? [...NOSNIFF, 'fetch-mode', 'streaming'] : NOSNIFF, toucher });
     engine.onChange((change, kind) => snapshot.onChange(change, kind));
     const push = new PushHub(engine, (req) => auth.client(req), {
-      maxStreams: config.streamingMaxConnections, keepAliveMs: config.streamingKeepAliveMs, bufferBytes: config.streamingBufferBytes,
+      maxStreams: config.streamingMaxConnections, maxStreamsPerToken: config.streamingMaxConnectionsPerToken, keepAliveMs: config.streamingKeepAliveMs, bufferBytes: config.streamingBufferBytes,
       windowChanges: config.deltaWindowChanges,
     }, toucher);
     engine.onChange((change, kind) => push.onChange(change, kind));

@@ -40,9 +40,11 @@ export interface Config {
   corsOrigins: string[];
   /** Open SSE streams at most (STREAMING_MAX_CONNECTIONS); beyond, 429. */
   streamingMaxConnections: number;
+  /** Open SSE streams of one token at most (STREAMING_MAX_CONNECTIONS_PER_TOKEN, a tenth of the above by default); beyond, 429. */
+  streamingMaxConnectionsPerToken: number;
   /** A keep-alive comment on every stream this often (STREAMING_KEEPALIVE_MS). */
   streamingKeepAliveMs: number;
-  /** Unsent bytes a stream may hold beyond its first frame before it is dropped (STREAMING_BUFFER_BYTES). */
+  /** Unsent bytes a stream may hold (beyond its first frame, for two keep-alives) before it is dropped (STREAMING_BUFFER_BYTES). */
   streamingBufferBytes: number;
   /** Recent changes a delta poll or a reconnecting stream can be answered from (DELTA_WINDOW_CHANGES). */
   deltaWindowChanges: number;
@@ -177,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const headersTimeoutMs = positive(env, 'HEADERS_TIMEOUT_MS', 15_000);
   const requestTimeoutMs = positive(env, 'REQUEST_TIMEOUT_MS', 60_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) cannot be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  const streamingMaxConnections = int(env, 'STREAMING_MAX_CONNECTIONS', 10_000);
   return {
     port: port(env, 'PORT', port(env, 'HTTP_PORT', 4242)),
     // Without authentication every caller is an admin: unless told otherwise, only this machine.
@@ -200,7 +203,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs,
     maxConnections: env.MAX_CONNECTIONS ? positive(env, 'MAX_CONNECTIONS', 0) : undefined,
     clientMetricsMaxBytes: int(env, 'CLIENT_METRICS_MAX_BYTES', 32 * 1024 * 1024),
-    streamingMaxConnections: int(env, 'STREAMING_MAX_CONNECTIONS', 10_000),
+    streamingMaxConnections,
+    // A leaked client token must not take every slot and push every other SDK back to polling.
+    streamingMaxConnectionsPerToken: positive(env, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN', Math.max(1, Math.ceil(streamingMaxConnections / 10))),
     streamingKeepAliveMs: positive(env, 'STREAMING_KEEPALIVE_MS', 15_000),
     streamingBufferBytes: positive(env, 'STREAMING_BUFFER_BYTES', 1024 * 1024),
     deltaWindowChanges: positive(env, 'DELTA_WINDOW_CHANGES', 10_000),

@@ -22,7 +22,7 @@ import { featuresBatchRoutes } from './features-batch/routes.js';
 import { mountApiDocs } from './http/api-docs.js';
 import { loadConsole, serveConsole } from './http/console.js';
 import { AccessLog, fixedWords, loggablePath } from './http/access-log.js';
-import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
+import { closeWithin, connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
 import { sendError, sendJson } from './http/respond.js';
 import { directGet } from './http/fast-path.js';
 import { openApiDocument } from './http/openapi.js';
@@ -191,6 +191,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
         `X-Request-Id: ${body.id}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
     );
+    closeWithin(socket);
   });
   try {
     await new Promise<void>((resolve, reject) => {

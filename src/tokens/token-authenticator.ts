@@ -163,7 +163,7 @@ export class TokenAuthenticator implements Authenticator {
       expiresAtMs: token.expiresAt === null ? Infinity : Date.parse(token.expiresAt),
       actor,
       // Tokens with the same scope share the key, so they share the client API's cached responses.
-      scope: { environment: token.environment, projects: token.projects, key: `${token.environment}|${token.projects.join(',')}`, actor },
+      scope: { environment: token.environment, projects: token.projects, key: `${token.environment}|${token.projects.join(',')}`, actor, token: hash },
       view: { projects: token.projects, environment: token.environment },
       usedAt: 0,
       reportedAt: 0,
