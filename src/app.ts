@@ -28,6 +28,11 @@ import { TokenAuthenticator } from './tokens/token-authenticator.js';
 import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
 import { seedTokens } from './tokens/seed.js';
+import { OidcSignIn } from './people/oidc.js';
+import { PasswordHasher } from './people/password-hasher.js';
+import { PeopleAuthenticator } from './people/people-authenticator.js';
+import { checkDefaultAdminPassword } from './people/seed.js';
+import { SignInGuard } from './people/sign-in-guard.js';
 import type { FileLayer } from './wal/file-layer.js';
 
 /** What Fanion takes from outside: settings, a logger, and the I/O edges tests replace. */
@@ -49,6 +54,14 @@ export interface Fanion {
   checkpointer: Checkpointer;
   hasher: TokenHasher;
   auth: Authenticator;
+  /** Sessions and personal access tokens on top of API tokens (null with AUTH_TYPE=none). */
+  people: PeopleAuthenticator | null;
+  /** Password hashes, a bounded number at once. */
+  passwords: PasswordHasher;
+  /** Sign-in attempts per address and per account. */
+  guard: SignInGuard;
+  /** Single sign-on, when OIDC_ISSUER is set. */
+  oidc: OidcSignIn | null;
   /** What `GET /api/client/features` serves, kept up to date by the engine's change feed. */
   snapshot: ClientSnapshot;
   /** Streams and delta answers, fed by the engine's change feed with durable changes only. */
@@ -71,6 +84,7 @@ export interface Fanion {
  */
 export async function openFanion(deps: FanionDeps): Promise<Fanion> {
   const { config, log } = deps;
+  checkDefaultAdminPassword(config);
   const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: deps.files, clock: deps.clock });
   log.info(
     { records: storage.replayed.records, ms: Math.round(storage.replayed.ms), checkpoint: storage.replayed.checkpoint, dataDir: config.dataDir },
@@ -92,7 +106,12 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
     await seedTokens({ engine, config, hasher, log });
     const tokens = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : null;
-    const auth: Authenticator = tokens ?? new OpenAuthenticator();
+    // People sign in with a session cookie or act through personal tokens, beside API tokens.
+    const people = tokens ? new PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
+    const auth: Authenticator = people ?? new OpenAuthenticator();
+    const passwords = new PasswordHasher({ logN: config.passwordScryptLogN, concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
+    const guard = new SignInGuard({ perAddress: config.signInPerAddress, perAccount: config.signInPerAccount, entries: config.signInLimiterEntries });
+    const oidc = config.oidc && config.publicUrl ? new OidcSignIn(config.oidc, config.publicUrl, log) : null;
     // With CLIENT_STREAMING_UPGRADE, every poll answer tells SDKs to switch to streaming.
     // Which flags each change touched, read once for the snapshot, the push hub and evaluation.
     const toucher = new Toucher(engine.state);
@@ -116,7 +135,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     });
     engine.onChange((change, kind) => webhooks.onChange(change, kind));
     const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: storage.replayed.ms });
-    const flusher = new MetricsFlusher(engine, metrics, log, tokens);
+    const flusher = new MetricsFlusher(engine, metrics, log, tokens, people);
     flusher.start(config.metricsFlushMs);
     let closing: Promise<void> | null = null;
     const close = () => {
@@ -125,7 +144,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       closing ??= webhooks.close().then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, operations, webhooks, flusher, close };
+    return { engine, storage, checkpointer, hasher, auth, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks, flusher, close };
   } catch (err) {
     await closeStorage();
     throw err;

@@ -3,6 +3,25 @@ import path from 'node:path';
 import { Address4, Address6 } from 'ip-address';
 
 export type WalSync = 'always' | 'none';
+export type RootRoleName = 'Admin' | 'Editor' | 'Viewer';
+
+/** Single sign-on with OpenID Connect (OIDC_*): absent unless OIDC_ISSUER is set. */
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The provider's name on the sign-in button ("Sign in with …"). */
+  displayName: string;
+  scopes: string;
+  /** People unknown to Fanion are created at their first sign-in (OIDC_AUTO_CREATE). */
+  autoCreate: boolean;
+  /** Their root role when no claim says otherwise (OIDC_DEFAULT_ROLE). */
+  defaultRole: RootRoleName;
+  /** The ID token (or userinfo) claim that names the role or groups (OIDC_ROLE_CLAIM). */
+  roleClaim: string | null;
+  /** Claim values (groups) → root roles (OIDC_ROLE_MAP, `group=Role,…`); empty: the claim names the role. */
+  roleMap: [string, RootRoleName][];
+}
 export type AuthType = 'api-token' | 'none';
 export type LogFormat = 'json' | 'pretty';
 
@@ -78,6 +97,32 @@ export interface Config {
   webhookTemplateMaxBytes: number;
   /** A webhook body template's rendering work at most (WEBHOOK_TEMPLATE_MAX_STEPS). */
   webhookTemplateMaxSteps: number;
+  /** Where browsers reach Fanion (PUBLIC_URL), for invitation links and the single sign-on callback. */
+  publicUrl: string | null;
+  /** The first admin person's name and password (UNLEASH_DEFAULT_ADMIN_USERNAME / _PASSWORD); generated when absent. */
+  defaultAdminUsername: string;
+  defaultAdminPassword: string | undefined;
+  /** A session ends after this long without a request (SESSION_IDLE_TIMEOUT_MS). */
+  sessionIdleMs: number;
+  /** A session ends this long after sign-in whatever its use (SESSION_MAX_AGE_MS). */
+  sessionMaxAgeMs: number;
+  /** Invitation and reset links work this long, once (PASSWORD_LINK_TTL_MS). */
+  passwordLinkTtlMs: number;
+  /** Sign-in with a password (PASSWORD_SIGN_IN); off leaves single sign-on and tokens. */
+  passwordSignIn: boolean;
+  /** Sign-in attempts from one address per minute (SIGN_IN_LIMIT_PER_ADDRESS). */
+  signInPerAddress: number;
+  /** Failed sign-in attempts at one account per 15 minutes (SIGN_IN_LIMIT_PER_ACCOUNT). */
+  signInPerAccount: number;
+  /** Addresses and accounts whose attempts are remembered, each (SIGN_IN_LIMITER_ENTRIES). */
+  signInLimiterEntries: number;
+  /** log2 of scrypt's N for new password hashes (PASSWORD_SCRYPT_LOG_N). */
+  passwordScryptLogN: number;
+  /** Password hashes computed at once (PASSWORD_HASH_CONCURRENCY). */
+  passwordHashConcurrency: number;
+  /** Password hashes waiting for a turn at most; past it, 429 (PASSWORD_HASH_QUEUE). */
+  passwordHashQueue: number;
+  oidc: OidcConfig | null;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -159,6 +204,73 @@ function parseRanges(raw: string | undefined): string[] {
   return ranges;
 }
 
+const ROLES: RootRoleName[] = ['Admin', 'Editor', 'Viewer'];
+
+function role(raw: string, name: string): RootRoleName {
+  const found = ROLES.find((r) => r.toLowerCase() === raw.trim().toLowerCase());
+  if (!found) throw new ConfigError(`${name} must name a role: Admin, Editor or Viewer, got "${raw}"`);
+  return found;
+}
+
+/** PUBLIC_URL: an http(s) URL without query or fragment, kept without its trailing slash. */
+function parsePublicUrl(raw: string | undefined): string | null {
+  if (!raw) return null;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`PUBLIC_URL must be the http(s) address browsers reach Fanion at, such as https://flags.example.com, got "${raw}"`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseOidc(env: NodeJS.ProcessEnv, publicUrl: string | null): OidcConfig | null {
+  const issuer = env.OIDC_ISSUER;
+  if (!issuer) {
+    for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_AUTO_CREATE', 'OIDC_ROLE_CLAIM', 'OIDC_ROLE_MAP']) {
+      if (env[name]) throw new ConfigError(`${name} is set but OIDC_ISSUER is not: single sign-on needs its issuer URL`);
+    }
+    return null;
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(issuer);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))) {
+    throw new ConfigError(`OIDC_ISSUER must be an https URL (http only on this machine, for tests), got "${issuer}"`);
+  }
+  if (!env.OIDC_CLIENT_ID) throw new ConfigError('OIDC_CLIENT_ID must be set with OIDC_ISSUER');
+  if (!env.OIDC_CLIENT_SECRET) throw new ConfigError('OIDC_CLIENT_SECRET must be set with OIDC_ISSUER');
+  if (!publicUrl) throw new ConfigError('PUBLIC_URL must be set with OIDC_ISSUER: the provider sends people back to PUBLIC_URL/auth/oidc/callback');
+  const roleMap = list(env.OIDC_ROLE_MAP).map((item): [string, RootRoleName] => {
+    const at = item.lastIndexOf('=');
+    if (at <= 0) throw new ConfigError(`OIDC_ROLE_MAP must list group=Role pairs, such as fanion-admins=Admin, got "${item}"`);
+    return [item.slice(0, at).trim(), role(item.slice(at + 1), 'OIDC_ROLE_MAP')];
+  });
+  const roleClaim = env.OIDC_ROLE_CLAIM?.trim() || null;
+  if (roleMap.length > 0 && !roleClaim) throw new ConfigError('OIDC_ROLE_MAP needs OIDC_ROLE_CLAIM: the claim whose values it maps');
+  return {
+    issuer: url.href.replace(/\/$/, ''),
+    clientId: env.OIDC_CLIENT_ID,
+    clientSecret: env.OIDC_CLIENT_SECRET,
+    displayName: env.OIDC_DISPLAY_NAME?.trim() || url.hostname,
+    scopes: env.OIDC_SCOPES?.trim() || 'openid email profile',
+    autoCreate: bool(env, 'OIDC_AUTO_CREATE', false),
+    defaultRole: env.OIDC_DEFAULT_ROLE ? role(env.OIDC_DEFAULT_ROLE, 'OIDC_DEFAULT_ROLE') : 'Viewer',
+    roleClaim,
+    roleMap,
+  };
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads every setting from the environment; throws {@link ConfigError} naming the first bad one. */
@@ -180,6 +292,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const requestTimeoutMs = positive(env, 'REQUEST_TIMEOUT_MS', 60_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) cannot be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   const streamingMaxConnections = int(env, 'STREAMING_MAX_CONNECTIONS', 10_000);
+  const sessionIdleMs = positive(env, 'SESSION_IDLE_TIMEOUT_MS', 8 * 60 * 60 * 1000);
+  const sessionMaxAgeMs = positive(env, 'SESSION_MAX_AGE_MS', 48 * 60 * 60 * 1000);
+  if (sessionIdleMs > sessionMaxAgeMs) throw new ConfigError(`SESSION_IDLE_TIMEOUT_MS (${sessionIdleMs}) cannot be longer than SESSION_MAX_AGE_MS (${sessionMaxAgeMs})`);
+  const passwordScryptLogN = int(env, 'PASSWORD_SCRYPT_LOG_N', 15);
+  if (passwordScryptLogN < 10 || passwordScryptLogN > 20) throw new ConfigError(`PASSWORD_SCRYPT_LOG_N must be from 10 to 20, got "${env.PASSWORD_SCRYPT_LOG_N}"`);
+  const defaultAdminUsername = env.UNLEASH_DEFAULT_ADMIN_USERNAME?.trim() || 'admin';
+  if (defaultAdminUsername.length > 100) throw new ConfigError('UNLEASH_DEFAULT_ADMIN_USERNAME must be at most 100 characters');
+  const publicUrl = parsePublicUrl(env.PUBLIC_URL);
   return {
     port: port(env, 'PORT', port(env, 'HTTP_PORT', 4242)),
     // Without authentication every caller is an admin: unless told otherwise, only this machine.
@@ -224,5 +344,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookTemplateMaxBytes: positive(env, 'WEBHOOK_TEMPLATE_MAX_BYTES', 4 * 1024 * 1024),
     webhookTemplateMaxSteps: positive(env, 'WEBHOOK_TEMPLATE_MAX_STEPS', 200_000),
+    publicUrl,
+    defaultAdminUsername,
+    defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,
+    sessionIdleMs,
+    sessionMaxAgeMs,
+    passwordLinkTtlMs: positive(env, 'PASSWORD_LINK_TTL_MS', 24 * 60 * 60 * 1000),
+    passwordSignIn: bool(env, 'PASSWORD_SIGN_IN', true),
+    signInPerAddress: positive(env, 'SIGN_IN_LIMIT_PER_ADDRESS', 10),
+    signInPerAccount: positive(env, 'SIGN_IN_LIMIT_PER_ACCOUNT', 5),
+    signInLimiterEntries: positive(env, 'SIGN_IN_LIMITER_ENTRIES', 10_000),
+    passwordScryptLogN,
+    passwordHashConcurrency: positive(env, 'PASSWORD_HASH_CONCURRENCY', 2),
+    passwordHashQueue: int(env, 'PASSWORD_HASH_QUEUE', 32),
+    oidc: parseOidc(env, publicUrl),
   };
 }

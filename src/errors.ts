@@ -29,6 +29,11 @@ export class AuthenticationRequired extends FanionError {
   override readonly name = 'AuthenticationRequired';
   readonly status = 401;
 }
+/** A sign-in refused: the same answer for an unknown account, a wrong password or a deactivated account (Unleash's name). */
+export class PasswordMismatch extends FanionError {
+  override readonly name = 'PasswordMismatch';
+  readonly status = 401;
+}
 export class NoAccessError extends FanionError {
   override readonly name = 'NoAccessError';
   readonly status = 403;

@@ -39,6 +39,8 @@ import { strategyTypeRoutes } from './strategy-types/routes.js';
 import { tagRoutes } from './tags/routes.js';
 import { SECRET_PATH_PREFIX, tokenRoutes } from './tokens/routes.js';
 import { ensureFirstAdminToken } from './tokens/seed.js';
+import { peopleRoutes } from './people/routes.js';
+import { ensureFirstAdmin } from './people/seed.js';
 import { variantRoutes } from './variants/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
@@ -141,6 +143,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...ofrepRoutes(ctx, fanion.evaluator),
     ...operationsRoutes(ctx, fanion.operations),
     ...addonRoutes(ctx, fanion.webhooks),
+    ...peopleRoutes(ctx, { people: fanion.people, passwords: fanion.passwords, hasher, guard: fanion.guard, oidc: fanion.oidc }),
   ];
   mount(app, ctx, routes);
   words = fixedWords([...routes.map((r) => r.path), '/health', '/api/openapi.json', '/docs/openapi', '/ui']);
@@ -205,6 +208,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
   const port = (server.address() as AddressInfo).port;
   await ensureFirstAdminToken({ engine, config, hasher, log });
+  await ensureFirstAdmin({ engine, config, passwords: fanion.passwords, log });
 
   let closing: Promise<void> | null = null;
   const close = () => {

@@ -1,18 +1,27 @@
-// Writes buffered lastSeen times (of flags, and of API tokens) to the WAL every METRICS_FLUSH_MS
-// as one record, so a storm of metrics posts or requests costs one fsync per interval instead of
-// one each. A crash loses at most the
-// last interval of lastSeen updates (and the in-memory counts); admin changes are unaffected.
+// Writes buffered lastSeen times (of flags, of API tokens, of sessions and personal access tokens)
+// to the WAL every METRICS_FLUSH_MS as one record, so a storm of metrics posts or requests costs
+// one fsync per interval instead of one each; the same record forgets sessions and password links
+// that have ended. A crash loses at most the last interval of lastSeen updates (and the in-memory
+// counts); admin changes are unaffected.
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
 import type { Actor } from '../state/types.js';
 import { recordLastSeen } from './logic.js';
 import type { ClientMetricsStore } from './store.js';
 import { recordTokensSeen } from '../tokens/logic.js';
+import { recordPeopleSeen, type Seen } from '../people/logic.js';
 
 /** The part of the token authenticator the flusher uses. */
 export interface TokenUse {
   takeSeen(): { hash: string; at: string }[];
   restoreSeen(list: { hash: string; at: string }[]): void;
+}
+
+/** The part of the people authenticator the flusher uses, and how long a session may idle. */
+export interface PeopleUse {
+  takeSeen(): { sessions: Seen[]; tokens: Seen[] };
+  restoreSeen(batch: { sessions: Seen[]; tokens: Seen[] }): void;
+  idleMs: number;
 }
 
 const METRICS_ACTOR: Actor = { name: 'client-metrics', userId: null };
@@ -27,6 +36,8 @@ export class MetricsFlusher {
     private readonly log: Logger,
     /** Where token uses come from (the token authenticator; none with AUTH_TYPE=none). */
     private readonly tokens: TokenUse | null = null,
+    /** Where uses of sessions and personal tokens come from (none with AUTH_TYPE=none). */
+    private readonly people: PeopleUse | null = null,
   ) {}
 
   start(intervalMs: number): void {
@@ -53,16 +64,20 @@ export class MetricsFlusher {
   private async write(): Promise<void> {
     const pending = this.store.takePending();
     const seen = this.tokens?.takeSeen() ?? [];
-    if (pending.length === 0 && seen.length === 0) return;
+    const people = this.people?.takeSeen() ?? null;
+    // With people, every flush also looks for ended sessions (a change only if there are some).
+    if (pending.length === 0 && seen.length === 0 && people === null) return;
     try {
-      await this.engine.run(METRICS_ACTOR, (state) => {
+      await this.engine.run(METRICS_ACTOR, (state, env) => {
         const flags = recordLastSeen(pending)(state);
         const tokens = recordTokensSeen(seen)(state);
-        return { ops: [...flags.ops, ...tokens.ops], events: [], result: flags.result + tokens.result };
+        const persons = people ? recordPeopleSeen(people.sessions, people.tokens, this.people!.idleMs)(state, env).ops : [];
+        return { ops: [...flags.ops, ...tokens.ops, ...persons], events: [], result: flags.result + tokens.result + persons.length };
       });
     } catch (err) {
       this.store.restorePending(pending);
       this.tokens?.restoreSeen(seen);
+      if (people) this.people!.restoreSeen(people);
       this.log.warn({ err: (err as Error).message, pending: pending.length + seen.length }, 'could not write client metrics; will retry at the next flush');
     }
   }
