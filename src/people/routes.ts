@@ -160,6 +160,8 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
     // The signed-in person (or the token) calling.
     {
       method: 'GET', path: ME, tag: TAG, summary: 'Who is calling and what they may do (a person, or the API token)', reply: peopleReplies.meSchema, permission: 'READ',
+      // It shows callers only themselves: any admin caller may ask, a limited token too.
+      scope: () => ({ visibleOnly: true }),
       handler: ({ req }) => {
         const caller = ctx.auth.caller(req);
         const user = caller.userId !== undefined

@@ -56,18 +56,21 @@ function useRunner(action: () => Promise<unknown>) {
   return { busy, error, run };
 }
 
-/** A button running an async action; its error appears beside it. */
-export function Action(props: { label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | ''; confirm?: string; disabled?: boolean; title?: string }) {
+/**
+ * A button running an async action; its error appears beside it. `blocked` is why the signed-in
+ * person may not (access.ts whyNot): the button is then disabled, with the reason as its title.
+ */
+export function Action(props: { label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | ''; confirm?: string; disabled?: boolean; title?: string; blocked?: string | null }) {
   const { busy, error, run } = useRunner(props.run);
   const click = () => {
     if (props.confirm && !confirm(props.confirm)) return;
     void run();
   };
-  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled} title=${props.title} onClick=${click}>${props.label}</button><${ErrorNote} error=${error} /></span>`;
+  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled || !!props.blocked} title=${props.blocked ?? props.title} onClick=${click}>${props.label}</button><${ErrorNote} error=${error} /></span>`;
 }
 
-/** A form whose submit runs an async action; the API's error is shown under it. */
-export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; children: ComponentChildren; label?: string }) {
+/** A form whose submit runs an async action; the API's error is shown under it. `blocked`: why it may not be sent (shown, and the button disabled). */
+export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; children: ComponentChildren; label?: string; blocked?: string | null }) {
   const { busy, error, run } = useRunner(props.onSubmit);
   const submit = (e: Event) => {
     e.preventDefault();
@@ -75,10 +78,12 @@ export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; 
   };
   return html`<form onSubmit=${submit} aria-label=${props.label}>
     ${props.children}
-    <div class="form-actions"><button type="submit" class="primary" disabled=${busy}>${props.submit}</button></div>
+    <div class="form-actions"><button type="submit" class="primary" disabled=${busy || !!props.blocked} title=${props.blocked ?? undefined}>${props.submit}</button>
+      ${props.blocked ? html`<span class="note">${props.blocked}</span>` : null}</div>
     <${ErrorNote} error=${error} />
   </form>`;
 }
+
 
 let fieldIds = 0;
 /** A labelled input. */
@@ -118,4 +123,12 @@ export function when(iso: string | null | undefined): string {
   if (!iso) return 'never';
   const d = new Date(iso);
   return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)}`;
+}
+
+/** A secret or one-time link shown once, with a button that copies it. */
+export function ShownOnce(props: { message: ComponentChildren; value: string; name: string; copy?: string }) {
+  const [copied, setCopied] = useState(false);
+  return html`<div class="secret" role="status"><p>${props.message}</p>
+    <code aria-label=${props.name}>${props.value}</code>
+    <button type="button" onClick=${async () => (await navigator.clipboard.writeText(props.value), setCopied(true))}>${copied ? 'Copied' : (props.copy ?? 'Copy')}</button></div>`;
 }

@@ -1,6 +1,7 @@
 // One flag: its metadata and tags, per environment its switch, strategies (add, edit, disable,
 // delete, reorder) and variants, its dependencies, and its events.
 import { useState } from 'preact/hooks';
+import { blockedUnless } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, Check, ErrorNote, Field, Form, Page, Select, useLoad, when } from '../components.js';
 import { describeConstraint } from '../constraint-editor.js';
@@ -30,7 +31,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
     changed();
     return r;
   };
-  return html`<${Page} title=${f.name} actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`}
+  return html`<${Page} title=${f.name} actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`} blocked=${blockedUnless('DELETE_FEATURE', f.project)}
       run=${async () => (await after(api('DELETE', base)), navigate(`/projects/${enc(project)}`))} />`}>
     <p class="muted">Project <a href=${`#/projects/${enc(project)}`}>${f.project}</a> · created ${when(f.createdAt)} · last seen ${when(f.lastSeenAt)}</p>
     <${ErrorNote} error=${loaded.error} />
@@ -53,7 +54,7 @@ function Metadata({ flag, base, after }: { flag: Flag; base: string; after: Afte
   const [stale, setStale] = useState(flag.stale);
   const [impressionData, setImpressionData] = useState(flag.impressionData);
   return html`<section class="panel" aria-labelledby="flag-meta"><h2 id="flag-meta">About</h2>
-    <${Form} label="Flag details" submit="Save details" onSubmit=${() => after(api('PATCH', base, [
+    <${Form} label="Flag details" submit="Save details" blocked=${blockedUnless('UPDATE_FEATURE', flag.project)} onSubmit=${() => after(api('PATCH', base, [
       { op: 'replace', path: '/description', value: description },
       { op: 'replace', path: '/type', value: type },
       { op: 'replace', path: '/stale', value: stale },
@@ -72,8 +73,8 @@ function Tags({ flag, after }: { flag: Flag; after: After }) {
   const path = `/api/admin/features/${enc(flag.name)}/tags`;
   return html`<section class="panel" aria-labelledby="flag-tags"><h2 id="flag-tags">Tags</h2>
     <ul class="chips">${flag.tags.map((t) => html`<li><span class="badge">${t.type}:${t.value}</span>
-      <${Action} label=${`Remove ${t.type}:${t.value}`} run=${() => after(api('DELETE', `${path}/${enc(t.type)}/${enc(t.value)}`))} /></li>`)}</ul>
-    <${Form} label="Add a tag" submit="Add tag" onSubmit=${async () => {
+      <${Action} label=${`Remove ${t.type}:${t.value}`} blocked=${blockedUnless('UPDATE_FEATURE', flag.project)} run=${() => after(api('DELETE', `${path}/${enc(t.type)}/${enc(t.value)}`))} /></li>`)}</ul>
+    <${Form} label="Add a tag" submit="Add tag" blocked=${blockedUnless('UPDATE_FEATURE', flag.project)} onSubmit=${async () => {
       const at = tag.indexOf(':');
       const body = at > 0 ? { type: tag.slice(0, at), value: tag.slice(at + 1) } : { type: 'simple', value: tag };
       await after(api('POST', path, body));
@@ -96,11 +97,15 @@ function EnvironmentPanel({ flag, env, base, after, choices }: { flag: Flag; env
     return after(api('POST', `${sbase}/set-sort-order`, order.map((x, k) => ({ id: x.id, sortOrder: k }))));
   };
   const headingId = `env-${env.name}`;
+  // What the signed-in person may not do here, and why (the same reason for every control of the panel).
+  const blocked = blockedUnless('UPDATE_FEATURE_ENVIRONMENT', flag.project, env.name);
+  const strategyBlocked = blockedUnless('UPDATE_FEATURE_STRATEGY', flag.project, env.name);
   return html`<section class="panel env" aria-labelledby=${headingId}>
     <header class="env-head"><h2 id=${headingId}>${env.name}</h2>
       <${Action} label=${env.enabled ? `On in ${env.name}` : `Off in ${env.name}`} kind=${env.enabled ? 'primary' : ''} title=${`${env.enabled ? 'Switch off' : 'Switch on'} in ${env.name}`}
-        run=${() => setEnabled(flag.project, flag.name, env.name, !env.enabled)} />
+        blocked=${blocked} run=${() => setEnabled(flag.project, flag.name, env.name, !env.enabled)} />
       <span class="muted">last seen ${when(env.lastSeenAt)}</span></header>
+    ${blocked ? html`<p class="note" role="note">${blocked}</p>` : null}
     <h3>Strategies</h3>
     ${env.strategies.length === 0 ? html`<p class="muted">No strategies: switched on, the flag is on for everyone.</p>` : null}
     <ol class="strategies">${env.strategies.map((s, i) => html`<li class=${s.disabled ? 'disabled' : ''}>
@@ -110,11 +115,11 @@ function EnvironmentPanel({ flag, env, base, after, choices }: { flag: Flag; env
         ${s.segments.length > 0 ? html`<div class="muted">segments ${s.segments.map((id) => segmentNames.get(id) ?? `#${id}`).join(', ')}</div>` : null}
         ${s.variants.length > 0 ? html`<div class="muted">variants ${s.variants.map((v) => v.name).join(', ')}</div>` : null}</div>
       <div class="row-actions">
-        <button type="button" onClick=${() => setEditing(editing === s.id ? null : s.id!)}>Edit</button>
-        <${Action} label=${s.disabled ? 'Enable' : 'Disable'} run=${() => after(api('PUT', `${sbase}/${enc(s.id!)}`, { ...body(s), disabled: !s.disabled }))} />
-        <${Action} label="Move up" disabled=${i === 0} run=${() => move(i, -1)} />
-        <${Action} label="Move down" disabled=${i === env.strategies.length - 1} run=${() => move(i, 1)} />
-        <${Action} label="Delete" kind="danger" confirm="Delete this strategy?" run=${() => after(api('DELETE', `${sbase}/${enc(s.id!)}`))} />
+        <button type="button" disabled=${!!strategyBlocked} title=${strategyBlocked ?? undefined} onClick=${() => setEditing(editing === s.id ? null : s.id!)}>Edit</button>
+        <${Action} label=${s.disabled ? 'Enable' : 'Disable'} blocked=${strategyBlocked} run=${() => after(api('PUT', `${sbase}/${enc(s.id!)}`, { ...body(s), disabled: !s.disabled }))} />
+        <${Action} label="Move up" disabled=${i === 0} blocked=${strategyBlocked} run=${() => move(i, -1)} />
+        <${Action} label="Move down" disabled=${i === env.strategies.length - 1} blocked=${strategyBlocked} run=${() => move(i, 1)} />
+        <${Action} label="Delete" kind="danger" confirm="Delete this strategy?" blocked=${blockedUnless('DELETE_FEATURE_STRATEGY', flag.project, env.name)} run=${() => after(api('DELETE', `${sbase}/${enc(s.id!)}`))} />
       </div>
       ${editing === s.id ? html`<${StrategyEditor} initial=${s} flag=${flag.name} choices=${choices} submit="Save strategy"
         onSave=${async (n: Strategy) => (await after(api('PUT', `${sbase}/${enc(s.id!)}`, body(n))), setEditing(null))} />` : null}
@@ -122,11 +127,12 @@ function EnvironmentPanel({ flag, env, base, after, choices }: { flag: Flag; env
     ${adding
       ? html`<${StrategyEditor} initial=${{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: flag.name }, constraints: [], segments: [], variants: [] }}
           flag=${flag.name} choices=${choices} submit="Add strategy" onSave=${async (s: Strategy) => (await after(api('POST', sbase, body(s))), setAdding(false))} />`
-      : html`<button type="button" onClick=${() => setAdding(true)}>Add strategy in ${env.name}</button>`}
+      : html`<button type="button" disabled=${!!blockedUnless('CREATE_FEATURE_STRATEGY', flag.project, env.name)} title=${blockedUnless('CREATE_FEATURE_STRATEGY', flag.project, env.name) ?? undefined}
+          onClick=${() => setAdding(true)}>Add strategy in ${env.name}</button>`}
     <h3>Variants</h3>
     ${variants === null
       ? html`<p>${env.variants.length === 0 ? html`<span class="muted">None.</span>` : env.variants.map((v) => html`<span class="badge">${v.name} ${v.weight / 10}%</span> `)}
-          <button type="button" onClick=${() => setVariants(env.variants)}>Edit variants in ${env.name}</button></p>`
+          <button type="button" disabled=${!!blockedUnless('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', flag.project, env.name)} onClick=${() => setVariants(env.variants)}>Edit variants in ${env.name}</button></p>`
       : html`<${Form} label=${`Variants in ${env.name}`} submit="Save variants" onSubmit=${async () => (await after(api('PUT', `${base}/environments/${enc(env.name)}/variants`, variants)), setVariants(null))}>
           <${VariantsEditor} variants=${variants} onChange=${setVariants} legend=${`Variants in ${env.name}`} />
         <//>`}
@@ -139,9 +145,9 @@ function Dependencies({ flag, base, after }: { flag: Flag; base: string; after: 
   return html`<section class="panel" aria-labelledby="flag-deps"><h2 id="flag-deps">Dependencies</h2>
     ${flag.dependencies.length === 0 ? html`<p class="muted">None.</p>` : null}
     <ul>${flag.dependencies.map((d) => html`<li>${d.enabled ? 'needs' : 'needs off'} <strong>${d.feature}</strong>${d.variants.length ? ` (variants ${d.variants.join(', ')})` : ''}
-      <${Action} label=${`Remove dependency on ${d.feature}`} run=${() => after(api('DELETE', `${base}/dependencies/${enc(d.feature)}`))} /></li>`)}</ul>
+      <${Action} label=${`Remove dependency on ${d.feature}`} blocked=${blockedUnless('UPDATE_FEATURE_DEPENDENCY', flag.project)} run=${() => after(api('DELETE', `${base}/dependencies/${enc(d.feature)}`))} /></li>`)}</ul>
     ${flag.children.length > 0 ? html`<p class="muted">Flags that depend on this one: ${flag.children.join(', ')}</p>` : null}
-    <${Form} label="Add a dependency" submit="Add dependency" onSubmit=${async () => (await after(api('POST', `${base}/dependencies`, { feature: parent, enabled })), setParent(''))}>
+    <${Form} label="Add a dependency" submit="Add dependency" blocked=${blockedUnless('UPDATE_FEATURE_DEPENDENCY', flag.project)} onSubmit=${async () => (await after(api('POST', `${base}/dependencies`, { feature: parent, enabled })), setParent(''))}>
       <${Field} label="Parent flag" value=${parent} onInput=${setParent} required />
       <${Check} label="Parent must be on" checked=${enabled} onChange=${setEnabled_} />
     <//>

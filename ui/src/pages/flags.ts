@@ -1,6 +1,7 @@
 // The flags table: the flag search of the API (filtered, sorted and paged by the server, so 10,000
 // flags cost one page of 50 rows), one switch per environment, creating a flag, and the archive.
 import { useState } from 'preact/hooks';
+import { blockedUnless } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, ErrorNote, Field, Form, Page, Select, useLoad, when } from '../components.js';
 import { html } from '../html.js';
@@ -34,7 +35,7 @@ function EnvSwitch({ row, env }: { row: FlagRow; env: string }) {
   const state = row.environments.find((e) => e.name === env);
   if (!state) return html`<td class="switch-cell">–</td>`;
   return html`<td class="switch-cell"><${Action} label=${state.enabled ? 'On' : 'Off'} kind=${state.enabled ? 'primary' : ''}
-    title=${`${state.enabled ? 'Switch off' : 'Switch on'} ${row.name} in ${env}`}
+    title=${`${state.enabled ? 'Switch off' : 'Switch on'} ${row.name} in ${env}`} blocked=${blockedUnless('UPDATE_FEATURE_ENVIRONMENT', row.project, env)}
     run=${() => setEnabled(row.project, row.name, env, !state.enabled)} /></td>`;
 }
 
@@ -116,7 +117,7 @@ function CreateFlag({ project, projects }: { project: string; projects?: string[
   const [target, setTarget] = useState(project);
   const [type, setType] = useState('release');
   const [description, setDescription] = useState('');
-  return html`<${Form} label="Create a flag" submit="Create flag" onSubmit=${async () => {
+  return html`<${Form} label="Create a flag" submit="Create flag" blocked=${blockedUnless('CREATE_FEATURE', target)} onSubmit=${async () => {
     await api('POST', `/api/admin/projects/${enc(target)}/features`, { name, type, description: description || undefined });
     changed();
     navigate(`/projects/${enc(target)}/flags/${enc(name)}`);
