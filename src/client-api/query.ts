@@ -54,11 +54,6 @@ export function filterKey(f: ClientFilter): string {
   return JSON.stringify([f.environment, f.projects, f.tags, f.namePrefix]);
 }
 
-/** Is a flag (its project and tag keys) inside what the token may see? Query filters aside. */
-export function inScope(scope: ClientScope, project: string): boolean {
-  return scope.projects.includes('*') || scope.projects.includes(project);
-}
-
 /** Whether the filter selects a flag: live, in its projects, with its name prefix and one of its tags. */
 export function selects(state: State, filter: ClientFilter, f: Feature): boolean {
   if (f.archived) return false;

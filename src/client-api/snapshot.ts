@@ -11,13 +11,13 @@
 //    if no block changed (the change was outside its filter) bytes, gzip copy and ETag stay.
 // The response cache is an LRU bounded by entry count and by bytes.
 import { createGzip } from 'node:zlib';
-import type { ClientScope } from '../auth/access.js';
+import { inClientScope, type ClientScope } from '../auth/access.js';
 import type { StateChange } from '../state/change.js';
 import { tagKey, type State } from '../state/state.js';
 import type { Toucher } from '../state/touch.js';
 import { buildBlocks, etagOf, type Block, type Fragment } from './blocks.js';
 import { EnvViews, type EnvView } from './env-views.js';
-import { clientFilter, filterKey, inScope, type ClientFilter } from './query.js';
+import { clientFilter, filterKey, type ClientFilter } from './query.js';
 
 export interface CachedResponse {
   readonly filter: ClientFilter;
@@ -130,7 +130,7 @@ export class ClientSnapshot {
   /** One flag's record bytes, or null when unknown, archived or outside the caller's projects. */
   feature(scope: ClientScope, name: string): Buffer | null {
     const frag = this.views.fresh(scope.environment).fragments.get(name);
-    if (!frag || !inScope(scope, frag.project)) return null;
+    if (!frag || !inClientScope(scope, frag.project)) return null;
     return frag.bytes;
   }
 

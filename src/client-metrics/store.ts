@@ -1,7 +1,7 @@
 // What SDKs report, kept in memory: applications with their instances, and yes/no counts per
 // (application, environment, flag). Only `lastSeenAt` of flag environments is made durable, in
 // batches (see flusher.ts); the counts and the instance list start empty after a restart.
-import type { ClientScope } from '../auth/access.js';
+import { inClientScope, type ClientScope } from '../auth/access.js';
 import type { State } from '../state/state.js';
 import type { MetricsBody, RegisterBody } from './schema.js';
 
@@ -103,7 +103,11 @@ export class ClientMetricsStore {
     this.enforceBudget();
   }
 
-  /** Counts a metrics bucket. Flags the server does not know are ignored, as Unleash does. */
+  /**
+   * Counts a metrics bucket, in the token's environment only. Flags the server does not know are
+   * ignored, as Unleash does, and so are flags outside the token's projects: a public token must
+   * not mark another project's flags as used (their counts, their lastSeenAt).
+   */
   record(scope: ClientScope, body: MetricsBody, now: string): void {
     const app = this.app(body.appName, now);
     this.instance(app, scope, body.instanceId, now, (inst) => {
@@ -116,7 +120,7 @@ export class ClientMetricsStore {
       const no = c.no ?? 0;
       if (yes === 0 && no === 0) continue;
       const f = this.state.features.get(name);
-      if (!f) continue;
+      if (!f || !inClientScope(scope, f.project)) continue;
       const key = `${env}\u0000${name}`;
       let counts = app.counts.get(key);
       if (!counts) {

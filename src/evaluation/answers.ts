@@ -7,7 +7,7 @@
 // an LRU bounded by entries and bytes.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import type { ClientScope } from '../auth/access.js';
+import { inClientScope, type ClientScope } from '../auth/access.js';
 import type { Runtime } from './compile.js';
 import { contextKey, type EvalContext } from './context.js';
 import { evaluate, type Evaluation, type FlagLookup, type PreparedFlag } from './evaluate.js';
@@ -49,8 +49,6 @@ export class Answer {
   }
 }
 
-const inScope = (scope: ClientScope, project: string) => scope.projects.includes('*') || scope.projects.includes(project);
-
 /** The host name the applicationHostname strategy compares with, as the Node SDK reads it. */
 export const HOSTNAME = (process.env.HOSTNAME || os.hostname() || 'undefined').toLowerCase();
 
@@ -88,7 +86,7 @@ export class Evaluator {
     const env = this.flags.env(scope.environment);
     const get = (name: string) => {
       const f = env.flags.get(name);
-      return f && inScope(scope, f.project) ? f : undefined;
+      return f && inClientScope(scope, f.project) ? f : undefined;
     };
     return { flags: env.ordered, generation: env.generation, get };
   }
@@ -160,7 +158,7 @@ export class Evaluator {
     const rt = this.runtime();
     // A token that sees every project shares the environment's list; others get their own.
     const all = scope.projects.includes('*');
-    const flags: readonly PreparedFlag[] = all ? v.flags : v.flags.filter((f) => inScope(scope, f.project));
+    const flags: readonly PreparedFlag[] = all ? v.flags : v.flags.filter((f) => inClientScope(scope, f.project));
     const evaluations: Evaluation[] = new Array(flags.length);
     // Two 32-bit FNV-style mixes of the (flag, evaluation) ids, seeded per kind and per process
     // start (ids start over after a restart, so an ETag from before one must not match).

@@ -30,6 +30,15 @@ const bucket = (toggles: Record<string, { yes?: number; no?: number; variants?: 
   appName: 'app', instanceId: 'i', bucket: { start: NOW, stop: NOW, toggles },
 });
 
+t.test('record: flags outside the token\'s projects are neither counted nor marked as seen', async (t) => {
+  const store = new ClientMetricsStore(stateWith('a'));
+  store.record({ ...scope, projects: ['shop'] }, bucket({ a: { yes: 5, no: 1 } }), NOW);
+  t.same(store.application('app')!.toggles, [], 'no counts');
+  t.same(store.takePending(), [], 'no lastSeen');
+  store.record({ ...scope, projects: ['shop', 'default'] }, bucket({ a: { yes: 1 } }), NOW);
+  t.same(store.takePending(), [{ feature: 'a', environment: 'production', at: NOW }], 'one of its projects: counted');
+});
+
 t.test('record: counts add up per flag and environment; unknown flags and empty rows are dropped', async (t) => {
   const store = new ClientMetricsStore(stateWith('a', 'b'));
   store.record(scope, bucket({ a: { yes: 2, no: 1, variants: { x: 2 } }, b: { yes: 0, no: 0 }, ghost: { yes: 9 } }), '2026-01-02T00:00:00.000Z');
