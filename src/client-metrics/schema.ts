@@ -1,9 +1,19 @@
 // Bodies of POST /api/client/register and /api/client/metrics, as the Node SDK sends them.
 // Extra properties are allowed: SDKs add fields over time (impactMetrics, sdkFlavor, …).
 // Every string kept gets a maxLength (255, as Unleash's columns); lists and maps are bounded too.
+// Every number kept is one the server can show: a date as epoch ms within what a Date can hold,
+// counts within the integers a double holds exactly (their sums are held there, see store.ts).
 const dateTime = { type: 'string', format: 'date-time', maxLength: 100 };
 const text = { type: 'string', maxLength: 255 };
 const count = { type: 'integer', minimum: 0 };
+/** The largest epoch ms a JavaScript Date holds (±100,000,000 days). */
+export const MAX_DATE_MS = 8.64e15;
+/** An ISO date-time, or epoch ms (the Node SDK sends a string; others a number). */
+const dateOrMs = {
+  type: ['string', 'number'], format: 'date-time', maxLength: 100, minimum: -MAX_DATE_MS, maximum: MAX_DATE_MS,
+  description: 'an ISO 8601 date-time, or epoch milliseconds from -8.64e15 to 8.64e15',
+};
+const sdkCount = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 
 export const clientMetricsSchemas = {
   clientRegisterSchema: {
@@ -16,7 +26,7 @@ export const clientMetricsSchemas = {
       sdkVersion: { type: 'string', maxLength: 255 },
       environment: text,
       strategies: { type: 'array', maxItems: 100, items: text },
-      started: { anyOf: [dateTime, { type: 'number' }] },
+      started: dateOrMs,
       interval: { type: 'number', minimum: 0 },
       platformName: text,
       platformVersion: text,
@@ -45,9 +55,9 @@ export const clientMetricsSchemas = {
             additionalProperties: {
               type: 'object',
               properties: {
-                yes: count,
-                no: count,
-                variants: { type: 'object', maxProperties: 1000, propertyNames: { maxLength: 255 }, additionalProperties: count },
+                yes: sdkCount,
+                no: sdkCount,
+                variants: { type: 'object', maxProperties: 1000, propertyNames: { maxLength: 255 }, additionalProperties: sdkCount },
               },
             },
           },
@@ -100,7 +110,7 @@ const application = {
         type: 'object',
         required: ['instanceId', 'environment', 'firstSeen', 'lastSeen'],
         properties: {
-          instanceId: str, connectionId: nullableStr, sdkVersion: nullableStr, environment: str, started: nullableStr, interval: { type: ['integer', 'null'] },
+          instanceId: str, connectionId: nullableStr, sdkVersion: nullableStr, environment: str, started: nullableStr, interval: { type: ['number', 'null'] },
           platformName: nullableStr, platformVersion: nullableStr, firstSeen: str, lastSeen: str,
         },
       },

@@ -65,6 +65,9 @@ const instanceBytes = (i: InstanceInfo) =>
   ENTRY + OBJECT + str(i.instanceId) * 2 + str(i.connectionId) + str(i.sdkVersion) + str(i.environment) + str(i.started) +
   str(i.platformName) + str(i.platformVersion) + str(i.firstSeen) + str(i.lastSeen);
 
+/** A sum of counts, held at the largest integer a double holds exactly rather than drifting or overflowing. */
+const add = (a: number, b: number) => Math.min(a + b, Number.MAX_SAFE_INTEGER);
+
 /**
  * Applications, instances and counts reported by SDKs, within a byte budget: past it, the least
  * recently seen instances go first, and an application goes with its last instance.
@@ -129,8 +132,8 @@ export class ClientMetricsStore {
         app.counts.set(key, counts);
         this.grow(app, ENTRY + OBJECT + str(key) + str(name) + str(env) + str(now));
       }
-      counts.yes += yes;
-      counts.no += no;
+      counts.yes = add(counts.yes, yes);
+      counts.no = add(counts.no, no);
       counts.lastSeen = now;
       let known = Object.keys(counts.variants).length;
       for (const [variant, n] of Object.entries(c.variants ?? {})) {
@@ -140,7 +143,7 @@ export class ClientMetricsStore {
           counts.variants[variant] = 0;
           this.grow(app, ENTRY + str(variant));
         }
-        counts.variants[variant] += n;
+        counts.variants[variant] = add(counts.variants[variant], n);
       }
       this.pending.set(`${name}\u0000${env}`, { feature: name, environment: env, at: now });
     }
