@@ -17,6 +17,7 @@ import { Engine } from './engine/engine.js';
 import { NOSNIFF } from './http/respond.js';
 import { PushHub } from './push/hub.js';
 import { FanionMetrics } from './operations/metrics.js';
+import { Readiness } from './operations/readiness.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
 import { Toucher } from './state/touch.js';
@@ -39,6 +40,11 @@ export interface FanionDeps {
   newId?: () => string;
   /** How long a failed checkpoint waits before the next try (tests retry at once). */
   checkpointRetryMs?: number;
+  /**
+   * What `GET /ready` waits for. The HTTP server makes it (it answers /ready while the data folder
+   * is replayed) and passes it here, so a part built below can hold readiness too.
+   */
+  readiness?: Readiness;
 }
 
 /** Fanion's parts, wired, with one close for all of them. */
@@ -60,6 +66,8 @@ export interface Fanion {
   /** Webhooks: every durable event to the addons that want it. */
   webhooks: WebhookDeliverer;
   flusher: MetricsFlusher;
+  /** The conditions `GET /ready` waits for. */
+  readiness: Readiness;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
   close(): Promise<void>;
 }
@@ -123,7 +131,8 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       closing ??= webhooks.close().then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, operations, webhooks, flusher, close };
+    const readiness = deps.readiness ?? new Readiness();
+    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, operations, webhooks, flusher, readiness, close };
   } catch (err) {
     await closeStorage();
     throw err;

@@ -38,6 +38,11 @@ export interface SpawnOptions {
   command?: string[];
   /** Start it as the leader of its own process group, as a supervisor does (see Spawned.killGroup). */
   detached?: boolean;
+  /**
+   * Resolve as soon as the port is open, before the data folder is replayed (`GET /ready` then
+   * answers 503), instead of once Fanion serves.
+   */
+  portOpen?: boolean;
 }
 
 export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
@@ -58,7 +63,7 @@ export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
       // Looked for until found only: the output grows with every access-log line, and searching
       // all of it on every chunk made the test process's CPU grow with the square of it.
       if (listening || opts.expectExit) return;
-      const m = /"port":(\d+)[^\n]*Fanion listening/.exec(out);
+      const m = (opts.portOpen ? /"port":(\d+)[^\n]*replaying the data folder/ : /"port":(\d+)[^\n]*Fanion listening/).exec(out);
       if (m) {
         listening = true;
         const port = Number(m[1]);
