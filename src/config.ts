@@ -35,6 +35,9 @@ export interface Config {
   maxConnections: number | undefined;
   /** Byte budget of the in-memory SDK metrics (applications, instances, counts). */
   clientMetricsMaxBytes: number;
+  /** Byte budget of the flag names SDKs report that the server does not have (UNKNOWN_FLAGS_MAX_BYTES). */
+  unknownFlagsMaxBytes: number;
+
   /** Browser origins besides the server's own that may send state-changing requests (CORS_ORIGINS). */
   corsOrigins: string[];
   /** Open SSE streams at most (STREAMING_MAX_CONNECTIONS); beyond, 429. */
@@ -167,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs,
     maxConnections: env.MAX_CONNECTIONS ? positive(env, 'MAX_CONNECTIONS', 0) : undefined,
     clientMetricsMaxBytes: int(env, 'CLIENT_METRICS_MAX_BYTES', 32 * 1024 * 1024),
+    unknownFlagsMaxBytes: int(env, 'UNKNOWN_FLAGS_MAX_BYTES', 4 * 1024 * 1024),
     streamingMaxConnections: int(env, 'STREAMING_MAX_CONNECTIONS', 10_000),
     streamingKeepAliveMs: positive(env, 'STREAMING_KEEPALIVE_MS', 15_000),
     streamingBufferBytes: positive(env, 'STREAMING_BUFFER_BYTES', 1024 * 1024),

@@ -229,7 +229,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...tokenRoutes(hasher)(ctx),
     ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot),
     ...pushRoutes(fanion.push, ctx.schemas),
-    ...clientMetricsRoutes(ctx, fanion.metrics),
+    ...clientMetricsRoutes(ctx, fanion.metrics, fanion.tokens),
     ...frontendRoutes(ctx, fanion.evaluator, fanion.metrics),
     ...ofrepRoutes(ctx, fanion.evaluator),
     ...operationsRoutes(ctx, fanion.operations),

@@ -14,6 +14,7 @@ t.test('a bad setting fails at once, before the data folder is touched, with one
     [{ PORT: 'eighty' }, /^Fanion cannot start: PORT must be a non-negative integer, got "eighty"\n$/],
     [{ LOG_LEVEL: 'loud' }, /^Fanion cannot start: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"\n$/],
     [{ TOKEN_HASH_KEY: 'short' }, /^Fanion cannot start: TOKEN_HASH_KEY must be at least 16 characters long\n$/],
+    [{ UNKNOWN_FLAGS_MAX_BYTES: '4M' }, /^Fanion cannot start: UNKNOWN_FLAGS_MAX_BYTES must be a non-negative integer, got "4M"\n$/],
     [
       { INIT_CLIENT_API_TOKENS: 'default:development.good-secret,not-a-token' },
       /^Fanion cannot start: INIT_CLIENT_API_TOKENS\/INIT_BACKEND_API_TOKENS entry 2 is not of the form <project>:<environment>\.<secret>\n$/,
