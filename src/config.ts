@@ -37,7 +37,11 @@ export interface Config {
   clientMetricsMaxBytes: number;
   /** Byte budget of the flag names SDKs report that the server does not have (UNKNOWN_FLAGS_MAX_BYTES). */
   unknownFlagsMaxBytes: number;
-
+  /**
+   * POST /edge/validate refuses callers without a client or frontend token (EDGE_VALIDATE_REQUIRE_TOKEN).
+   * Off by default: Unleash Edge asks without one, as Unleash lets it.
+   */
+  edgeValidateRequireToken: boolean;
   /** Browser origins besides the server's own that may send state-changing requests (CORS_ORIGINS). */
   corsOrigins: string[];
   /** Open SSE streams at most (STREAMING_MAX_CONNECTIONS); beyond, 429. */
@@ -171,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: env.MAX_CONNECTIONS ? positive(env, 'MAX_CONNECTIONS', 0) : undefined,
     clientMetricsMaxBytes: int(env, 'CLIENT_METRICS_MAX_BYTES', 32 * 1024 * 1024),
     unknownFlagsMaxBytes: int(env, 'UNKNOWN_FLAGS_MAX_BYTES', 4 * 1024 * 1024),
+    edgeValidateRequireToken: bool(env, 'EDGE_VALIDATE_REQUIRE_TOKEN', false),
     streamingMaxConnections: int(env, 'STREAMING_MAX_CONNECTIONS', 10_000),
     streamingKeepAliveMs: positive(env, 'STREAMING_KEEPALIVE_MS', 15_000),
     streamingBufferBytes: positive(env, 'STREAMING_BUFFER_BYTES', 1024 * 1024),

@@ -13,6 +13,7 @@ import { ofrepRoutes } from './ofrep/routes.js';
 import { operationsRoutes } from './operations/routes.js';
 import { Readiness } from './operations/readiness.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
+import { edgeRoutes } from './edge/routes.js';
 import { contextFieldRoutes } from './context-fields/routes.js';
 import type { Engine } from './engine/engine.js';
 import { environmentRoutes } from './environments/routes.js';
@@ -230,6 +231,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot),
     ...pushRoutes(fanion.push, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics, fanion.tokens),
+    ...edgeRoutes(ctx, fanion.tokens),
     ...frontendRoutes(ctx, fanion.evaluator, fanion.metrics),
     ...ofrepRoutes(ctx, fanion.evaluator),
     ...operationsRoutes(ctx, fanion.operations),

@@ -162,6 +162,20 @@ export class TokenAuthenticator implements Authenticator {
   }
 
   /**
+   * Of `credentials`, the tokens an SDK or a relay may use (client and frontend ones that exist
+   * and have not expired), in the order given, repeats included. Nothing is said of the others:
+   * unknown, expired, admin and malformed ones are simply left out (POST /edge/validate).
+   */
+  sdkTokens(credentials: readonly string[]): { given: string; token: ApiToken }[] {
+    const out: { given: string; token: ApiToken }[] = [];
+    for (const given of credentials) {
+      const k = this.sdkToken(given);
+      if (k) out.push({ given, token: k.token });
+    }
+    return out;
+  }
+
+  /**
    * Tokens a relay saw its SDKs use, counted as used now (their `seenAt`, written with the next
    * metrics flush): the client and frontend ones of `environment`, since a relay's token speaks
    * for its own environment only. Returns how many were counted.

@@ -15,6 +15,7 @@ t.test('a bad setting fails at once, before the data folder is touched, with one
     [{ LOG_LEVEL: 'loud' }, /^Fanion cannot start: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"\n$/],
     [{ TOKEN_HASH_KEY: 'short' }, /^Fanion cannot start: TOKEN_HASH_KEY must be at least 16 characters long\n$/],
     [{ UNKNOWN_FLAGS_MAX_BYTES: '4M' }, /^Fanion cannot start: UNKNOWN_FLAGS_MAX_BYTES must be a non-negative integer, got "4M"\n$/],
+    [{ EDGE_VALIDATE_REQUIRE_TOKEN: 'yes' }, /^Fanion cannot start: EDGE_VALIDATE_REQUIRE_TOKEN must be true or false, got "yes"\n$/],
     [
       { INIT_CLIENT_API_TOKENS: 'default:development.good-secret,not-a-token' },
       /^Fanion cannot start: INIT_CLIENT_API_TOKENS\/INIT_BACKEND_API_TOKENS entry 2 is not of the form <project>:<environment>\.<secret>\n$/,
