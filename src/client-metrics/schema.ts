@@ -49,6 +49,7 @@ export const clientMetricsSchemas = {
       appName,
       instanceId: { type: 'string', maxLength: 255 },
       connectionId: { type: 'string', maxLength: 255 },
+      sdkVersion: text,
       environment: text,
       ...sdkFields,
       bucket: {
@@ -158,6 +159,7 @@ export interface MetricsBody {
   appName: string;
   instanceId?: string;
   connectionId?: string;
+  sdkVersion?: string;
   sdkFlavor?: string;
   sdkFlavorVersion?: string;
   platformName?: string;

@@ -127,7 +127,9 @@ export class ClientMetricsStore {
    */
   record(scope: ClientScope, body: MetricsBody, now: string, headers: SdkDetails = {}): void {
     const app = this.app(body.appName, now);
-    this.instance(app, scope, body.instanceId, now, (inst) => describe(inst, body, headers));
+    // Only the fields the metrics schema checks: the body may carry anything else.
+    const { connectionId, sdkVersion, sdkFlavor, sdkFlavorVersion, platformName, platformVersion } = body;
+    this.instance(app, scope, body.instanceId, now, (inst) => describe(inst, { connectionId, sdkVersion, sdkFlavor, sdkFlavorVersion, platformName, platformVersion }, headers));
     for (const [name, c] of Object.entries(body.bucket?.toggles ?? {})) this.count(scope, app, name, c, now);
     this.enforceBudget();
   }

@@ -86,6 +86,11 @@ t.test('headers fill in what a body leaves out; a body field wins; advisory head
   t.equal((await metrics('m-3', { 'unleash-sdk-flavor': 'x'.repeat(256), 'unleash-interval': '-5' })).status, 202, 'nor a header too long to keep');
   t.match(await instance('m-3'), { sdkFlavor: null, interval: null }, 'such headers are simply not kept');
   t.match(await register('b-1', {}, { sdkFlavor: 'x'.repeat(256) }), { status: 400, json: { message: /sdkFlavor/ } }, 'a body field too long is a 400 naming it');
+  // A metrics body may carry fields its schema does not name: none of them is kept.
+  t.equal((await api('POST', '/api/client/metrics', { appName: 'raw', instanceId: 'm-4', interval: 'often', started: { not: 'a date' }, sdkType: 'x'.repeat(10_000), bucket: { start: START, stop: START, toggles: {} } },
+    { authorization: PROD })).status, 202);
+  t.match(await instance('m-4'), { interval: null, started: null }, 'fields a metrics body is not checked for are not kept');
+  t.match(await api('POST', '/api/client/metrics', { appName: 'raw', sdkVersion: 'x'.repeat(256) }, { authorization: PROD }), { status: 400, json: { message: /sdkVersion/ } });
 
   // The browser SDK's metrics: the flavor headers Unleash reads on the Frontend API.
   t.equal((await api('POST', '/api/frontend/client/metrics', { appName: 'web', instanceId: 'browser', bucket: { start: START, stop: START, toggles: {} } },
