@@ -31,7 +31,7 @@ export const UNKNOWN_FLAG_RETENTION_MS = 24 * 60 * 60 * 1000;
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export class UnknownFlags {
-  /** `${name}\0${appName}\0${environment}` → report, least recently reported first. */
+  /** JSON of [name, appName, environment] → report, least recently reported first (names may hold any character, \0 included). */
   private readonly reports = new Map<string, Report>();
   private bytes = 0;
 
@@ -42,7 +42,7 @@ export class UnknownFlags {
   ) {}
 
   report(name: string, appName: string, environment: string, now: string): void {
-    const key = `${name}\u0000${appName}\u0000${environment}`;
+    const key = JSON.stringify([name, appName, environment]);
     let r = this.reports.get(key);
     if (r) {
       this.reports.delete(key); // to the end: most recently reported

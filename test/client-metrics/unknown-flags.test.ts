@@ -38,6 +38,13 @@ t.test('reports are listed by name, per application and environment, in Unleash 
   t.same(u.size(), { bytes: 0, reports: 0 }, 'what is past the day is forgotten, not only hidden');
 });
 
+t.test('names and applications holding any character stay apart', async (t) => {
+  const u = new UnknownFlags(1024 * 1024);
+  u.report('a\u0000b', 'c', 'development', T(1));
+  u.report('a', 'b\u0000c', 'development', T(2));
+  t.same(u.list(emptyState(), ms(T(3))).map((f) => [f.name, f.reports[0].appName]), [['a', 'b\u0000c'], ['a\u0000b', 'c']]);
+});
+
 t.test('past the budget the least recently reported go first, and the bytes stay within it', async (t) => {
   const state = emptyState();
   const budget = 64 * 1024;
