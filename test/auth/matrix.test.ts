@@ -39,8 +39,11 @@ function walBytes(dir: string): number {
 }
 
 t.test('every route refuses bad credentials with the right status, and nothing changes', async (t) => {
+  // No periodic metrics flush: it writes when valid tokens were last used (those refused with a 403
+  // too), which is bookkeeping, not a change any call made; a run longer than its 10 s (a loaded
+  // machine) would otherwise see WAL bytes appended.
   const srv = await spawnServer({
-    env: { AUTH_TYPE: 'api-token', LOG_LEVEL: 'trace', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT, INIT_FRONTEND_API_TOKENS: FRONTEND },
+    env: { AUTH_TYPE: 'api-token', LOG_LEVEL: 'trace', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT, INIT_FRONTEND_API_TOKENS: FRONTEND, METRICS_FLUSH_MS: '0' },
   });
   t.teardown(() => srv.kill());
   const admin = client(srv.url, { authorization: ADMIN });
