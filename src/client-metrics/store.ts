@@ -138,15 +138,12 @@ export class ClientMetricsStore {
    * What a relay (Unleash Edge) sends for the SDKs behind it: their registrations and their counts,
    * each naming its application. Only those of the token's environment count (an entry without one
    * is in the token's), and only flags of the token's projects, as for an SDK's own metrics.
-   * Returns how many registrations and counts were taken.
    */
-  recordBulk(scope: ClientScope, body: BulkMetricsBody, now: string): { applications: number; metrics: number } {
-    const taken = { applications: 0, metrics: 0 };
+  recordBulk(scope: ClientScope, body: BulkMetricsBody, now: string): void {
     const inScope = (environment: string | null | undefined) => environment == null || environment === scope.environment;
     for (const a of body.applications) {
       if (!inScope(a.environment)) continue;
       this.registerOne(scope, a, now, {});
-      taken.applications++;
     }
     // Looked up for each entry, not kept: with more applications than MAX_APPLICATIONS in one
     // body, one met earlier may have been evicted since (and a new one made under its name).
@@ -159,10 +156,8 @@ export class ClientMetricsStore {
         this.seenThroughRelay(scope, app, now);
       }
       this.count(scope, app, m.featureName, m, now);
-      taken.metrics++;
     }
     this.enforceBudget();
-    return taken;
   }
 
   private count(scope: ClientScope, app: Application, name: string, c: ToggleCounts, now: string): void {
