@@ -2,6 +2,7 @@
 // real server process: counted into the same store as an SDK's own metrics, within the token's
 // environment and projects; unknown names reported; wrong tokens and hostile bodies refused.
 import t from 'tap';
+import { rssOf } from '../helpers/hostile.js';
 import { serve } from '../helpers/server.js';
 
 const ADMIN = '*:*.bulk-admin';
@@ -132,4 +133,36 @@ t.test('bulk metrics: wrong tokens and hostile bodies', async (t) => {
   t.match(big, { status: 413, json: { name: 'PayloadTooLargeError' } }, 'a body over BODY_LIMIT_BYTES: 413');
   t.equal((await as(CLIENT, 'applications=', { 'content-type': 'application/x-www-form-urlencoded' })).status, 415, 'not JSON: 415');
   t.equal((await as(CLIENT, '{"applications":[', {})).status, 400, 'broken JSON: 400');
+});
+
+t.test('a bulk flood of invented applications stays within CLIENT_METRICS_MAX_BYTES', async (t) => {
+  const { srv, api, ok } = await serve(t, {
+    authorization: ADMIN,
+    env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT, CLIENT_METRICS_MAX_BYTES: String(2 * 1024 * 1024), PROMETHEUS_OPEN: 'true' },
+  });
+  await ok('POST', '/api/admin/projects/default/features', { name: 'checkout' });
+  const long = (tag: string, i: number) => `${tag}-${i}-`.padEnd(255, 'x');
+  const POSTS = 60;
+  const APPS = 350;
+  const before = rssOf(srv.proc.pid!);
+  const statuses: Record<number, number> = {};
+  for (let p = 0; p < POSTS; p++) {
+    const applications = Array.from({ length: APPS }, (_, i) => edgeApp(long('app', p * APPS + i), long('instance', i), 'development', {
+      sdkVersion: long('sdk', i), sdkFlavor: long('flavor', i), sdkFlavorVersion: long('fv', i), platformName: long('platform', i), connectionId: long('conn', i),
+    }));
+    const metrics = Array.from({ length: 50 }, (_, i) => edgeMetric('checkout', long('metrics-only', p * 50 + i), 'development', 1, 0, { [long('variant', i)]: 1 }));
+    const res = await api('POST', BULK, { applications, metrics }, { authorization: CLIENT });
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+  }
+  const after = rssOf(srv.proc.pid!);
+  const prom = (await api('GET', '/internal-backstage/prometheus')).text;
+  const apps = Number(/^client_apps_total (\d+)/m.exec(prom)?.[1]);
+  const instances = Number(/^client_instances_total (\d+)/m.exec(prom)?.[1]);
+  t.comment(`${POSTS * (APPS + 50)} applications sent: ${apps} kept, ${instances} instances; RSS ${Math.round(before / 2 ** 20)} → ${Math.round(after / 2 ** 20)} MB`);
+  t.same(statuses, { 202: POSTS }, 'every post accepted');
+  t.ok(apps < 1000 && instances < 1000, 'fewer than the 1,000 applications Fanion keeps at most: the byte budget evicted them, least recently seen first');
+  t.ok(after - before < 120 * 2 ** 20, 'RSS grew by less than 120 MB');
+  const list = await ok('GET', '/api/admin/metrics/applications?limit=1000');
+  t.equal(list.total, apps, 'the view answers');
+  t.ok(list.applications.some((a: any) => a.appName.startsWith(`metrics-only-${POSTS * 50 - 1}-`)), 'the newest metrics-only application is kept');
 });
