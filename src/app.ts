@@ -13,11 +13,13 @@ import { OpenAuthenticator, type Authenticator } from './auth/access.js';
 import { ClientSnapshot } from './client-api/snapshot.js';
 import { MetricsFlusher } from './client-metrics/flusher.js';
 import { ClientMetricsStore } from './client-metrics/store.js';
+import { UnknownFlags } from './client-metrics/unknown-flags.js';
 import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
 import { NOSNIFF } from './http/respond.js';
 import { PushHub } from './push/hub.js';
 import { FanionMetrics } from './operations/metrics.js';
+import { Readiness } from './operations/readiness.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
 import { Toucher } from './state/touch.js';
@@ -40,6 +42,11 @@ export interface FanionDeps {
   newId?: () => string;
   /** How long a failed checkpoint waits before the next try (tests retry at once). */
   checkpointRetryMs?: number;
+  /**
+   * What `GET /ready` waits for. The HTTP server makes it (it answers /ready while the data folder
+   * is replayed) and passes it here, so a part built below can hold readiness too.
+   */
+  readiness?: Readiness;
 }
 
 /** Fanion's parts, wired, with one close for all of them. */
@@ -49,6 +56,8 @@ export interface Fanion {
   checkpointer: Checkpointer;
   hasher: TokenHasher;
   auth: Authenticator;
+  /** API tokens by their secret, in both auth modes (see `auth` for who is calling). */
+  tokens: TokenAuthenticator;
   /** What `GET /api/client/features` serves, kept up to date by the engine's change feed. */
   snapshot: ClientSnapshot;
   /** Streams and delta answers, fed by the engine's change feed with durable changes only. */
@@ -61,6 +70,8 @@ export interface Fanion {
   /** Webhooks: every durable event to the addons that want it. */
   webhooks: WebhookDeliverer;
   flusher: MetricsFlusher;
+  /** The conditions `GET /ready` waits for. */
+  readiness: Readiness;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
   close(): Promise<void>;
 }
@@ -91,8 +102,10 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     // The key is loaded in both auth modes so tokens made while AUTH_TYPE=none still work after switching.
     const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
     await seedTokens({ engine, config, hasher, log });
-    const tokens = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : null;
-    const auth: Authenticator = tokens ?? new OpenAuthenticator();
+    // Built in both modes: it also answers which tokens are valid (POST /edge/validate) and counts
+    // the tokens a relay saw as used, which mean the same with AUTH_TYPE=none.
+    const tokens = new TokenAuthenticator(() => engine.state, hasher);
+    const auth: Authenticator = config.authType === 'api-token' ? tokens : new OpenAuthenticator();
     // With CLIENT_STREAMING_UPGRADE, every poll answer tells SDKs to switch to streaming.
     // Which flags each change touched, read once for the snapshot, the push hub and evaluation.
     const toucher = new Toucher(engine.state);
@@ -107,7 +120,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const prepared = new PreparedFlags(engine.state, HOSTNAME, toucher);
     engine.onChange((change, kind) => prepared.onChange(change, kind));
     const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: config.frontendCacheMaxBytes });
-    const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
+    const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes, new UnknownFlags(config.unknownFlagsMaxBytes));
     // Webhooks read durable events from the log; they never hold up the change that made them.
     const limits = webhookLimits(config);
     const webhooks = new WebhookDeliverer({
@@ -125,7 +138,8 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       closing ??= webhooks.close().then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, operations, webhooks, flusher, close };
+    const readiness = deps.readiness ?? new Readiness();
+    return { engine, storage, checkpointer, hasher, auth, tokens, snapshot, push, evaluator, metrics, operations, webhooks, flusher, readiness, close };
   } catch (err) {
     await closeStorage();
     throw err;

@@ -1,7 +1,6 @@
 import { flagNameSchema } from '../state/names.js';
 import { strategyReplies, variantReply } from '../strategies/schema.js';
-
-export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
+import { FEATURE_TYPES } from './flag-types.js';
 
 const tag = { type: 'object', required: ['type', 'value'], properties: { type: { type: 'string', minLength: 2, maxLength: 50 }, value: { type: 'string', minLength: 2, maxLength: 50 } } };
 
@@ -94,5 +93,19 @@ export const featureReplies = {
   },
   searchFeaturesSchema: {
     type: 'object', required: ['features', 'total'], properties: { features: { type: 'array', items: featureSummary }, total: { type: 'integer', minimum: 0 } },
+  },
+  featureTypesSchema: {
+    type: 'object',
+    required: ['version', 'types'],
+    properties: {
+      version: { type: 'integer' },
+      types: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['id', 'name', 'description', 'lifetimeDays'],
+          properties: { id: str, name: str, description: str, lifetimeDays: { type: ['integer', 'null'], minimum: 0 } },
+        },
+      },
+    },
   },
 };
