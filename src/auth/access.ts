@@ -46,11 +46,6 @@ export function inClientScope(scope: ClientScope, project: string): boolean {
   return scope.projects.includes('*') || scope.projects.includes(project);
 }
 
-/** Whether a flag of `project` is inside what a client scope may see (and count). */
-export function inClientScope(scope: ClientScope, project: string): boolean {
-  return scope.projects.includes('*') || scope.projects.includes(project);
-}
-
 export interface Authenticator {
   /** Returns the calling actor, or throws AuthenticationRequired (401) / NoAccessError (403). */
   admin(req: IncomingMessage, permission: string, scope: AdminScope): Actor;
