@@ -3,6 +3,9 @@ import { strategyReplies, variantReply } from '../strategies/schema.js';
 
 export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
 
+/** The parent's variants a dependency asks for, in every door (admin API and both imports). */
+export const dependencyVariantsSchema = { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } };
+
 const tag = { type: 'object', required: ['type', 'value'], properties: { type: { type: 'string', minLength: 2, maxLength: 50 }, value: { type: 'string', minLength: 2, maxLength: 50 } } };
 
 export const featureSchemas = {
@@ -38,7 +41,7 @@ export const featureSchemas = {
     properties: {
       feature: { type: 'string', minLength: 1, maxLength: 100 },
       enabled: { type: 'boolean' },
-      variants: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } },
+      variants: dependencyVariantsSchema,
     },
   },
 };
