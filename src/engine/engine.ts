@@ -4,7 +4,7 @@
 //   after it are rolled back and their callers get 503; reads go on from the restored state.
 import { randomUUID } from 'node:crypto';
 import { ServiceUnavailableError } from '../errors.js';
-import { storeEvent } from '../state/events/stored.js';
+import { storeEvent, type StoredEvent } from '../state/events/stored.js';
 import type { Logger } from '../log.js';
 import { applyRecord } from '../state/apply.js';
 import type { Undo } from '../state/ops.js';
@@ -12,7 +12,8 @@ import type { State } from '../state/state.js';
 import type { Actor } from '../state/types.js';
 import type { StateChange } from '../state/change.js';
 import type { Wal } from '../wal/wal.js';
-import { resolveEvents, type Command, type CommandEnv } from './command.js';
+import { resolveEvents, type Command, type CommandEnv, type SlicedCommand } from './command.js';
+import { Slicer } from '../slices.js';
 
 export interface EngineDeps {
   state: State;
@@ -91,17 +92,28 @@ export class Engine {
       this.wal.returnLsn(lsn);
       throw err;
     }
-    let finish!: (durable: boolean) => void;
-    const done = new Promise<boolean>((resolve) => (finish = resolve));
-    const entry: InFlight = { lsn, rec, undo, rolledBack: false, done, finish };
-    this.inFlight.push(entry);
-    this.emit(rec, 'applied');
+    const entry = this.track(rec, undo);
     const written = this.wal.append(bytes);
     if (opts.durable === false) {
       // Metrics bookkeeping: acknowledged without waiting; a crash may lose the last few seconds.
       written.then(() => this.settle(entry), (err) => this.rollback(entry, rec, err));
       return change.result;
     }
+    return this.durable(entry, rec, written, change.result);
+  }
+
+  /** An applied change, in flight until its WAL append settles; listeners hear it was applied. */
+  private track(rec: StateChange, undo: Undo): InFlight {
+    let finish!: (durable: boolean) => void;
+    const done = new Promise<boolean>((resolve) => (finish = resolve));
+    const entry: InFlight = { lsn: rec.lsn, rec, undo, rolledBack: false, done, finish };
+    this.inFlight.push(entry);
+    this.emit(rec, 'applied');
+    return entry;
+  }
+
+  /** Resolves with `result` once the change is durable; rolls it back (503) if its append fails. */
+  private async durable<R>(entry: InFlight, rec: StateChange, written: Promise<void>, result: R): Promise<R> {
     try {
       await written;
     } catch (err) {
@@ -111,7 +123,54 @@ export class Engine {
       );
     }
     this.settle(entry);
-    return change.result;
+    return result;
+  }
+
+  /**
+   * Runs a large command (an import) without holding the event loop: no other change starts until
+   * this one is applied (as with a checkpoint's quiet point, writes wait), and none is in flight
+   * while it runs, so the state it reads cannot move or be rolled back under it; reads go on
+   * against the state as it was. The command, its events and its WAL record are built a slice at
+   * a time; the change is then applied at once and made durable as one record, as `run` does.
+   */
+  async runInSlices<R>(actor: Actor, command: SlicedCommand<R>): Promise<R> {
+    while (this.barrier) await this.barrier;
+    let open!: () => void;
+    this.barrier = new Promise<void>((resolve) => (open = resolve));
+    let written: Promise<void>;
+    let entry: InFlight;
+    let rec: StateChange;
+    let result: R;
+    try {
+      while (this.inFlight.length > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+      const slicer = new Slicer();
+      const env: CommandEnv = { now: this.clock().toISOString(), newId: this.newId, actor };
+      const change = await command(this.state, env, slicer);
+      if (change.ops.length === 0 && change.events.length === 0) return change.result;
+      result = change.result;
+      const events: StoredEvent[] = [];
+      const resolved = resolveEvents(this.state, env, change.events);
+      for (let i = 0; i < resolved.length; i++) {
+        events.push(storeEvent(resolved[i]));
+        if (slicer.due()) await slicer.pause();
+      }
+      const lsn = this.wal.takeLsn();
+      rec = { lsn, ops: change.ops, events };
+      let undo: Undo;
+      try {
+        const bytes = await this.wal.encodeInSlices(rec, slicer);
+        undo = applyRecord(this.state, rec, true)!;
+        entry = this.track(rec, undo);
+        written = this.wal.append(bytes);
+      } catch (err) {
+        this.wal.returnLsn(lsn);
+        throw err;
+      }
+    } finally {
+      this.barrier = null;
+      open();
+    }
+    return this.durable(entry, rec, written, result);
   }
 
   private settle(entry: InFlight): void {

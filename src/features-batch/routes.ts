@@ -6,6 +6,7 @@ import type { AppContext, RouteDef } from '../http/route.js';
 import { exportFeatures } from './export.js';
 import { importFeatures, reviewImport } from './import.js';
 import { featuresBatchSchemas, type ExportQuery, type ImportRequest } from './schema.js';
+import { Slicer } from '../slices.js';
 
 const BASE = '/api/admin/features-batch';
 const TAG = 'Features batch';
@@ -44,20 +45,20 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'POST', path: `${BASE}/validate`, tag: TAG, permission: 'UPDATE_FEATURE',
       summary: 'Check an import without changing anything: its errors, warnings and missing permissions', reply: featuresBatchSchemas.importTogglesValidateSchema,
-      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, scope: inBody, bodyScopes: importScopes,
+      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes,
       responses: { 200: 'The review (errors, warnings, permissions)', 400: 'Not a valid request', 404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES' },
-      handler: ({ req, body }) => ({ status: 200, body: reviewImport(engine.state, body as ImportRequest, mayCreateShared(req)).review }),
+      handler: async ({ req, body }) => ({ status: 200, body: (await reviewImport(engine.state, body as ImportRequest, mayCreateShared(req), new Slicer())).review }),
     },
     {
       method: 'POST', path: `${BASE}/import`, tag: TAG, permission: 'UPDATE_FEATURE',
       summary: 'Import flags into a project and environment atomically; their strategies there are replaced by the document\'s',
-      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, scope: inBody, bodyScopes: importScopes,
+      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes,
       responses: {
         200: 'Imported', 400: 'Invalid request or document (every error listed); nothing imported', 403: 'Would create context fields or tag types with a limited token',
         404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES',
       },
       handler: async ({ req, body, actor }) => {
-        await engine.run(actor, importFeatures(body as ImportRequest, mayCreateShared(req)));
+        await engine.runInSlices(actor, importFeatures(body as ImportRequest, mayCreateShared(req)));
         return { status: 200 };
       },
     },

@@ -11,6 +11,7 @@ import type { AppContext, Call, Method, Reply, RouteDef } from './route.js';
 import { corsFor, preflightFor } from './cors.js';
 import { countRefusal } from './refusals.js';
 import { AccessLog, requestIdOf } from './access-log.js';
+import { Slicer } from '../slices.js';
 
 const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
 
@@ -71,7 +72,7 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
             : route.anyContentType
               ? await readJson(req, route.bodyLimit ?? ctx.config.bodyLimit).catch(() => undefined)
               : await readJson(req, route.bodyLimit ?? ctx.config.bodyLimit);
-          if (route.body) body = ctx.schemas.check(route.body, body);
+          if (route.body) body = route.largeBody ? await ctx.schemas.checkInSlices(route.body, body, new Slicer()) : ctx.schemas.check(route.body, body);
           if (route.bodyScopes) for (const scope of route.bodyScopes(body, params)) ctx.auth.admin(req, route.permission!, scope);
         }
         const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor, client });

@@ -49,6 +49,11 @@ export interface RouteDef {
    */
   reply?: JsonSchema;
   bodyLimit?: number;
+  /**
+   * A body of megabytes (imports): validated in slices (SchemaRegistry.checkInSlices), so that
+   * health checks and polls are answered while it is checked.
+   */
+  largeBody?: boolean;
   /** Unleash lets on/off be called with any content type (or none). */
   anyContentType?: boolean;
   /** Admin permission required; routes without one authenticate themselves (client API, health). */
