@@ -13,6 +13,7 @@
 import { createGzip } from 'node:zlib';
 import type { ClientScope } from '../auth/access.js';
 import type { StateChange } from '../state/change.js';
+import type { Slicer } from '../slices.js';
 import { tagKey, type State } from '../state/state.js';
 import type { Toucher } from '../state/touch.js';
 import { buildBlocks, etagOf, type Block, type Fragment } from './blocks.js';
@@ -125,6 +126,34 @@ export class ClientSnapshot {
     }
     this.lastEntry = entry;
     return entry;
+  }
+
+  /**
+   * The response last built for a caller and query, or null if there is none. It reads no state:
+   * while a large change is applied a slice at a time and its flags serialized (Engine.applying),
+   * a poll is answered with it, a whole answer from before the change (which is not acknowledged
+   * yet).
+   */
+  cachedResponse(scope: ClientScope, search: string): CachedResponse | null {
+    const filter = this.scopeFilters.get(scope)?.get(search);
+    return filter === undefined ? null : (this.responses.get(filter.key) ?? null);
+  }
+
+  /**
+   * After a large change: every flag it touched serialized again, a slice at a time, and the
+   * cached responses stitched anew, so that the first poll after it finds the work done instead of
+   * doing it all at once (50,000 flags held the event loop for most of a second).
+   */
+  async freshenInSlices(slicer: Slicer): Promise<void> {
+    await this.views.freshenInSlices(slicer);
+    for (const entry of [...this.responses.values()]) {
+      const view = this.views.ifFresh(entry.filter.environment);
+      if (view !== null && entry.generation !== view.generation) {
+        this.update(entry, view);
+        this.evict(entry);
+      }
+      await slicer.pause();
+    }
   }
 
   /** One flag's record bytes, or null when unknown, archived or outside the caller's projects. */

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ServiceUnavailableError } from '../errors.js';
 import { storeEvent, type StoredEvent } from '../state/events/stored.js';
 import type { Logger } from '../log.js';
-import { applyRecord } from '../state/apply.js';
+import { applyRecord, applyRecordInSlices } from '../state/apply.js';
 import type { Undo } from '../state/ops.js';
 import type { State } from '../state/state.js';
 import type { Actor } from '../state/types.js';
@@ -56,6 +56,8 @@ export class Engine {
   private listeners: ChangeListener[] = [];
   /** Called after each durable record; the checkpointer hooks in here. */
   afterDurable: (() => void) | null = null;
+  /** Set while runInSlices applies a change a slice at a time: the state holds part of it. */
+  private applyingNow: Promise<void> | null = null;
   /** While set, new commands wait: a checkpoint needs an instant with nothing in flight. */
   private barrier: Promise<void> | null = null;
   private drainWaiters: (() => void)[] = [];
@@ -67,6 +69,26 @@ export class Engine {
     this.clock = deps.clock ?? (() => new Date());
     this.newId = deps.newId ?? randomUUID;
   }
+
+  /**
+   * While a large change is being applied a slice at a time (runInSlices), a promise that
+   * resolves once it is whole (or was taken back); null otherwise. Whoever reads the state
+   * between two turns of the event loop waits for it rather than see half an import.
+   */
+  get applying(): Promise<void> | null {
+    return this.applyingNow;
+  }
+
+  /**
+   * Called after a large change (runInSlices) is applied, with its slicer, before readers are let
+   * back in: a reader's cache catches up a slice at a time (the client snapshot serializes 50,000
+   * flags) instead of all at once on the next read.
+   */
+  onLargeChange(fn: (slicer: Slicer) => Promise<void>): void {
+    this.largeChangeListeners.push(fn);
+  }
+
+  private largeChangeListeners: ((slicer: Slicer) => Promise<void>)[] = [];
 
   onChange(fn: ChangeListener): void {
     this.listeners.push(fn);
@@ -156,15 +178,40 @@ export class Engine {
       }
       const lsn = this.wal.takeLsn();
       rec = { lsn, ops: change.ops, events };
-      let undo: Undo;
+      let bytes: Buffer;
       try {
-        const bytes = await this.wal.encodeInSlices(rec, slicer);
-        undo = applyRecord(this.state, rec, true)!;
-        entry = this.track(rec, undo);
-        written = this.wal.append(bytes);
+        bytes = await this.wal.encodeInSlices(rec, slicer);
       } catch (err) {
         this.wal.returnLsn(lsn);
         throw err;
+      }
+      // Between slices of the apply the state holds part of the change, and then the readers'
+      // caches are brought up to date (onLargeChange): readers wait for `applying` meanwhile
+      // (the HTTP pipeline does; an SDK poll is answered with its last answer).
+      let applied!: () => void;
+      this.applyingNow = new Promise<void>((resolve) => (applied = resolve));
+      try {
+        let undo: Undo;
+        try {
+          undo = await applyRecordInSlices(this.state, rec, slicer);
+        } catch (err) {
+          this.wal.returnLsn(lsn);
+          throw err;
+        }
+        entry = this.track(rec, undo);
+        written = this.wal.append(bytes);
+        // Handled by durable() below; without this, a failure during the catch-up would count as unhandled.
+        written.catch(() => {});
+        for (const catchUp of this.largeChangeListeners) {
+          try {
+            await catchUp(slicer);
+          } catch (err) {
+            this.log.error({ err }, 'catching up after a large change failed');
+          }
+        }
+      } finally {
+        this.applyingNow = null;
+        applied();
       }
     } finally {
       this.barrier = null;

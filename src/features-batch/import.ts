@@ -224,7 +224,7 @@ export function importFeatures(req: ImportRequest, mayCreateShared: boolean): Sl
     }
     if (review.permissions.length > 0) throw new NoAccessError(`Import refused, nothing was changed. ${describe(review.permissions)}.`);
     const b = new ImportBuilder(state, env, req, plan);
-    await slicer.pause();
+    await b.index(slicer);
     b.shared();
     for (const name of plan.flags) {
       b.flag(name);
@@ -257,29 +257,29 @@ class ImportBuilder {
     this.project = req.project;
     this.environment = req.environment;
     this.nextSeq = state.nextStrategySeq;
-    const doc = req.data;
-    const strategies = new Map<string, BatchStrategy[]>();
-    for (const st of doc.featureStrategies ?? []) {
+    this.byFlag = { feature: new Map(), strategies: new Map(), env: new Map(), tags: new Map(), dependencies: new Map() };
+  }
+
+  /** Fills byFlag from the document, pausing between slices (it has tens of thousands of items). */
+  async index(slicer: Slicer): Promise<void> {
+    const doc = this.req.data;
+    const { feature, strategies, env: envs, tags, dependencies } = this.byFlag;
+    await slicer.each(doc.features, (f) => feature.set(f.name, f));
+    await slicer.each(doc.featureStrategies ?? [], (st) => {
       const list = strategies.get(st.featureName);
       if (list) list.push(st);
       else strategies.set(st.featureName, [st]);
-    }
-    const envs = new Map<string, NonNullable<BatchDocument['featureEnvironments']>[number]>();
-    for (const fe of doc.featureEnvironments ?? []) if (!envs.has((fe.featureName ?? fe.name)!)) envs.set((fe.featureName ?? fe.name)!, fe);
-    const tags = new Map<string, Tag[]>();
-    for (const t of doc.featureTags ?? []) {
+    });
+    await slicer.each(doc.featureEnvironments ?? [], (fe) => {
+      if (!envs.has((fe.featureName ?? fe.name)!)) envs.set((fe.featureName ?? fe.name)!, fe);
+    });
+    await slicer.each(doc.featureTags ?? [], (t) => {
       const tag = { type: t.tagType, value: t.tagValue };
       const list = tags.get(t.featureName);
       if (list) list.push(tag);
       else tags.set(t.featureName, [tag]);
-    }
-    this.byFlag = {
-      feature: new Map(doc.features.map((f) => [f.name, f])),
-      strategies,
-      env: envs,
-      tags,
-      dependencies: new Map((doc.dependencies ?? []).map((d) => [d.feature, d.dependencies])),
-    };
+    });
+    await slicer.each(doc.dependencies ?? [], (d) => dependencies.set(d.feature, d.dependencies));
   }
 
   /** Context fields and tag types the document brings. */

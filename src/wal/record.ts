@@ -75,7 +75,7 @@ function arrayHeader(n: number): Uint8Array {
 const headerLength = (encoded: Uint8Array) => (encoded[0] === 0xdc ? 3 : encoded[0] === 0xdd ? 5 : 1);
 
 /** Items per encoded slice: small enough that one slice takes milliseconds. */
-const SLICE = 2000;
+const SLICE = 500;
 
 /**
  * The same bytes as encodeRecord, as a list of pieces, encoded a slice of ops or events at a

@@ -12,14 +12,16 @@ export interface Latencies {
   p99: number;
   /** Answers other than 200 and 304. */
   failures: number;
+  /** For each 200 answer, how many times `countOf` occurs in it (when asked for). */
+  counts: number[];
 }
 
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { url, paths, gapMs } = workerData;
+const { url, paths, gapMs, countOf } = workerData;
 let stop = false;
 parentPort.on('message', () => { stop = true; });
-const results = paths.map((path) => ({ path, samples: [], failures: 0 }));
+const results = paths.map((path) => ({ path, samples: [], failures: 0, counts: [] }));
 async function loop(r) {
   let etag = null;
   while (!stop) {
@@ -29,7 +31,8 @@ async function loop(r) {
       r.samples.push(performance.now() - t0);
       if (res.status !== 200 && res.status !== 304) r.failures++;
       etag = res.headers.get('etag') ?? etag;
-      await res.arrayBuffer();
+      const body = await res.text();
+      if (countOf && res.status === 200) r.counts.push(body.split(countOf).length - 1);
     } catch {
       r.failures++;
     }
@@ -39,16 +42,21 @@ async function loop(r) {
 Promise.all(results.map(loop)).then(() => parentPort.postMessage(results));
 `;
 
-function summary(path: string, samples: number[], failures: number): Latencies {
+function summary(path: string, samples: number[], failures: number, counts: number[]): Latencies {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
-  return { path, count: sorted.length, max: sorted[sorted.length - 1] ?? 0, p50: at(0.5), p99: at(0.99), failures };
+  return { path, count: sorted.length, max: sorted[sorted.length - 1] ?? 0, p50: at(0.5), p99: at(0.99), failures, counts };
 }
 
-/** Polls `paths` of `url` every `gapMs` while `during` runs, and a little after. */
-export async function pollWhile<T>(url: string, paths: string[], during: () => Promise<T>, gapMs = 5): Promise<{ result: T; latencies: Latencies[] }> {
-  const worker = new Worker(WORKER, { eval: true, workerData: { url, paths, gapMs } });
-  const done = new Promise<{ path: string; samples: number[]; failures: number }[]>((resolve, reject) => {
+/**
+ * Polls `paths` of `url` every `gapMs` while `during` runs, and a little after. With `countOf`, each
+ * 200 answer is searched for it (to see which state an answer was built from).
+ */
+export async function pollWhile<T>(
+  url: string, paths: string[], during: () => Promise<T>, opts: { gapMs?: number; countOf?: string } = {},
+): Promise<{ result: T; latencies: Latencies[] }> {
+  const worker = new Worker(WORKER, { eval: true, workerData: { url, paths, gapMs: opts.gapMs ?? 5, countOf: opts.countOf ?? null } });
+  const done = new Promise<{ path: string; samples: number[]; failures: number; counts: number[] }[]>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   });
@@ -59,7 +67,7 @@ export async function pollWhile<T>(url: string, paths: string[], during: () => P
     await new Promise((resolve) => setTimeout(resolve, 300));
     worker.postMessage('stop');
     const raw = await done;
-    return { result, latencies: raw.map((r) => summary(r.path, r.samples, r.failures)) };
+    return { result, latencies: raw.map((r) => summary(r.path, r.samples, r.failures, r.counts)) };
   } finally {
     await worker.terminate();
   }
