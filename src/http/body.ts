@@ -20,7 +20,13 @@ export function requireJson(req: IncomingMessage): void {
   }
 }
 
-export function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+export async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks = await readChunks(req, limit);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+/** The body as it arrived, chunk by chunk, within `limit` bytes (413 beyond). */
+function readChunks(req: IncomingMessage, limit: number): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
@@ -41,7 +47,7 @@ export function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => failed || resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('end', () => failed || resolve(chunks));
     req.on('error', (err) => failed || reject(err));
   });
 }
@@ -102,22 +108,20 @@ export async function readJson(req: IncomingMessage, limit: number): Promise<unk
   return value;
 }
 
-/** Bytes parsed between two turns of the event loop in readLargeJson. */
-const PARSE_SLICE = 64 * 1024;
-
 /**
  * readJson for bodies of megabytes (imports): JSON.parse of a 45 MB document held the event loop
- * for a third of a second and more. @discoveryjs/json-ext parses it a slice of bytes at a time,
- * with a turn of the event loop between slices; the value is the one JSON.parse gives.
+ * for a third of a second and more, and so did joining its chunks into one buffer. The chunks as
+ * they arrived (64 KB each) are parsed one at a time by @discoveryjs/json-ext, with a turn of the
+ * event loop between them; the value is the one JSON.parse gives.
  */
 export async function readLargeJson(req: IncomingMessage, limit: number): Promise<unknown> {
-  const raw = await readRaw(req, limit);
-  if (raw.length === 0) return undefined;
+  const chunks = await readChunks(req, limit);
+  if (chunks.every((c) => c.length === 0)) return undefined;
   let value: unknown;
   try {
     value = await parseChunked(async function* slices() {
-      for (let at = 0; at < raw.length; at += PARSE_SLICE) {
-        yield raw.subarray(at, at + PARSE_SLICE);
+      for (const chunk of chunks) {
+        yield chunk;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     });
@@ -125,6 +129,8 @@ export async function readLargeJson(req: IncomingMessage, limit: number): Promis
     throw notJson(err);
   }
   // Only an escape can make a lone surrogate (decoding UTF-8 never does); most bodies have none.
-  if (raw.includes('\\u')) refuseLoneSurrogate(raw.toString('utf8'));
+  // A backslash at the end of one chunk and a "u" at the start of the next count too.
+  const escapes = chunks.some((c, i) => c.includes('\\u') || (c[c.length - 1] === 0x5c && chunks[i + 1]?.[0] === 0x75));
+  if (escapes) refuseLoneSurrogate(Buffer.concat(chunks).toString('utf8'));
   return value;
 }
