@@ -16,7 +16,7 @@ import type { StateChange } from '../state/change.js';
 import type { Slicer } from '../slices.js';
 import { tagKey, type State } from '../state/state.js';
 import type { Toucher } from '../state/touch.js';
-import { buildBlocks, etagOf, type Block, type Fragment } from './blocks.js';
+import { buildBlocks, buildBlocksInSlices, etagOf, type Block, type Fragment } from './blocks.js';
 import { EnvViews, type EnvView } from './env-views.js';
 import { clientFilter, filterKey, inScope, type ClientFilter } from './query.js';
 
@@ -148,11 +148,14 @@ export class ClientSnapshot {
     await this.views.freshenInSlices(slicer);
     for (const entry of [...this.responses.values()]) {
       const view = this.views.ifFresh(entry.filter.environment);
-      if (view !== null && entry.generation !== view.generation) {
-        this.update(entry, view);
-        this.evict(entry);
-      }
-      await slicer.pause();
+      if (view === null || entry.generation === view.generation) continue;
+      const generation = view.generation;
+      const { blocks, rebuilt } = await buildBlocksInSlices(this.select(entry.filter, view), entry.blocks, slicer);
+      // Taken only if nothing moved meanwhile; otherwise the next poll stitches it as usual.
+      if (view.generation !== generation || entry.generation === generation || !this.responses.has(entry.key)) continue;
+      entry.generation = generation;
+      this.stitched(entry, blocks, rebuilt);
+      this.evict(entry);
     }
   }
 
@@ -203,6 +206,11 @@ export class ClientSnapshot {
 
   private restitch(entry: CachedResponse, view: EnvView): void {
     const { blocks, rebuilt } = buildBlocks(this.select(entry.filter, view), entry.blocks);
+    this.stitched(entry, blocks, rebuilt);
+  }
+
+  /** The entry with its new blocks: bytes, ETag and headers, and a gzip copy on its way. */
+  private stitched(entry: CachedResponse, blocks: Block[], rebuilt: number): void {
     if (rebuilt === 0 && blocks.length === entry.blocks.length) return;
     this.blocksBuilt += rebuilt;
     this.cachedBytes -= entry.size;
