@@ -38,6 +38,12 @@ interface InFlight {
  * rolled back instead (the WAL refused it; reported once, for the oldest change undone: every
  * change applied after it is undone too).
  */
+/** See Engine.onLargeChange. */
+export interface LargeChangeListener {
+  read?: (rec: StateChange, slicer: Slicer) => Promise<void>;
+  catchUp?: (slicer: Slicer) => Promise<void>;
+}
+
 export type ChangeListener = (change: StateChange, kind: 'applied' | 'durable' | 'rolled-back') => void;
 
 /**
@@ -80,15 +86,25 @@ export class Engine {
   }
 
   /**
-   * Called after a large change (runInSlices) is applied, with its slicer, before readers are let
-   * back in: a reader's cache catches up a slice at a time (the client snapshot serializes 50,000
-   * flags) instead of all at once on the next read.
+   * For a large change (runInSlices), work a change listener would do at once, done a slice at a
+   * time instead, before readers are let back in: `read` once the change is applied and before
+   * change listeners hear of it (what it touched: half a million ops), `catchUp` after they have
+   * (the client snapshot serializes 50,000 flags rather than leaving them to the next poll).
    */
-  onLargeChange(fn: (slicer: Slicer) => Promise<void>): void {
-    this.largeChangeListeners.push(fn);
+  onLargeChange(l: LargeChangeListener): void {
+    this.largeChangeListeners.push(l);
   }
 
-  private largeChangeListeners: ((slicer: Slicer) => Promise<void>)[] = [];
+  private largeChangeListeners: LargeChangeListener[] = [];
+
+  /** A large-change listener's failure is logged; the change goes on (its listeners do the work at once instead). */
+  private async guarded(fn: () => Promise<void> | undefined): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.log.error({ err }, 'a large-change listener failed');
+    }
+  }
 
   onChange(fn: ChangeListener): void {
     this.listeners.push(fn);
@@ -198,17 +214,12 @@ export class Engine {
           this.wal.returnLsn(lsn);
           throw err;
         }
+        for (const l of this.largeChangeListeners) await this.guarded(() => l.read?.(rec, slicer));
         entry = this.track(rec, undo);
         written = this.wal.append(bytes);
         // Handled by durable() below; without this, a failure during the catch-up would count as unhandled.
         written.catch(() => {});
-        for (const catchUp of this.largeChangeListeners) {
-          try {
-            await catchUp(slicer);
-          } catch (err) {
-            this.log.error({ err }, 'catching up after a large change failed');
-          }
-        }
+        for (const l of this.largeChangeListeners) await this.guarded(() => l.catchUp?.(slicer));
       } finally {
         this.applyingNow = null;
         applied();

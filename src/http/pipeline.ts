@@ -107,6 +107,7 @@ function checkRoute(ctx: AppContext, route: RouteDef): void {
   if (route.body) {
     if (!HAS_BODY.has(route.method)) throw new Error(`${where}: a ${route.method} has no body to validate`);
     ctx.schemas.nameOf(route.body);
+    if (route.largeBody) ctx.schemas.prepareSlices(route.body);
   }
   if (route.reply) ctx.schemas.nameOf(route.reply);
   if (route.bodyScopes && !route.permission) throw new Error(`${where}: bodyScopes need a permission to check`);

@@ -70,9 +70,7 @@ export class SchemaRegistry {
    * list's own bounds, then its items a slice at a time. The same errors, with the same paths.
    */
   async checkInSlices<T>(schema: JsonSchema, data: unknown, slicer: Slicer): Promise<T> {
-    if (!this.compiled.has(schema)) throw new Error(`unregistered schema ${JSON.stringify(schema).slice(0, 80)}`);
-    let plan = this.plans.get(schema);
-    if (!plan) this.plans.set(schema, (plan = this.planOf(schema)));
+    const plan = this.prepareSlices(schema);
     if (!plan.envelope(data)) throw validationErrorFrom(plan.envelope.errors ?? []);
     for (const list of plan.lists) {
       let value: unknown = data;
@@ -90,6 +88,14 @@ export class SchemaRegistry {
   }
 
   private readonly plans = new Map<JsonSchema, SlicePlan>();
+
+  /** Splits a registered schema for checkInSlices, once (at mount, so the first import does not pay for it). */
+  prepareSlices(schema: JsonSchema): SlicePlan {
+    if (!this.compiled.has(schema)) throw new Error(`unregistered schema ${JSON.stringify(schema).slice(0, 80)}`);
+    let plan = this.plans.get(schema);
+    if (!plan) this.plans.set(schema, (plan = this.planOf(schema)));
+    return plan;
+  }
 
   private planOf(schema: JsonSchema): SlicePlan {
     const lists: SlicePlan['lists'] = [];
@@ -122,7 +128,7 @@ export class SchemaRegistry {
 }
 
 /** How checkInSlices splits a schema: the envelope without its lists, and each list (its own bounds, its items). */
-interface SlicePlan {
+export interface SlicePlan {
   envelope: ValidateFunction;
   lists: { path: string[]; shell: ValidateFunction; items: ValidateFunction }[];
 }
