@@ -2,12 +2,15 @@
 // import (issue #26 item 7). A worker thread polls /health and /api/client/features (with the
 // ETag, as SDKs do) every 5 ms while:
 //   1. a features-batch import of IMPORT_FLAGS flags (default 50,000; one strategy, variants and
-//      a tag each, about 30 MB of JSON) is accepted;
-//   2. the same import again (every flag exists: updates, not creations);
+//      a tag each, 45 MB of JSON) is accepted;
+//   2. the same import again (every flag exists as the document has it: reviewed and compared,
+//      one features-imported event);
 //   3. a state import of REFUSED_STRATEGIES strategies (default 100,000) is refused because its
 //      last strategy names a flag that does not exist.
 // For each: the import's own time, p50/p99/max latency of both paths, and the WAL records written
-// (one per accepted import, none for the refused one).
+// (one per accepted import, none for the refused one). The machine's load average is printed too:
+// on a 2-core machine shared with other work, every figure grows with it.
+import os from 'node:os';
 import { client, spawnServer } from '../test/helpers/server.js';
 import { batchDocument, stateDocument } from '../test/helpers/big-import.js';
 import { pollWhile, showLatencies } from '../test/helpers/poller.js';
@@ -33,7 +36,8 @@ try {
     const before = await walRecords();
     const { result, latencies } = await poll(() => post(path, body));
     const after = await walRecords();
-    console.log(`${what}: ${(body.length / 2 ** 20).toFixed(1)} MB, status ${result.status} in ${(result.ms / 1000).toFixed(2)} s, ${after - before} WAL record(s)`);
+    const load = os.loadavg()[0].toFixed(1);
+    console.log(`${what}: ${(body.length / 2 ** 20).toFixed(1)} MB, status ${result.status} in ${(result.ms / 1000).toFixed(2)} s, ${after - before} WAL record(s), load average ${load}`);
     if (result.status >= 300) console.log(`  answer: ${result.text.slice(0, 200)}`);
     for (const l of latencies) console.log(`  ${showLatencies(l)}`);
   };
