@@ -6,7 +6,6 @@ import type { AppContext, RouteDef } from '../http/route.js';
 import { exportFeatures } from './export.js';
 import { importFeatures, reviewImport } from './import.js';
 import { featuresBatchSchemas, type ExportQuery, type ImportRequest } from './schema.js';
-import { Slicer } from '../slices.js';
 
 const BASE = '/api/admin/features-batch';
 const TAG = 'Features batch';
@@ -47,7 +46,14 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
       summary: 'Check an import without changing anything: its errors, warnings and missing permissions', reply: featuresBatchSchemas.importTogglesValidateSchema,
       body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes,
       responses: { 200: 'The review (errors, warnings, permissions)', 400: 'Not a valid request', 404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES' },
-      handler: async ({ req, body }) => ({ status: 200, body: (await reviewImport(engine.state, body as ImportRequest, mayCreateShared(req), new Slicer())).review }),
+      // Run as a command that changes nothing: the review pauses between slices, and must not see
+      // the state move (or half of another import) under it meanwhile.
+      handler: async ({ req, body, actor }) => {
+        const review = await engine.runInSlices(actor, async (state, _env, slicer) => ({
+          ops: [], events: [], result: (await reviewImport(state, body as ImportRequest, mayCreateShared(req), slicer)).review,
+        }));
+        return { status: 200, body: review };
+      },
     },
     {
       method: 'POST', path: `${BASE}/import`, tag: TAG, permission: 'UPDATE_FEATURE',
