@@ -33,17 +33,17 @@ interface InFlight {
   finish: (durable: boolean) => void;
 }
 
-/**
- * Told of every change as it is applied, when it is durable (in commit order), and if it is
- * rolled back instead (the WAL refused it; reported once, for the oldest change undone: every
- * change applied after it is undone too).
- */
 /** See Engine.onLargeChange. */
 export interface LargeChangeListener {
   read?: (rec: StateChange, slicer: Slicer) => Promise<void>;
   catchUp?: (slicer: Slicer) => Promise<void>;
 }
 
+/**
+ * Told of every change as it is applied, when it is durable (in commit order), and if it is
+ * rolled back instead (the WAL refused it; reported once, for the oldest change undone: every
+ * change applied after it is undone too).
+ */
 export type ChangeListener = (change: StateChange, kind: 'applied' | 'durable' | 'rolled-back') => void;
 
 /**
@@ -169,7 +169,8 @@ export class Engine {
    * this one is applied (as with a checkpoint's quiet point, writes wait), and none is in flight
    * while it runs, so the state it reads cannot move or be rolled back under it; reads go on
    * against the state as it was. The command, its events and its WAL record are built a slice at
-   * a time; the change is then applied at once and made durable as one record, as `run` does.
+   * a time, and so is the apply (readers wait for `applying` meanwhile, and large-change
+   * listeners catch up before they are let in); it is made durable as one record, as `run` does.
    */
   async runInSlices<R>(actor: Actor, command: SlicedCommand<R>): Promise<R> {
     while (this.barrier) await this.barrier;
