@@ -198,7 +198,6 @@ export class Toucher {
     for (const op of rec.ops) {
       if (op.o === 'strategy.put') this.strategyFlag.set(op.strategy.id, { flag: op.strategy.featureName, environment: op.strategy.environment });
       else if (op.o === 'strategy.del') this.strategyFlag.delete(op.id);
-      yield;
     }
     for (const name of t.flags.keys()) {
       const f = this.state.features.get(name);
