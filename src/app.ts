@@ -111,6 +111,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const toucher = new Toucher(engine.state);
     const snapshot = new ClientSnapshot(engine.state, { extraHeaders: config.clientStreamingUpgrade ? [...NOSNIFF, 'fetch-mode', 'streaming'] : NOSNIFF, toucher });
     engine.onChange((change, kind) => snapshot.onChange(change, kind));
+    engine.onLargeChange({ read: (rec, slicer) => toucher.readInSlices(rec, slicer), catchUp: (slicer) => snapshot.freshenInSlices(slicer) });
     const push = new PushHub(engine, (req) => auth.client(req), {
       maxStreams: config.streamingMaxConnections, maxStreamsPerToken: config.streamingMaxConnectionsPerToken, keepAliveMs: config.streamingKeepAliveMs, bufferBytes: config.streamingBufferBytes,
       windowChanges: config.deltaWindowChanges,

@@ -229,7 +229,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const routes = [
     ...ROUTE_MODULES.flatMap((m) => m(ctx)),
     ...tokenRoutes(hasher)(ctx),
-    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot),
+    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot, () => fanion.engine.applying),
     ...pushRoutes(fanion.push, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics, fanion.tokens),
     ...edgeRoutes(ctx, fanion.tokens),

@@ -2,6 +2,9 @@ import { flagNameSchema } from '../state/names.js';
 import { strategyReplies, variantReply } from '../strategies/schema.js';
 import { FEATURE_TYPES } from './flag-types.js';
 
+/** The parent's variants a dependency asks for, in every door (admin API and both imports). */
+export const dependencyVariantsSchema = { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } };
+
 const tag = { type: 'object', required: ['type', 'value'], properties: { type: { type: 'string', minLength: 2, maxLength: 50 }, value: { type: 'string', minLength: 2, maxLength: 50 } } };
 
 export const featureSchemas = {
@@ -37,7 +40,7 @@ export const featureSchemas = {
     properties: {
       feature: { type: 'string', minLength: 1, maxLength: 100 },
       enabled: { type: 'boolean' },
-      variants: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } },
+      variants: dependencyVariantsSchema,
     },
   },
 };
