@@ -9,7 +9,7 @@ import { SchemaRegistry } from './http/validation.js';
 import { Engine } from './engine/engine.js';
 import { migrateFromUnleash, MIGRATE_ACTOR, type MigrationResult } from './migrate/command.js';
 import { migrationDocument, whereIs, type MigrationDocument } from './migrate/mapping.js';
-import { MigrationError, readUnleash, type ReadLimits } from './migrate/reader.js';
+import { MigrationError, normalizeUrl, readUnleash, type ReadLimits } from './migrate/reader.js';
 import { unleashAnswers } from './migrate/unleash-answers.js';
 import { stateSchemas } from './state-io/schema.js';
 import type { State } from './state/state.js';
@@ -69,6 +69,7 @@ function counts(doc: MigrationDocument): Record<string, number> {
 export async function migrate(opts: MigrateOptions): Promise<MigrationReport> {
   const started = performance.now();
   const { say } = opts;
+  const from = normalizeUrl(opts.from);
   const storage = await openStorage({ dataDir: opts.dataDir, sync: opts.sync, log: opts.log });
   try {
     const existing = holdsData(storage.state);
@@ -81,7 +82,7 @@ export async function migrate(opts: MigrateOptions): Promise<MigrationReport> {
     const schemas = new SchemaRegistry();
     schemas.addAll(unleashAnswers);
     schemas.addAll(stateSchemas);
-    const snapshot = await readUnleash({ url: opts.from, token: opts.token, check: (schema, data) => schemas.check(schema, data), progress: say, limits: opts.limits });
+    const snapshot = await readUnleash({ url: from, token: opts.token, check: (schema, data) => schemas.check(schema, data), progress: say, limits: opts.limits });
     const readMs = performance.now() - started;
     const doc = migrationDocument(snapshot, { v2Secrets: opts.v2Secrets });
     try {

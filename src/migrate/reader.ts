@@ -152,7 +152,7 @@ class AdminApi {
       if ((res.status === 429 || res.status === 503) && attempt < this.limits.tries) {
         await res.body?.cancel();
         const wait = retryAfterMs(res.headers.get('retry-after'), attempt, this.limits.maxWaitMs);
-        this.opts.progress(`  Unleash answered ${res.status} to GET ${path}; trying again in ${Math.ceil(wait / 1000)} s (${attempt}/${this.limits.tries - 1})`);
+        this.opts.progress(`  Unleash answered ${res.status} to GET ${path}; trying again in ${(wait / 1000).toFixed(1)} s (${attempt}/${this.limits.tries - 1})`);
         await new Promise((resolve) => setTimeout(resolve, wait));
         continue;
       }
@@ -166,17 +166,17 @@ class AdminApi {
         throw new MigrationError(`Unleash at ${url} refused the token (401 on GET ${path}): give an admin API token (*:*.…) or an admin's personal access token with --token`);
       }
       if (res.status === 403) {
-        const text = await this.readText(res, path).catch(() => '');
-        throw new MigrationError(`the token may not read GET ${path} (403${text ? `: ${excerpt(text)}` : ''}); the migration needs an admin token`);
+        const why = await this.errorText(res, path);
+        throw new MigrationError(`the token may not read GET ${path} (403${why ? `: ${why}` : ''}); the migration needs an admin token`);
       }
       if (res.status === 404 && optional) {
         await res.body?.cancel();
         return NOT_FOUND;
       }
       if (res.status !== 200) {
-        const text = await this.readText(res, path).catch(() => '');
+        const why = await this.errorText(res, path);
         const hint = res.status === 404 ? '; is --from the address of an Unleash server, with its base path?' : '';
-        throw new MigrationError(`GET ${path} answered ${res.status}${text ? ` (${excerpt(text)})` : ''}${hint}`);
+        throw new MigrationError(`GET ${path} answered ${res.status}${why ? ` (${why})` : ''}${hint}`);
       }
       const text = await this.readText(res, path);
       try {
@@ -186,6 +186,18 @@ class AdminApi {
         throw new MigrationError(`GET ${path}: the answer is not JSON (${excerpt(type, 80)}: "${excerpt(text, 80)}"); is --from the address of an Unleash server?`);
       }
     }
+  }
+
+  /** What an error answer says: Unleash's `message` when it sent one, else the start of the body. */
+  private async errorText(res: Response, path: string): Promise<string> {
+    const text = await this.readText(res, path).catch(() => '');
+    try {
+      const message = (JSON.parse(text) as { message?: unknown }).message;
+      if (typeof message === 'string') return excerpt(message);
+    } catch {
+      /* not JSON: the text itself */
+    }
+    return excerpt(text);
   }
 
   /** The body as text, refused past the byte limit (counted as it arrives, not trusted from a header). */
