@@ -259,21 +259,27 @@ export async function readUnleash(opts: ReaderOptions): Promise<UnleashSnapshot>
   const environments = (await api.must<{ environments: UEnvironment[] }>('/api/admin/environments', A.unleashEnvironments)).environments;
   say(`reading Unleash${version ? ` ${version}` : ''} at ${url}: ${projects.length} project(s), ${environments.length} environment(s)`);
 
-  // Flags first, what they refer to after: a segment or strategy type in use cannot be deleted,
-  // so one created meanwhile is merely extra, and nothing a flag uses can be missing.
-  const listed: { project: string; name: string }[] = [];
+  // What flags refer to is read before and after them: one deleted meanwhile (with the last flag
+  // that used it, on a busy Unleash) is still known from the first read, and one created meanwhile
+  // comes with the second (see `settled`).
+  const early = await readReferenced(api);
+  const listed: { project: string; name: string; tags?: UTag[] }[] = [];
   for (const p of projects) {
-    const page = await api.must<{ features: { name: string }[] }>(`/api/admin/projects/${enc(p.id)}/features`, A.unleashProjectFeatures);
-    for (const f of page.features) listed.push({ project: p.id, name: f.name });
+    const page = await api.must<{ features: { name: string; tags?: UTag[] }[] }>(`/api/admin/projects/${enc(p.id)}/features`, A.unleashProjectFeatures);
+    for (const f of page.features) listed.push({ project: p.id, name: f.name, tags: f.tags });
   }
+  // Unleash 8 lists a flag's tags with it, and leaves the key out when it has none. Once one flag
+  // has the key, the listing is of that kind and a flag without it has no tags; otherwise (an
+  // Unleash that never lists them, or no tags at all) each flag's tags are asked for.
+  const listsTags = listed.some((f) => f.tags !== undefined);
   say(`flags: ${listed.length} listed`);
   const vanished: string[] = [];
   const flags: UFeature[] = [];
   const flagTags = new Map<string, UTag[]>();
   const counter = progressCounter(listed.length, (done) => say(`  flags read: ${done}/${listed.length}`));
-  const read = await inPool(listed, limits.concurrency, async ({ project, name }) => {
+  const read = await inPool(listed, limits.concurrency, async ({ project, name, tags: listedTags }) => {
     const flag = await api.get<UFeature>(`/api/admin/projects/${enc(project)}/features/${enc(name)}?variantEnvironments=true`, A.unleashFeature, true);
-    const tags = flag === NOT_FOUND ? NOT_FOUND : await api.get<{ tags: UTag[] }>(`/api/admin/features/${enc(name)}/tags`, A.unleashFeatureTags, true);
+    const tags = flag === NOT_FOUND ? NOT_FOUND : listsTags ? { tags: listedTags ?? [] } : await api.get<{ tags: UTag[] }>(`/api/admin/features/${enc(name)}/tags`, A.unleashFeatureTags, true);
     counter();
     if (flag === NOT_FOUND || tags === NOT_FOUND) {
       vanished.push(name);
@@ -289,10 +295,21 @@ export async function readUnleash(opts: ReaderOptions): Promise<UnleashSnapshot>
   for (const [name, tags] of archived.tags) flagTags.set(name, tags);
   vanished.push(...archived.vanished);
 
-  const segments = (await api.must<{ segments: USegment[] }>('/api/admin/segments', A.unleashSegments)).segments;
-  const strategyTypes = (await api.must<{ strategies: UStrategyType[] }>('/api/admin/strategies', A.unleashStrategyTypes)).strategies;
+  const late = await readReferenced(api);
+  const used = { segments: new Set<number>(), strategyTypes: new Set<string>(), tagTypes: new Set<string>() };
+  for (const f of flags) {
+    for (const e of f.environments ?? []) {
+      for (const st of e.strategies ?? []) {
+        used.strategyTypes.add(st.name);
+        for (const id of st.segments ?? []) used.segments.add(id);
+      }
+    }
+    for (const t of flagTags.get(f.name) ?? []) used.tagTypes.add(t.type);
+  }
+  const segments = settled(early.segments, late.segments, (x) => x.id, used.segments);
+  const strategyTypes = settled(early.strategyTypes, late.strategyTypes, (x) => x.name, used.strategyTypes);
+  const tagTypes = settled(early.tagTypes, late.tagTypes, (x) => x.name, used.tagTypes);
   const contextFields = await api.must<UContextField[]>('/api/admin/context', A.unleashContextFields);
-  const tagTypes = (await api.must<{ tagTypes: UTagType[] }>('/api/admin/tag-types', A.unleashTagTypes)).tagTypes;
   const tags = (await api.must<{ tags: UTag[] }>('/api/admin/tags', A.unleashTags)).tags;
   say(`segments: ${segments.length}, strategy types: ${strategyTypes.length}, context fields: ${contextFields.length}, tag types: ${tagTypes.length}, tags: ${tags.length}`);
   const tokens = (await api.must<{ tokens: UApiToken[] }>('/api/admin/api-tokens', A.unleashApiTokens)).tokens;
@@ -305,6 +322,26 @@ export async function readUnleash(opts: ReaderOptions): Promise<UnleashSnapshot>
     url, version, projects, environments, flags, flagTags, archivedListed: archived.listed, segments, strategyTypes, contextFields, tagTypes, tags, tokens,
     users, addons, vanished,
   };
+}
+
+/** The kinds flags refer to by name or id (the state import refuses a reference to a missing one). */
+async function readReferenced(api: AdminApi) {
+  return {
+    segments: (await api.must<{ segments: USegment[] }>('/api/admin/segments', A.unleashSegments)).segments,
+    strategyTypes: (await api.must<{ strategies: UStrategyType[] }>('/api/admin/strategies', A.unleashStrategyTypes)).strategies,
+    tagTypes: (await api.must<{ tagTypes: UTagType[] }>('/api/admin/tag-types', A.unleashTagTypes)).tagTypes,
+  };
+}
+
+/**
+ * The later read, plus what only the earlier one had if a flag read in between still uses it
+ * (deleted in Unleash meanwhile: the copy keeps what that flag was read with).
+ */
+export function settled<T, K>(early: T[], late: T[], key: (x: T) => K, used: Set<K>): T[] {
+  const out = [...late];
+  const known = new Set(late.map(key));
+  for (const x of early) if (!known.has(key(x)) && used.has(key(x))) out.push(x);
+  return out;
 }
 
 /** What is only counted may be refused to a token (a PAT of a non-admin): then it is not counted. */
@@ -362,9 +399,14 @@ async function readArchived(api: AdminApi, environments: UEnvironment[], concurr
   const counter = progressCounter(found.length, (done) => say(`  archived flags read: ${done}/${found.length}`));
   const read = await inPool(found, concurrency, async (f): Promise<UFeature | null> => {
     const base = `/api/admin/projects/${enc(f.project)}/features/${enc(f.name)}/environments`;
-    const names = f.environments?.map((e) => e.name) ?? envNames;
+    const listed = f.environments ?? envNames.map((name) => ({ name, enabled: undefined, hasStrategies: undefined, variantCount: undefined }));
     const envs: UFeatureEnvironment[] = [];
-    for (const env of names) {
+    for (const { name: env, enabled, hasStrategies, variantCount } of listed) {
+      // Most environments of an archived flag hold nothing: the search says so, no need to ask.
+      if (hasStrategies === false && variantCount === 0) {
+        envs.push({ name: env, enabled: enabled ?? false, strategies: [], variants: [] });
+        continue;
+      }
       const conf = await api.get<{ enabled?: boolean | null; strategies?: UStrategy[] }>(`${base}/${enc(env)}`, A.unleashFeatureEnvironment, true);
       if (conf === NOT_FOUND) continue;
       const variants = await api.get<{ variants?: unknown[] }>(`${base}/${enc(env)}/variants`, A.unleashVariants, true);

@@ -52,7 +52,7 @@ export const unleashAnswers = {
   unleashEnvironments: obj(['environments'], {
     environments: list(obj(['name'], { name, type: nullableStr(100), enabled: bool, protected: bool, sortOrder: int }), 10_000),
   }),
-  unleashProjectFeatures: obj(['features'], { features: list(obj(['name'], { name }), 1_000_000) }),
+  unleashProjectFeatures: obj(['features'], { features: list(obj(['name'], { name, tags: list(obj(['type', 'value'], { type: name, value: str(1000) }), 100_000) }), 1_000_000) }),
   unleashFeature: obj(['name'], {
     ...flagFields,
     lastSeenAt: date,
@@ -63,7 +63,7 @@ export const unleashAnswers = {
     total: int,
     features: list(obj(['name', 'project'], {
       ...flagFields,
-      environments: list(obj(['name'], { name, enabled: bool }), 10_000),
+      environments: list(obj(['name'], { name, enabled: bool, hasStrategies: bool, variantCount: { type: ['integer', 'null'], minimum: 0 } }), 10_000),
       tags: list(obj(['type', 'value'], { type: name, value: str(1000) }), 100_000),
     }), 10_000),
   }),
@@ -148,7 +148,8 @@ export interface UFeatureEnvironment {
 }
 
 export interface UArchivedFlag extends UFlagFields {
-  environments?: { name: string; enabled?: Opt<boolean> }[];
+  /** Unleash 8 says whether there is anything to read in each (7.x may not: then it is read). */
+  environments?: { name: string; enabled?: Opt<boolean>; hasStrategies?: Opt<boolean>; variantCount?: Opt<number> }[];
   /** Unleash 8's search lists each flag's tags (older ones do not). */
   tags?: UTag[];
 }

@@ -34,6 +34,8 @@ export interface FakeWorld {
   tokens: Record<string, unknown>[];
   users: number;
   addons: string[];
+  /** Unleash 8 lists a flag's tags in its project's flag list (when it has some); older ones do not. */
+  listsTags: boolean;
 }
 
 export type Override = (req: http.IncomingMessage, res: http.ServerResponse, path: string) => boolean | Promise<boolean>;
@@ -120,6 +122,7 @@ export function richWorld(): FakeWorld {
     ],
     users: 3,
     addons: ['webhook', 'slack'],
+    listsTags: true,
   };
 }
 
@@ -154,14 +157,17 @@ function answer(world: FakeWorld, path: string, query: URLSearchParams): { statu
     if (query.get('archived') !== 'IS:true') return { status: 400, body: { message: 'only archived searches here' } };
     const all = world.flags.filter((f) => f.archivedAt).map((f) => ({
       name: f.name, project: f.project, type: f.type ?? 'release', description: f.description ?? null, stale: f.stale ?? false, impressionData: f.impressionData ?? false,
-      createdAt: f.createdAt, archivedAt: f.archivedAt, environments: f.environments.map((e) => ({ name: e.name, enabled: e.enabled })), tags: f.tags ?? [],
+      createdAt: f.createdAt, archivedAt: f.archivedAt, environments: f.environments.map((e) => ({ name: e.name, enabled: e.enabled, hasStrategies: e.strategies.length > 0, variantCount: e.variants?.length ?? 0 })), tags: f.tags ?? [],
     }));
     const offset = Number(query.get('offset') ?? 0);
     const limit = Number(query.get('limit') ?? 50);
     return { status: 200, body: { features: all.slice(offset, offset + limit), total: all.length } };
   }
   let m = /^\/api\/admin\/projects\/([^/]+)\/features$/.exec(path);
-  if (m) return { status: 200, body: { version: 2, features: live.filter((f) => f.project === decodeURIComponent(m![1])).map((f) => ({ name: f.name })) } };
+  if (m) {
+    const listed = live.filter((f) => f.project === decodeURIComponent(m![1]));
+    return { status: 200, body: { version: 2, features: listed.map((f) => ({ name: f.name, ...(world.listsTags && f.tags?.length ? { tags: f.tags } : {}) })) } };
+  }
   m = /^\/api\/admin\/projects\/([^/]+)\/features\/([^/]+)$/.exec(path);
   if (m) {
     const f = find(decodeURIComponent(m[2]), false);

@@ -27,6 +27,11 @@ export interface Scenario {
   tokens: ScenarioTokens;
   strategies: number;
   requests: number;
+  /**
+   * Deletes what the scenario made, so a long-lived shared Unleash does not fill up (it allows
+   * 5,000 flags); best effort, the problems returned.
+   */
+  cleanup(): Promise<string[]>;
 }
 
 interface Call {
@@ -201,10 +206,20 @@ export async function buildScenario(url: string, adminToken: string): Promise<Sc
   // Environment variants (with overrides) are deprecated in the admin API since Unleash 5, but
   // older flags have them and Unleash serves them: the features-batch import still writes them.
   // It takes a personal access token, not an admin token.
-  const session = await fetch(`${url}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'unleash4all' }) });
-  if (session.status !== 200) throw new Error(`Unleash login as admin failed: ${session.status}`);
-  const cookie = (session.headers.getSetCookie?.() ?? []).map((v) => v.split(';')[0]).join('; ');
-  const pat = await caller(url, '')('POST', '/api/admin/user/tokens', { description: `${prefix} scenario`, expiresAt: new Date(Date.now() + 86_400_000).toISOString() }, { cookie });
+  // Others log in as admin on the shared instance too, and a new session may end an older one
+  // between our two requests: a few tries.
+  let cookie = '';
+  let pat: { id: number; secret: string } | undefined;
+  for (let attempt = 1; !pat; attempt++) {
+    const session = await fetch(`${url}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'unleash4all' }) });
+    if (session.status !== 200) throw new Error(`Unleash login as admin failed: ${session.status}`);
+    cookie = (session.headers.getSetCookie?.() ?? []).map((v) => v.split(';')[0]).join('; ');
+    try {
+      pat = await caller(url, '')('POST', '/api/admin/user/tokens', { description: `${prefix} scenario`, expiresAt: new Date(Date.now() + 86_400_000).toISOString() }, { cookie });
+    } catch (err) {
+      if (attempt >= 5) throw err;
+    }
+  }
   const envVariantFlag = n('env-variants');
   const envVariants = [
     { name: 'ev-a', weight: 600, weightType: 'variable', stickiness: 'userId', payload: { type: 'string', value: 'A' }, overrides: [{ contextName: 'userId', values: ['7', '8'] }] },
@@ -235,5 +250,25 @@ export async function buildScenario(url: string, adminToken: string): Promise<Sc
     backendExpiring: await token('backend-expiring', 'backend', 'development', ['default'], new Date(Date.now() + 365 * 86_400_000).toISOString()),
     frontendDev: await token('frontend-dev', 'frontend', 'development', ['default']),
   };
-  return { prefix, flags, archived, reordered, tokens, strategies, requests: api.count };
+  const cleanup = async (): Promise<string[]> => {
+    const problems: string[] = [];
+    const attempt = async (what: Promise<unknown>) => {
+      try {
+        await what;
+      } catch (err) {
+        problems.push((err as Error).message);
+      }
+    };
+    const live = flags.filter((f) => !archived.includes(f));
+    await attempt(api('POST', '/api/admin/projects/default/archive', { features: live }));
+    await attempt(api('POST', '/api/admin/projects/default/delete', { features: flags }));
+    for (const id of [segBeta.id, segGold.id, segAdults.id]) await attempt(api('DELETE', `/api/admin/segments/${id}`));
+    await attempt(api('DELETE', `/api/admin/strategies/${n('custom')}`));
+    for (const field of [tier, age, ver]) await attempt(api('DELETE', `/api/admin/context/${field}`));
+    await attempt(api('DELETE', `/api/admin/tag-types/${n('team')}`));
+    for (const secret of Object.values(tokens)) await attempt(api('DELETE', `/api/admin/api-tokens/${encodeURIComponent(secret)}`));
+    await attempt(caller(url, pat.secret)('DELETE', `/api/admin/user/tokens/${pat.id}`));
+    return problems;
+  };
+  return { prefix, flags, archived, reordered, tokens, strategies, requests: api.count, cleanup };
 }

@@ -156,9 +156,9 @@ t.test('a kill -9 while reading Unleash leaves nothing', async (t) => {
   const fake = await withFake(t);
   const dataDir = tempDataDir('fanion-migrate-kill-');
   let stalled = false;
-  // The segments are read after the flags: hold that answer until the process is killed.
+  // The tags are read after the flags: hold that answer until the process is killed.
   fake.override((_req, _res, p) => {
-    if (p !== '/api/admin/segments') return false;
+    if (p !== '/api/admin/tags') return false;
     stalled = true;
     return true;
   });
@@ -168,7 +168,7 @@ t.test('a kill -9 while reading Unleash leaves nothing', async (t) => {
   proc.stderr.on('data', (c) => (err += c));
   const deadline = Date.now() + 30_000;
   while (!stalled && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  t.ok(stalled, 'it got as far as the segments');
+  t.ok(stalled, 'it got as far as the tags');
   t.match(err, /flags read: 2\/2/, 'after reading every flag');
   const exited = new Promise((resolve) => proc.once('exit', (_c, signal) => resolve(signal)));
   proc.kill('SIGKILL');

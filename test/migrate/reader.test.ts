@@ -95,3 +95,45 @@ t.test('a flag deleted between the listing and its definition is left out and li
   t.same(read.vanished, ['banner']);
   t.notOk(read.flags.some((f) => f.name === 'banner'));
 });
+
+t.test('a segment deleted while the flags are read is kept for a flag read with it; an unused one is not', async (t) => {
+  const fake = await fakeUnleash();
+  t.teardown(() => fake.close());
+  const unused = { id: 2, name: 'never used', constraints: [] };
+  let reads = 0;
+  fake.override((_req, res, p) => {
+    if (p !== '/api/admin/segments') return false;
+    // First read: both exist; by the second, both were deleted (with the flag's last use of 1).
+    const segments = reads++ === 0 ? [...fake.world.segments, unused] : [];
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ segments }));
+    return true;
+  });
+  const read = await readUnleash(options(fake.url, []));
+  t.equal(reads, 2, 'segments are read before and after the flags');
+  t.same(read.segments.map((x) => x.id), [1], 'segment 1, which checkout was read with, stays; segment 2 does not');
+});
+
+t.test('an archived flag is read environment by environment, only where the search says there is something', async (t) => {
+  const fake = await fakeUnleash();
+  t.teardown(() => fake.close());
+  const read = await readUnleash(options(fake.url, []));
+  const old = read.flags.find((f) => f.name === 'old-promo')!;
+  t.equal(old.archived, true);
+  t.same(old.environments!.map((e) => [e.name, e.enabled, e.strategies!.map((s) => s.id)]), [['development', true, ['01J0000000000000000000000E']], ['production', false, []], ['staging', false, []]]);
+  t.same(fake.hits.filter((h) => h.includes('/old-promo/environments/')), ['/api/admin/projects/default/features/old-promo/environments/development', '/api/admin/projects/default/features/old-promo/environments/development/variants'], 'two requests, not six');
+});
+
+t.test("tags come with Unleash 8's flag lists; an Unleash that does not list them is asked flag by flag", async (t) => {
+  const fake = await fakeUnleash();
+  t.teardown(() => fake.close());
+  const tagsOf = (r: Awaited<ReturnType<typeof readUnleash>>) => Object.fromEntries([...r.flagTags].map(([k, v]) => [k, v.map((x) => `${x.type}:${x.value}`)]));
+  const listed = await readUnleash(options(fake.url, []));
+  t.same(tagsOf(listed), { checkout: ['team:payments'], banner: ['simple:ui'], 'old-promo': [] });
+  t.same(fake.hits.filter((h) => h.endsWith('/tags') && h.startsWith('/api/admin/features/')), [], 'no request per flag');
+  fake.world.listsTags = false;
+  fake.hits.length = 0;
+  const asked = await readUnleash(options(fake.url, []));
+  t.same(tagsOf(asked), tagsOf(listed), 'the same tags');
+  t.same(fake.hits.filter((h) => h.endsWith('/tags') && h.startsWith('/api/admin/features/')).sort(), ['/api/admin/features/banner/tags', '/api/admin/features/checkout/tags'], 'one request per flag');
+});
