@@ -290,10 +290,17 @@ export async function readUnleash(opts: ReaderOptions): Promise<UnleashSnapshot>
   });
   for (const f of read) if (f) flags.push(f);
 
+  // A flag archived or revived while it is read is found twice, or once in each list: it comes
+  // over once, as first read, and is not "vanished" if it was found the other way.
   const archived = await readArchived(api, environments, limits.concurrency, say);
-  for (const f of archived.flags) flags.push(f);
-  for (const [name, tags] of archived.tags) flagTags.set(name, tags);
-  vanished.push(...archived.vanished);
+  const seen = new Set(flags.map((f) => f.name));
+  for (const f of archived.flags) {
+    if (seen.has(f.name)) continue;
+    seen.add(f.name);
+    flags.push(f);
+    flagTags.set(f.name, archived.tags.get(f.name) ?? []);
+  }
+  const gone = [...new Set([...vanished, ...archived.vanished])].filter((name) => !seen.has(name));
 
   const late = await readReferenced(api);
   const used = { segments: new Set<number>(), strategyTypes: new Set<string>(), tagTypes: new Set<string>() };
@@ -320,7 +327,7 @@ export async function readUnleash(opts: ReaderOptions): Promise<UnleashSnapshot>
   say(`read in ${api.requests} requests`);
   return {
     url, version, projects, environments, flags, flagTags, archivedListed: archived.listed, segments, strategyTypes, contextFields, tagTypes, tags, tokens,
-    users, addons, vanished,
+    users, addons, vanished: gone,
   };
 }
 

@@ -137,3 +137,16 @@ t.test("tags come with Unleash 8's flag lists; an Unleash that does not list the
   t.same(tagsOf(asked), tagsOf(listed), 'the same tags');
   t.same(fake.hits.filter((h) => h.endsWith('/tags') && h.startsWith('/api/admin/features/')).sort(), ['/api/admin/features/banner/tags', '/api/admin/features/checkout/tags'], 'one request per flag');
 });
+
+t.test('a flag archived while it is read comes over once, archived, and is not reported as deleted', async (t) => {
+  const fake = await fakeUnleash();
+  t.teardown(() => fake.close());
+  // Listed as live, then archived before its definition is asked for.
+  fake.override((_req, _res, p) => {
+    if (p === '/api/admin/projects/default/features/banner') fake.world.flags[1].archivedAt = '2025-06-01T00:00:00.000Z';
+    return false;
+  });
+  const read = await readUnleash(options(fake.url, []));
+  t.same(read.flags.filter((f) => f.name === 'banner').map((f) => f.archived), [true]);
+  t.same(read.vanished, []);
+});
