@@ -5,6 +5,9 @@
 // tokens, answers that are hostile, broken, slow or never end.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Test } from 'tap';
+import { recover } from '../../src/storage/recovery.js';
+import { runCli } from './cli.js';
 
 export interface FakeFlag {
   name: string;
@@ -225,3 +228,24 @@ export async function fakeUnleash(world: FakeWorld = richWorld(), adminToken = F
       }),
   };
 }
+
+/** A fake Unleash for one test, closed when it ends. */
+export async function withFake(t: Test): Promise<FakeUnleash> {
+  const fake = await fakeUnleash();
+  t.teardown(() => fake.close());
+  return fake;
+}
+
+/** `fanion migrate` from `fake` into `dataDir`, with Unleash's admin token. */
+export function migrate(fake: { url: string }, dataDir: string, ...extra: string[]) {
+  return runCli(['migrate', '--from', fake.url, '--token', FAKE_ADMIN_TOKEN, '--data', dataDir, ...extra]);
+}
+
+/** What a data folder holds, read without a server. */
+export function contents(dataDir: string) {
+  const { state } = recover(dataDir);
+  return { flags: state.features.size, tokens: state.apiTokens.size, events: state.events.size, segments: state.segments.size };
+}
+
+/** A folder with Fanion's defaults only. */
+export const EMPTY = { flags: 0, tokens: 0, events: 0, segments: 0 };

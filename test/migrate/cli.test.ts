@@ -1,46 +1,17 @@
 // `fanion migrate` as people run it (the built CLI, its own process) against an Unleash admin API
 // served by test/helpers/fake-unleash.ts: several projects and environments, multi-project and v2
-// tokens, and the ways a run can go wrong (a folder with data, a kill -9 mid-write or mid-read,
-// an unreachable or hostile Unleash, a Fanion running on the folder). What lands in the folder is
-// read back by a real server, with the tokens Unleash had.
+// tokens, a folder that holds data, a kill -9 mid-write or mid-read. What lands in the folder is
+// read back by a real server, with the tokens Unleash had. (Failures: cli-failures.test.ts.)
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { recover } from '../../src/storage/recovery.js';
 import { verifyDataDir } from '../../src/storage/verify.js';
 import { CLI, runCli } from '../helpers/cli.js';
-import { FAKE_ADMIN_TOKEN, fakeUnleash, richWorld, V2_SECRET, type FakeUnleash } from '../helpers/fake-unleash.js';
+import { contents, EMPTY, FAKE_ADMIN_TOKEN, migrate, richWorld, V2_SECRET, withFake } from '../helpers/fake-unleash.js';
 import { client, spawnServer, tempDataDir } from '../helpers/server.js';
 
 const token = (world: ReturnType<typeof richWorld>, name: string) => world.tokens.find((x) => x.tokenName === name)!.secret as string;
-
-async function withFake(t: Test): Promise<FakeUnleash> {
-  const fake = await fakeUnleash();
-  t.teardown(() => fake.close());
-  return fake;
-}
-
-function migrate(fake: { url: string }, dataDir: string, ...extra: string[]) {
-  return runCli(['migrate', '--from', fake.url, '--token', FAKE_ADMIN_TOKEN, '--data', dataDir, ...extra]);
-}
-
-/** What a folder holds, read without a server. */
-function contents(dataDir: string) {
-  const { state } = recover(dataDir);
-  return { flags: state.features.size, tokens: state.apiTokens.size, events: state.events.size, segments: state.segments.size };
-}
-
-/** A loopback port nothing listens on (not one of the ports fetch refuses outright, such as 9). */
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
-
-const EMPTY = { flags: 0, tokens: 0, events: 0, segments: 0 };
 
 t.test('a whole Unleash (projects, environments, every kind of token) comes over as one record, and its tokens work unchanged', async (t) => {
   const fake = await withFake(t);
@@ -176,57 +147,4 @@ t.test('a kill -9 while reading Unleash leaves nothing', async (t) => {
   t.same(contents(dataDir), EMPTY, 'the folder holds nothing of it');
   fake.override(null);
   t.equal((await migrate(fake, dataDir)).code, 0, 'and it runs again without --merge');
-});
-
-t.test('an unreachable or refusing or broken Unleash: one clear line, exit status 1, nothing written', async (t) => {
-  const fake = await withFake(t);
-  const closed = await closedPort();
-  const cases: [string, string[], RegExp, ((f: FakeUnleash) => void)?][] = [
-    ['nothing listens there', ['--from', `http://127.0.0.1:${closed}`, '--token', FAKE_ADMIN_TOKEN], new RegExp(`^fanion: cannot reach Unleash at http://127\\.0\\.0\\.1:${closed} \\(GET /api/admin/ui-config: ECONNREFUSED\\)$`)],
-    ['a wrong token', ['--from', fake.url, '--token', '*:*.wrong'], /^fanion: Unleash at http:\/\/127\.0\.0\.1:\d+ refused the token \(401 on GET \/api\/admin\/ui-config\): give an admin API token/],
-    ['an SDK token', ['--from', fake.url, '--token', FAKE_ADMIN_TOKEN], /^fanion: the token may not read GET \/api\/admin\/projects \(403: invalid token: expected a different token type for this endpoint\); the migration needs an admin token$/, (f) =>
-      f.override((_q, res, p) => p === '/api/admin/projects' && (res.writeHead(403, { 'content-type': 'application/json' }), res.end('{"message":"invalid token: expected a different token type for this endpoint"}'), true))],
-    ['a web page, not Unleash', ['--from', fake.url, '--token', FAKE_ADMIN_TOKEN], /^fanion: GET \/api\/admin\/projects: the answer is not JSON \(text\/html: "<html><body>Welcome <\/body><\/html>"\); is --from the address of an Unleash server\?$/, (f) =>
-      f.override((_q, res, p) => p === '/api/admin/projects' && (res.writeHead(200, { 'content-type': 'text/html' }), res.end('<html><body>Welcome\u0007</body></html>'), true))],
-    ['an answer of the wrong shape', ['--from', fake.url, '--token', FAKE_ADMIN_TOKEN], /^fanion: GET \/api\/admin\/projects\/default\/features: the answer is not what Unleash sends \("features" must be array\); nothing was written$/, (f) =>
-      f.override((_q, res, p) => p === '/api/admin/projects/default/features' && (res.writeHead(200, { 'content-type': 'application/json' }), res.end('{"features":{"name":"x"}}'), true))],
-    ['a redirect elsewhere', ['--from', fake.url, '--token', FAKE_ADMIN_TOKEN], /^fanion: GET \/api\/admin\/ui-config was redirected \(302 to https:\/\/login\.example\.com\/\); give the final address with --from$/, (f) =>
-      f.override((_q, res) => (res.writeHead(302, { location: 'https://login.example.com/' }), res.end(), true))],
-    ['a server error', ['--from', fake.url, '--token', FAKE_ADMIN_TOKEN], /^fanion: GET \/api\/admin\/environments answered 500 \(db down\)$/, (f) =>
-      f.override((_q, res, p) => p === '/api/admin/environments' && (res.writeHead(500), res.end('{"message":"db down"}'), true))],
-    ['data Fanion cannot store', ['--from', fake.url, '--token', FAKE_ADMIN_TOKEN], /^fanion: Fanion cannot store what Unleash holds \(flag "banner", environment "development", strategy 01J0000000000000000000000D\): .*segment 99 does not exist.*; nothing was written$/, (f) => {
-      f.world.flags[1].environments[0].strategies[0].segments = [99];
-    }],
-  ];
-  for (const [what, args, message, arrange] of cases) {
-    arrange?.(fake);
-    const dataDir = tempDataDir('fanion-migrate-fail-');
-    const r = await runCli(['migrate', ...args, '--data', dataDir]);
-    t.equal(r.code, 1, `${what}: exit status 1`);
-    const last = r.stderr.trim().split('\n').pop()!;
-    t.match(last, message, `${what}: ${last}`);
-    t.notMatch(r.stderr, /\n\s+at /, `${what}: no stack trace`);
-    t.same(contents(dataDir), EMPTY, `${what}: nothing written`);
-    fake.override(null);
-  }
-});
-
-t.test('a Fanion running on the folder makes migrate refuse; usage mistakes exit 2', async (t) => {
-  const fake = await withFake(t);
-  const srv = await spawnServer({ dataDir: tempDataDir('fanion-migrate-busy-') });
-  t.teardown(() => srv.stop());
-  const r = await migrate(fake, srv.dataDir);
-  t.equal(r.code, 1);
-  t.match(r.stderr, /^fanion: data folder .* is in use by another Fanion process \(pid \d+\); stop it first/);
-  t.notOk(fake.hits.length, 'before a single request to Unleash');
-
-  const noFrom = await runCli(['migrate', '--token', 'x']);
-  t.equal(noFrom.code, 2);
-  t.match(noFrom.stderr, /^fanion: fanion migrate needs --from <the Unleash address>\nusage:/);
-  const unknown = await runCli(['migrate', '--from', fake.url, '--token', 'x', '--drop']);
-  t.equal(unknown.code, 2);
-  t.match(unknown.stderr, /Unknown option '--drop'/);
-  const badUrl = await runCli(['migrate', '--from', 'ftp://x', '--token', 'x', '--data', tempDataDir()]);
-  t.equal(badUrl.code, 1);
-  t.match(badUrl.stderr.trim(), /^fanion: --from must be an http:\/\/ or https:\/\/ address, got "ftp:"$/);
 });
