@@ -13,11 +13,13 @@ import { OpenAuthenticator, type Authenticator } from './auth/access.js';
 import { ClientSnapshot } from './client-api/snapshot.js';
 import { MetricsFlusher } from './client-metrics/flusher.js';
 import { ClientMetricsStore } from './client-metrics/store.js';
+import { UnknownFlags } from './client-metrics/unknown-flags.js';
 import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
 import { NOSNIFF } from './http/respond.js';
 import { PushHub } from './push/hub.js';
 import { FanionMetrics } from './operations/metrics.js';
+import { Readiness } from './operations/readiness.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
 import { Toucher } from './state/touch.js';
@@ -45,6 +47,11 @@ export interface FanionDeps {
   newId?: () => string;
   /** How long a failed checkpoint waits before the next try (tests retry at once). */
   checkpointRetryMs?: number;
+  /**
+   * What `GET /ready` waits for. The HTTP server makes it (it answers /ready while the data folder
+   * is replayed) and passes it here, so a part built below can hold readiness too.
+   */
+  readiness?: Readiness;
 }
 
 /** Fanion's parts, wired, with one close for all of them. */
@@ -54,6 +61,8 @@ export interface Fanion {
   checkpointer: Checkpointer;
   hasher: TokenHasher;
   auth: Authenticator;
+  /** API tokens by their secret, in both auth modes (see `auth` for who is calling). */
+  tokens: TokenAuthenticator;
   /** Sessions and personal access tokens on top of API tokens (null with AUTH_TYPE=none). */
   people: PeopleAuthenticator | null;
   /** Password hashes, a bounded number at once. */
@@ -74,6 +83,8 @@ export interface Fanion {
   /** Webhooks: every durable event to the addons that want it. */
   webhooks: WebhookDeliverer;
   flusher: MetricsFlusher;
+  /** The conditions `GET /ready` waits for. */
+  readiness: Readiness;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
   close(): Promise<void>;
 }
@@ -105,9 +116,11 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     // The key is loaded in both auth modes so tokens made while AUTH_TYPE=none still work after switching.
     const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
     await seedTokens({ engine, config, hasher, log });
-    const tokens = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : null;
+    // Built in both modes: it also answers which tokens are valid (POST /edge/validate) and counts
+    // the tokens a relay saw as used, which mean the same with AUTH_TYPE=none.
+    const tokens = new TokenAuthenticator(() => engine.state, hasher);
     // People sign in with a session cookie or act through personal tokens, beside API tokens.
-    const people = tokens ? new PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
+    const people = config.authType === 'api-token' ? new PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
     const auth: Authenticator = people ?? new OpenAuthenticator();
     const passwords = new PasswordHasher({ logN: config.passwordScryptLogN, concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
     const guard = new SignInGuard({ perAddress: config.signInPerAddress, perAccount: config.signInPerAccount, entries: config.signInLimiterEntries });
@@ -117,6 +130,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const toucher = new Toucher(engine.state);
     const snapshot = new ClientSnapshot(engine.state, { extraHeaders: config.clientStreamingUpgrade ? [...NOSNIFF, 'fetch-mode', 'streaming'] : NOSNIFF, toucher });
     engine.onChange((change, kind) => snapshot.onChange(change, kind));
+    engine.onLargeChange({ read: (rec, slicer) => toucher.readInSlices(rec, slicer), catchUp: (slicer) => snapshot.freshenInSlices(slicer) });
     const push = new PushHub(engine, (req) => auth.client(req), {
       maxStreams: config.streamingMaxConnections, maxStreamsPerToken: config.streamingMaxConnectionsPerToken, keepAliveMs: config.streamingKeepAliveMs, bufferBytes: config.streamingBufferBytes,
       windowChanges: config.deltaWindowChanges,
@@ -126,7 +140,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const prepared = new PreparedFlags(engine.state, HOSTNAME, toucher);
     engine.onChange((change, kind) => prepared.onChange(change, kind));
     const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: config.frontendCacheMaxBytes });
-    const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
+    const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes, new UnknownFlags(config.unknownFlagsMaxBytes));
     // Webhooks read durable events from the log; they never hold up the change that made them.
     const limits = webhookLimits(config);
     const webhooks = new WebhookDeliverer({
@@ -144,7 +158,8 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       closing ??= webhooks.close().then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks, flusher, close };
+    const readiness = deps.readiness ?? new Readiness();
+    return { engine, storage, checkpointer, hasher, auth, tokens, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks, flusher, readiness, close };
   } catch (err) {
     await closeStorage();
     throw err;

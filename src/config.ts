@@ -55,6 +55,13 @@ export interface Config {
   maxConnections: number | undefined;
   /** Byte budget of the in-memory SDK metrics (applications, instances, counts). */
   clientMetricsMaxBytes: number;
+  /** Byte budget of the flag names SDKs report that the server does not have (UNKNOWN_FLAGS_MAX_BYTES). */
+  unknownFlagsMaxBytes: number;
+  /**
+   * POST /edge/validate refuses callers without a client or frontend token (EDGE_VALIDATE_REQUIRE_TOKEN).
+   * Off by default: Unleash Edge asks without one, as Unleash lets it.
+   */
+  edgeValidateRequireToken: boolean;
   /** Browser origins besides the server's own that may send state-changing requests (CORS_ORIGINS). */
   corsOrigins: string[];
   /** Open SSE streams at most (STREAMING_MAX_CONNECTIONS); beyond, 429. */
@@ -326,6 +333,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamingMaxConnections,
     // A leaked client token must not take every slot and push every other SDK back to polling.
     streamingMaxConnectionsPerToken: positive(env, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN', Math.max(1, Math.ceil(streamingMaxConnections / 10))),
+    unknownFlagsMaxBytes: int(env, 'UNKNOWN_FLAGS_MAX_BYTES', 4 * 1024 * 1024),
+    edgeValidateRequireToken: bool(env, 'EDGE_VALIDATE_REQUIRE_TOKEN', false),
     streamingKeepAliveMs: positive(env, 'STREAMING_KEEPALIVE_MS', 15_000),
     streamingBufferBytes: positive(env, 'STREAMING_BUFFER_BYTES', 1024 * 1024),
     deltaWindowChanges: positive(env, 'DELTA_WINDOW_CHANGES', 10_000),

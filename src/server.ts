@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
-import { openFanion, type FanionDeps } from './app.js';
+import { openFanion, type Fanion, type FanionDeps } from './app.js';
 import { addonRoutes } from './addons/routes.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import type { PushHub } from './push/hub.js';
@@ -11,19 +11,21 @@ import { pushRoutes } from './push/routes.js';
 import { frontendRoutes } from './frontend/routes.js';
 import { ofrepRoutes } from './ofrep/routes.js';
 import { operationsRoutes } from './operations/routes.js';
+import { Readiness } from './operations/readiness.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
+import { edgeRoutes } from './edge/routes.js';
 import { contextFieldRoutes } from './context-fields/routes.js';
 import type { Engine } from './engine/engine.js';
 import { environmentRoutes } from './environments/routes.js';
-import { MethodNotAllowedError, NotFoundError, parserError, toErrorResponse } from './errors.js';
+import { MethodNotAllowedError, NotFoundError, parserError, ServiceUnavailableError, toErrorResponse } from './errors.js';
 import { eventRoutes } from './events/routes.js';
 import { featureRoutes } from './features/routes.js';
 import { featuresBatchRoutes } from './features-batch/routes.js';
 import { mountApiDocs } from './http/api-docs.js';
 import { loadConsole, serveConsole } from './http/console.js';
-import { AccessLog, fixedWords, loggablePath } from './http/access-log.js';
+import { AccessLog, fixedWords, loggablePath, requestIdOf } from './http/access-log.js';
 import { closeWithin, connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
-import { sendError, sendJson } from './http/respond.js';
+import { NOSNIFF, sendError, sendJson } from './http/respond.js';
 import { directGet } from './http/fast-path.js';
 import { openApiDocument } from './http/openapi.js';
 import { mount } from './http/pipeline.js';
@@ -45,6 +47,32 @@ import { variantRoutes } from './variants/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
 const FRONTEND = '/api/frontend';
+const READY = '/ready';
+
+/** Exactly `path`, with or without a query string (63 is '?'). */
+function isPath(url: string, path: string): boolean {
+  return url.startsWith(path) && (url.length === path.length || url.charCodeAt(path.length) === 63);
+}
+
+/**
+ * Start-up runs in long synchronous steps (replaying the data folder, compiling every route's
+ * schemas), during which no request is read. Between them this lets the connections that arrived
+ * meanwhile be accepted and read (one turn of the event loop each), so they get their 503 now
+ * rather than a late answer once everything is up.
+ */
+async function letWaitingRequestsIn(): Promise<void> {
+  for (let turn = 0; turn < 3; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** Unleash's answers: 200 `{"health":"GOOD"}`, or 503 with no body. Never cached by a proxy. */
+function answerReady(readiness: Readiness, res: http.ServerResponse): void {
+  if (readiness.ready) {
+    sendJson(res, 200, { health: 'GOOD' }, { 'Cache-Control': 'no-store' });
+  } else {
+    res.writeHead(503, ['Content-Length', '0', 'Cache-Control', 'no-store', ...NOSNIFF]);
+    res.end();
+  }
+}
 /** The methods a route may have: what a 405's Allow header is made of. */
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -64,6 +92,8 @@ export interface RunningServer {
   connections: ConnectionGuard;
   /** The SDK streams (and what they were sent). */
   push: PushHub;
+  /** What GET /ready waits for. */
+  readiness: Readiness;
   close(): Promise<void>;
 }
 
@@ -74,91 +104,30 @@ const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
 ];
 
 /**
- * Opens Fanion (app.ts) and serves it over HTTP on config.host:config.port. Resolves once it
- * listens, after the first admin token (if one was needed) has been created and printed.
+ * Opens the port (config.host:config.port), then Fanion (app.ts: the data folder replayed), and
+ * serves it over HTTP. Resolves once every route is mounted and the first admin token (if one was
+ * needed) has been created and printed; until then /ready answers 503 and every other path 503.
  */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { config, log } = opts;
-  const fanion = await openFanion(opts);
-  const { engine, checkpointer, hasher, auth } = fanion;
-  if (config.authType === 'none') {
-    if (isLoopback(config.host)) {
-      log.warn({ host: config.host }, `AUTH_TYPE=none: authentication is OFF, so Fanion listens on ${config.host} only (this machine). Every caller is an admin.`);
-    } else {
-      log.warn(
-        { host: config.host },
-        `DANGER: AUTH_TYPE=none and HOST=${config.host}: authentication is OFF and Fanion is reachable from the network. ` +
-          'Anyone who can reach this port is an admin and can change or delete every flag. Use AUTH_TYPE=api-token, or leave HOST unset to listen on 127.0.0.1.',
-      );
-    }
-  }
   const access = new AccessLog(log);
-  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access };
   /** The access line of a request no route answered (no template: its path, cleaned). */
   let words: ReadonlySet<string> = new Set();
   const logUnmatched = (req: http.IncomingMessage, res: http.ServerResponse, started: number) =>
     access.write(res, { method: req.method ?? '?', route: null, status: res.statusCode, ms: performance.now() - started, token: null }, loggablePath(req, words));
 
-  const app = polka({
-    onError: (err, req, res) => {
-      const started = performance.now();
-      sendError(res, err, log, { method: req.method, path: loggablePath(req, words) });
-      logUnmatched(req, res, started);
-    },
-    onNoMatch: (req, res) => {
-      const started = performance.now();
-      res.once('finish', () => logUnmatched(req, res, started));
-      // A token pasted into an unsupported method's path must not be echoed back.
-      const shown = req.path.startsWith(SECRET_PATH_PREFIX) ? `${SECRET_PATH_PREFIX}…` : req.path;
-      const allow: string[] = METHODS.filter((m) => app.find(m, req.path).handlers.length > 0);
-      if (allow.length > 0) {
-        if (allow.includes('GET')) allow.push('HEAD');
-        sendError(res, new MethodNotAllowedError(`${req.method} is not allowed on ${shown}; use ${allow.join(', ')}.`, allow), log);
-        return;
-      }
-      sendError(res, new NotFoundError(`The path you were looking for (${shown}) is not available.`), log);
-    },
-  });
-  app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
-  // The admin console: a client of the API below, from the files `npm ci` built.
-  const consoleAssets = loadConsole();
-  const consoleFile = (req: http.IncomingMessage & { path: string }, res: http.ServerResponse) => {
-    if (serveConsole(consoleAssets, req, res, req.path)) return;
+  // The port opens before the data folder is replayed, so /ready can say 503 meanwhile (a large
+  // folder takes seconds); every other request gets 503 until the routes are mounted.
+  const readiness = opts.readiness ?? new Readiness();
+  const serving = readiness.require('the data folder replayed and every route mounted');
+  let handler: http.RequestListener | null = null;
+  const starting = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const started = performance.now();
-    sendError(res, new NotFoundError(consoleAssets.size === 0
-      ? 'The console is not built: run `npm run build:ui` (npm ci does it).'
-      : 'No such file of the console.'), log);
+    const { status, body } = toErrorResponse(new ServiceUnavailableError('Fanion is starting: its data folder is being replayed. Try again in a moment.'));
+    body.id = requestIdOf(res);
+    sendJson(res, status, body, { 'Retry-After': '1', 'X-Request-Id': body.id });
     logUnmatched(req, res, started);
   };
-  app.get('/', consoleFile);
-  app.get('/index.html', consoleFile);
-  app.get('/ui/:file', consoleFile);
-  const routes = [
-    ...ROUTE_MODULES.flatMap((m) => m(ctx)),
-    ...tokenRoutes(hasher)(ctx),
-    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot),
-    ...pushRoutes(fanion.push, ctx.schemas),
-    ...clientMetricsRoutes(ctx, fanion.metrics),
-    ...frontendRoutes(ctx, fanion.evaluator, fanion.metrics),
-    ...ofrepRoutes(ctx, fanion.evaluator),
-    ...operationsRoutes(ctx, fanion.operations),
-    ...addonRoutes(ctx, fanion.webhooks),
-    ...peopleRoutes(ctx, { people: fanion.people, passwords: fanion.passwords, hasher, guard: fanion.guard, oidc: fanion.oidc }),
-  ];
-  mount(app, ctx, routes);
-  words = fixedWords([...routes.map((r) => r.path), '/health', '/api/openapi.json', '/docs/openapi', '/ui']);
-  indexRoutes(app);
-  const openapi = openApiDocument(routes, ctx.schemas);
-  app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
-  mountApiDocs(app);
-
-  // The path SDKs poll is answered before polka routes anything; every other request, SDK
-  // register/metrics included, goes through the one polka app.
-  const poll = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === CLIENT_FEATURES);
-  const answerPoll = poll ? directGet(ctx, poll) : null;
-  const frontend = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === FRONTEND);
-  const answerFrontend = frontend ? directGet(ctx, frontend) : null;
-  const appHandler = app.handler as unknown as http.RequestListener;
   const server = http.createServer({
     headersTimeout: config.headersTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
@@ -166,16 +135,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // trickled request live 30 s longer than its timeout).
     connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
   }, (req, res) => {
-    const url = req.url!;
-    // Exactly /api/client/features, with or without a query string (63 is '?').
-    if (answerPoll && req.method === 'GET' && url.startsWith(CLIENT_FEATURES) && (url.length === CLIENT_FEATURES.length || url.charCodeAt(CLIENT_FEATURES.length) === 63)) {
-      answerPoll(req, res);
-    } else if (answerFrontend && req.method === 'GET' && url.startsWith(FRONTEND) && (url.length === FRONTEND.length || url.charCodeAt(FRONTEND.length) === 63)) {
-      // Browsers poll the Frontend API too: the same shortcut past polka.
-      answerFrontend(req, res);
-    } else {
-      appHandler(req, res);
-    }
+    if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, READY)) answerReady(readiness, res);
+    else if (handler) handler(req, res);
+    else starting(req, res);
   });
   server.keepAliveTimeout = 65_000;
   const connections = guardConnections(server, connectionCap(config.maxConnections, openFilesLimit()), log);
@@ -202,13 +164,113 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       server.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
-    await fanion.close();
     const e = err as NodeJS.ErrnoException;
     throw new Error(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen on ${config.host}:${config.port}: ${e.message}`);
   }
   const port = (server.address() as AddressInfo).port;
+  log.info({ port, host: config.host }, `port ${port} open; replaying the data folder (GET /ready answers 503 until Fanion serves)`);
+  let fanion: Fanion;
+  try {
+    fanion = await openFanion({ ...opts, readiness });
+  } catch (err) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
+  }
+  await letWaitingRequestsIn();
+  const { engine, checkpointer, hasher, auth } = fanion;
+  if (config.authType === 'none') {
+    if (isLoopback(config.host)) {
+      log.warn({ host: config.host }, `AUTH_TYPE=none: authentication is OFF, so Fanion listens on ${config.host} only (this machine). Every caller is an admin.`);
+    } else {
+      log.warn(
+        { host: config.host },
+        `DANGER: AUTH_TYPE=none and HOST=${config.host}: authentication is OFF and Fanion is reachable from the network. ` +
+          'Anyone who can reach this port is an admin and can change or delete every flag. Use AUTH_TYPE=api-token, or leave HOST unset to listen on 127.0.0.1.',
+      );
+    }
+  }
+  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access };
+
+  const app = polka({
+    onError: (err, req, res) => {
+      const started = performance.now();
+      sendError(res, err, log, { method: req.method, path: loggablePath(req, words) });
+      logUnmatched(req, res, started);
+    },
+    onNoMatch: (req, res) => {
+      const started = performance.now();
+      res.once('finish', () => logUnmatched(req, res, started));
+      // A token pasted into an unsupported method's path must not be echoed back.
+      const shown = req.path.startsWith(SECRET_PATH_PREFIX) ? `${SECRET_PATH_PREFIX}…` : req.path;
+      const allow: string[] = METHODS.filter((m) => app.find(m, req.path).handlers.length > 0);
+      if (allow.length > 0) {
+        if (allow.includes('GET')) allow.push('HEAD');
+        sendError(res, new MethodNotAllowedError(`${req.method} is not allowed on ${shown}; use ${allow.join(', ')}.`, allow), log);
+        return;
+      }
+      sendError(res, new NotFoundError(`The path you were looking for (${shown}) is not available.`), log);
+    },
+  });
+  app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
+  // Only other methods reach polka (GET and HEAD are answered first, above): a 405 like any path's.
+  app.get(READY, (_req, res) => answerReady(readiness, res));
+  // The admin console: a client of the API below, from the files `npm ci` built.
+  const consoleAssets = loadConsole();
+  const consoleFile = (req: http.IncomingMessage & { path: string }, res: http.ServerResponse) => {
+    if (serveConsole(consoleAssets, req, res, req.path)) return;
+    const started = performance.now();
+    sendError(res, new NotFoundError(consoleAssets.size === 0
+      ? 'The console is not built: run `npm run build:ui` (npm ci does it).'
+      : 'No such file of the console.'), log);
+    logUnmatched(req, res, started);
+  };
+  app.get('/', consoleFile);
+  app.get('/index.html', consoleFile);
+  app.get('/ui/:file', consoleFile);
+  const routes = [
+    ...ROUTE_MODULES.flatMap((m) => m(ctx)),
+    ...tokenRoutes(hasher)(ctx),
+    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot, () => fanion.engine.applying),
+    ...pushRoutes(fanion.push, ctx.schemas),
+    ...clientMetricsRoutes(ctx, fanion.metrics, fanion.tokens),
+    ...edgeRoutes(ctx, fanion.tokens),
+    ...frontendRoutes(ctx, fanion.evaluator, fanion.metrics),
+    ...ofrepRoutes(ctx, fanion.evaluator),
+    ...operationsRoutes(ctx, fanion.operations),
+    ...addonRoutes(ctx, fanion.webhooks),
+    ...peopleRoutes(ctx, { people: fanion.people, passwords: fanion.passwords, hasher, guard: fanion.guard, oidc: fanion.oidc }),
+  ];
+  await letWaitingRequestsIn();
+  mount(app, ctx, routes);
+  await letWaitingRequestsIn();
+  words = fixedWords([...routes.map((r) => r.path), '/health', READY, '/api/openapi.json', '/docs/openapi', '/ui']);
+  indexRoutes(app);
+  const openapi = openApiDocument(routes, ctx.schemas);
+  app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
+  mountApiDocs(app);
+
+  // The path SDKs poll is answered before polka routes anything; every other request, SDK
+  // register/metrics included, goes through the one polka app.
+  const poll = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === CLIENT_FEATURES);
+  const answerPoll = poll ? directGet(ctx, poll) : null;
+  const frontend = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === FRONTEND);
+  const answerFrontend = frontend ? directGet(ctx, frontend) : null;
+  const appHandler = app.handler as unknown as http.RequestListener;
+  handler = (req, res) => {
+    const url = req.url!;
+    if (answerPoll && req.method === 'GET' && isPath(url, CLIENT_FEATURES)) {
+      answerPoll(req, res);
+    } else if (answerFrontend && req.method === 'GET' && isPath(url, FRONTEND)) {
+      // Browsers poll the Frontend API too: the same shortcut past polka.
+      answerFrontend(req, res);
+    } else {
+      appHandler(req, res);
+    }
+  };
   await ensureFirstAdminToken({ engine, config, hasher, log });
   await ensureFirstAdmin({ engine, config, passwords: fanion.passwords, log });
+  serving();
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -224,5 +286,5 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     })();
     return closing;
   };
-  return { port, engine, checkpointer, server, connections, push: fanion.push, close };
+  return { port, engine, checkpointer, server, connections, push: fanion.push, readiness, close };
 }

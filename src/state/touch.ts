@@ -7,6 +7,7 @@
 import type { StateChange } from './change.js';
 import type { State } from './state.js';
 import type { ApiToken } from './types.js';
+import type { Slicer } from '../slices.js';
 
 export interface FlagTouch {
   /** The flag's project before the change (null: it did not exist, or was archived). */
@@ -85,8 +86,26 @@ export class Toucher {
 
   /** What `rec` (just applied) touched, read once however many listeners ask. */
   touchOf(rec: StateChange): Touch {
-    if (this.last?.rec !== rec) this.last = { rec, touch: this.read(rec) };
+    if (this.last?.rec !== rec) {
+      const touch = emptyTouch();
+      for (const step of this.read(rec, touch)) void step;
+      this.last = { rec, touch };
+    }
     return this.last.touch;
+  }
+
+  /**
+   * touchOf for a large change (an import's half a million ops), read a slice at a time before its
+   * listeners hear of it (Engine.onLargeChange): they then find the reading done.
+   */
+  async readInSlices(rec: StateChange, slicer: Slicer): Promise<void> {
+    if (this.last?.rec === rec) return;
+    const touch = emptyTouch();
+    for (const step of this.read(rec, touch)) {
+      void step;
+      if (slicer.due()) await slicer.pause();
+    }
+    this.last = { rec, touch };
   }
 
   /** `rec` was rolled back (with every change after it): read the mirrors again, once. */
@@ -109,9 +128,8 @@ export class Toucher {
     for (const tk of this.state.apiTokens.values()) this.tokenAccess.set(tk.hash, accessOf(tk));
   }
 
-  /** What `rec` (just applied) touched; the mirrors move on to the state after it. */
-  private read(rec: StateChange): Touch {
-    const t = emptyTouch();
+  /** What `rec` (just applied) touched, into `t`, an op per step; the mirrors move on to the state after it. */
+  private *read(rec: StateChange, t: Touch): Generator<void> {
     const flag = (name: string, environment: string | null, tags = false) => {
       let f = t.flags.get(name);
       if (!f) t.flags.set(name, (f = { before: this.flagProject.get(name) ?? null, environments: environment === null ? null : new Set(), tags }));
@@ -206,6 +224,7 @@ export class Toucher {
           // An op kind added later that no reader knows yet: be correct, not fast.
           t.everything = true;
       }
+      yield;
     }
     // Move the mirrors to the state after the change.
     for (const op of rec.ops) {
@@ -218,12 +237,12 @@ export class Toucher {
       const f = this.state.features.get(name);
       if (f && !f.archived) this.flagProject.set(name, f.project);
       else this.flagProject.delete(name);
+      yield;
     }
     for (const id of t.segments.keys()) {
       const s = this.state.segments.get(id);
       if (s) this.segmentProject.set(id, s.project);
       else this.segmentProject.delete(id);
     }
-    return t;
   }
 }

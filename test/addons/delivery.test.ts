@@ -114,6 +114,8 @@ t.test('an event still failing after WEBHOOK_RETRY_FOR_MS is dropped, logged and
   await until('the delivery to be counted', async () => (await ok('GET', `/api/admin/addons/${addon.id}`)).delivery.delivered === 1);
   const status = await ok('GET', `/api/admin/addons/${addon.id}`);
   t.match(status.delivery, { dropped: 1, delivered: 1 });
+  // The log line travels through the child's stdout pipe: it may arrive after the answer above.
+  await until('the drop to be logged', () => /webhook gave up on an event after retrying/.test(srv.output()));
   t.match(srv.output(), /webhook gave up on an event after retrying/);
   const metrics = (await client(srv.url)('GET', '/internal-backstage/prometheus')).text;
   t.match(metrics, /webhook_deliveries_total\{result="dropped"\} 1/);
