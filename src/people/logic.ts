@@ -231,6 +231,15 @@ function newLink(userId: number, hash: string, kind: PasswordLink['kind'], ttlMs
   return { hash, userId, kind, createdAt: env.now, expiresAt: new Date(Date.parse(env.now) + ttlMs).toISOString(), createdBy: env.actor.name };
 }
 
+/** The same password hashed again with stronger parameters (at sign-in): nothing else changes, no session ends. */
+export function rehashPassword(userId: number, passwordHash: string) {
+  return (state: State): Change<null> => {
+    const prev = state.users.get(userId);
+    if (!prev || prev.passwordHash === null) return { ops: [], events: [], result: null };
+    return { ops: [{ o: 'user.put', user: { ...prev, passwordHash } }], events: [], result: null };
+  };
+}
+
 /** A one-time link (its secret hashed) that sets `userId`'s password; it replaces any earlier one. */
 export function createPasswordLink(userId: number, hash: string, kind: PasswordLink['kind'], ttlMs: number) {
   return (state: State, env: CommandEnv): Change<PasswordLink> => {

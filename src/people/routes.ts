@@ -15,7 +15,7 @@ import type { User } from '../state/types.js';
 import type { TokenHasher } from '../tokens/hasher.js';
 import {
   closeSession, closeSessionsOf, createPasswordLink, createPerson, createPersonalToken, deletePersonalToken, deletePerson, findByLogin, invitePerson,
-  openSession, patView, requireUser, setPassword, ssoPerson, updatePerson, usePasswordLink, userView, validLink, type PersonInput,
+  openSession, patView, rehashPassword, requireUser, setPassword, ssoPerson, updatePerson, usePasswordLink, userView, validLink, type PersonInput,
 } from './logic.js';
 import { PENDING_MS as OIDC_PENDING_MS, type OidcSignIn } from './oidc.js';
 import type { PasswordHasher } from './password-hasher.js';
@@ -108,7 +108,8 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
           throw new PasswordMismatch('The combination of password and username you provided is invalid. If you have forgotten your password, ask an admin for a reset link.');
         }
         guard.succeeded(username);
-        if (passwords.weaker(user.passwordHash!)) await engine.run({ name: 'password-rehash', userId: user.id }, setPassword(user.id, await passwords.hash(password), null));
+        // A hash made with weaker parameters (an older PASSWORD_SCRYPT_LOG_N) is redone now that the password is at hand.
+        if (passwords.weaker(user.passwordHash!)) await engine.run({ name: 'password-rehash', userId: user.id }, rehashPassword(user.id, await passwords.hash(password)));
         const id = await signIn(req, user, 'password');
         return { status: 200, body: publicUser(state().users.get(user.id)!, state()), headers: setCookie(req, id) };
       },

@@ -253,3 +253,18 @@ t.test('cookie-carrying requests from another site are refused; the log holds no
     t.notOk(wal.includes(secret), `no ${what} in the WAL (only keyed hashes)`);
   }
 });
+
+t.test('a password hashed with weaker parameters is hashed again at sign-in, and no session ends', async (t) => {
+  const dataDir = tempDataDir();
+  const weak = await spawnServer({ dataDir, env: { ...AUTH, UNLEASH_DEFAULT_ADMIN_PASSWORD: STRONG, PASSWORD_SCRYPT_LOG_N: '10' } });
+  const before = await signInAs(weak.url, 'admin', STRONG);
+  await weak.stop();
+  const wal = () => fs.readdirSync(dataDir).filter((f) => f.startsWith('wal-')).map((f) => fs.readFileSync(path.join(dataDir, f)).toString('latin1')).join('');
+  t.notOk(wal().includes('$scrypt$ln=11,'), 'hashed at 2^10 first');
+  const stronger = await spawnServer({ dataDir, env: { ...AUTH, PASSWORD_SCRYPT_LOG_N: '11' } });
+  t.teardown(() => stronger.stop());
+  await signInAs(stronger.url, 'admin', STRONG);
+  t.ok(wal().includes('$scrypt$ln=11,r=8,p=3$'), 'hashed again at 2^11 once the password was at hand');
+  t.equal((await withSession(stronger.url, before)('GET', '/api/admin/projects')).status, 200, 'the session opened before goes on');
+  await signInAs(stronger.url, 'admin', STRONG);
+});
