@@ -14,7 +14,7 @@ import type { State } from '../state/state.js';
 import type { User } from '../state/types.js';
 import type { TokenHasher } from '../tokens/hasher.js';
 import {
-  closeSession, closeSessionsOf, createPasswordLink, createPerson, createPersonalToken, deletePersonalToken, deletePerson, findByLogin, invitePerson,
+  actorName, closeSession, closeSessionsOf, createPasswordLink, createPerson, createPersonalToken, deletePersonalToken, deletePerson, findByLogin, invitePerson,
   openSession, patView, rehashPassword, requireUser, setPassword, ssoPerson, updatePerson, usePasswordLink, userView, validLink, type PersonInput,
 } from './logic.js';
 import { PENDING_MS as OIDC_PENDING_MS, type OidcSignIn } from './oidc.js';
@@ -43,12 +43,17 @@ export interface PeopleParts {
 /** A new random secret for a session id or a link (32 bytes). */
 export const newSecret = () => randomBytes(32).toString('base64url');
 
+/** Live sessions per person, counted in one pass (a listing of every person must not scan the sessions once each). */
+function sessionCounts(state: State): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const s of state.sessions.values()) counts.set(s.userId, (counts.get(s.userId) ?? 0) + 1);
+  return counts;
+}
+
 /** A person as answers show them (Unleash's user shape, with Fanion's fields). */
-export function publicUser(u: User, state: State) {
-  let sessions = 0;
-  for (const s of state.sessions.values()) if (s.userId === u.id) sessions++;
+export function publicUser(u: User, state: State, counts = sessionCounts(state)) {
   return {
-    ...userView(u), accountType: 'User', seenAt: u.seenAt, createdAt: u.createdAt, loginAttempts: 0, sso: u.sso !== null, activeSessions: sessions,
+    ...userView(u), accountType: 'User', seenAt: u.seenAt, createdAt: u.createdAt, loginAttempts: 0, sso: u.sso !== null, activeSessions: counts.get(u.id) ?? 0,
   };
 }
 
@@ -65,7 +70,7 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
     if (!people) throw new NoAccessError('AUTH_TYPE=none: everyone is an admin, and nobody signs in.');
     return people;
   };
-  /** The person calling; `how` limits it to a session (changing a password, making tokens). */
+  /** The person calling (403 for an API token); `sessionOnly` refuses a personal token too (changing a password, making tokens). */
   const person = (caller: AdminCaller, what: string, sessionOnly = false): User => {
     if (caller.userId === undefined) throw new NoAccessError(`${what} is for a signed-in person; an API token is not one.`);
     if (sessionOnly && caller.via !== 'session') throw new NoAccessError(`${what} needs a signed-in session; a personal access token may not.`);
@@ -83,7 +88,7 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
     const auth = signedIn();
     const id = newSecret();
     const replaces = auth.sessionOf(req)?.hash ?? null;
-    await engine.run({ name: user.email ?? user.username ?? `person ${user.id}`, userId: user.id }, openSession(user.id, hasher.hash(id), method, limits, replaces));
+    await engine.run({ name: actorName(user), userId: user.id }, openSession(user.id, hasher.hash(id), method, limits, replaces));
     return id;
   };
 
@@ -239,11 +244,10 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
     // People, for Admins.
     {
       method: 'GET', path: ADMIN, tag: TAG, summary: 'Every person, and the root roles', reply: peopleReplies.usersSchema, permission: 'ADMIN',
-      handler: () => ({
-        status: 200,
-        body: { users: [...state().users.values()].map((u) => publicUser(u, state())), rootRoles: ROOT_ROLES },
-        headers: NO_STORE,
-      }),
+      handler: () => {
+        const counts = sessionCounts(state());
+        return { status: 200, body: { users: [...state().users.values()].map((u) => publicUser(u, state(), counts)), rootRoles: ROOT_ROLES }, headers: NO_STORE };
+      },
     },
     {
       method: 'POST', path: ADMIN, tag: TAG, summary: 'Create a person; without a password, the answer carries a one-time invitation link (inviteLink)',
