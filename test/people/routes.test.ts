@@ -268,3 +268,20 @@ t.test('a password hashed with weaker parameters is hashed again at sign-in, and
   t.equal((await withSession(stronger.url, before)('GET', '/api/admin/projects')).status, 200, 'the session opened before goes on');
   await signInAs(stronger.url, 'admin', STRONG);
 });
+
+t.test('using a session writes nothing per request: its last use goes out with the metrics flush', async (t) => {
+  const dataDir = tempDataDir();
+  const srv = await spawnServer({ dataDir, env: { ...AUTH, UNLEASH_DEFAULT_ADMIN_PASSWORD: STRONG, METRICS_FLUSH_MS: '600000' } });
+  const id = await signInAs(srv.url, 'admin', STRONG);
+  const me = withSession(srv.url, id);
+  const bytes = () => fs.readdirSync(dataDir).filter((f) => f.startsWith('wal-')).reduce((n, f) => n + fs.statSync(path.join(dataDir, f)).size, 0);
+  await me('GET', '/api/admin/projects');
+  const before = bytes();
+  for (let i = 0; i < 200; i++) await me('GET', '/api/admin/projects');
+  t.equal(bytes(), before, '200 requests with the cookie appended nothing to the WAL');
+  await srv.stop();
+  t.ok(bytes() > before, 'the clean stop wrote the last use (one record)');
+  const again = await spawnServer({ dataDir, env: { ...AUTH, SESSION_IDLE_TIMEOUT_MS: '600000' } });
+  t.teardown(() => again.stop());
+  t.equal((await withSession(again.url, id)('GET', '/api/admin/projects')).status, 200, 'and the session goes on after the restart');
+});
