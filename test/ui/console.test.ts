@@ -141,17 +141,17 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   // Free text and project, then paging through more than a page (50) of events.
   await page.getByRole('search').getByLabel('Type').fill('');
   await page.getByRole('search').getByLabel('Text').fill('short-lived');
-  await page.getByText('2 events').waitFor();
+  await page.getByText('2 events', { exact: true }).waitFor();
   t.same((await page.locator('table.events tbody tr td:nth-child(3)').allInnerTexts()).sort(), ['api-token-created', 'api-token-deleted'], 'free text finds the token\'s two events');
   await page.getByRole('search').getByLabel('Text').fill('');
   for (let i = 0; i < 60; i++) await ok('POST', '/api/admin/tags', { type: 'simple', value: `bulk-tag-${i}` });
   await page.getByRole('search').getByLabel('Project').fill('default');
   const inDefault = await ok('POST', '/api/admin/events/search', { project: 'default', limit: 1 });
-  await page.getByText(`${inDefault.totalEvents} events`).waitFor();
+  await page.getByText(`${inDefault.totalEvents} events`, { exact: true }).waitFor();
   t.ok((await page.locator('table.events tbody tr td:nth-child(5)').allInnerTexts()).every((p) => p === 'default'), 'the project filter: only default\'s events');
   await page.getByRole('search').getByLabel('Project').fill('');
   const all = await ok('POST', '/api/admin/events/search', { limit: 1 });
-  await page.getByText(`${all.totalEvents} events`).waitFor();
+  await page.getByText(`${all.totalEvents} events`, { exact: true }).waitFor();
   const ids = async () => (await page.locator('table.events tbody tr td:nth-child(1)').allInnerTexts()).map(Number);
   const page1 = await ids();
   t.equal(page1.length, 50, 'a page of 50');
