@@ -19,6 +19,7 @@ import { PushHub } from './push/hub.js';
 import { FanionMetrics } from './operations/metrics.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
+import { checkRelayFolder, Relay } from './relay/relay.js';
 import { Toucher } from './state/touch.js';
 import type { Logger } from './log.js';
 import { Checkpointer } from './storage/checkpointer.js';
@@ -60,6 +61,8 @@ export interface Fanion {
   /** Webhooks: every durable event to the addons that want it. */
   webhooks: WebhookDeliverer;
   flusher: MetricsFlusher;
+  /** Relay mode (UPSTREAM_URL): what follows the upstream and forwards SDK metrics; null otherwise. */
+  relay: Relay | null;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
   close(): Promise<void>;
 }
@@ -89,6 +92,8 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
   try {
     // The key is loaded in both auth modes so tokens made while AUTH_TYPE=none still work after switching.
     const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
+    const wrongFolder = config.relay ? checkRelayFolder(engine.state) : null;
+    if (wrongFolder) throw new Error(wrongFolder);
     await seedTokens({ engine, config, hasher, log });
     const tokens = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : null;
     const auth: Authenticator = tokens ?? new OpenAuthenticator();
@@ -116,14 +121,19 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: storage.replayed.ms });
     const flusher = new MetricsFlusher(engine, metrics, log, tokens);
     flusher.start(config.metricsFlushMs);
+    // A relay is a change source like the admin API: what it applies is served by all of the above.
+    const relay = config.relay ? new Relay({ engine, config: config.relay, log, hasher, metrics, maxAnswerBytes: config.importBodyLimit }) : null;
+    relay?.registerMetrics(operations.registry);
+    relay?.start();
     let closing: Promise<void> | null = null;
     const close = () => {
       push.close();
-      // Webhooks first: their last progress is written before the WAL closes.
-      closing ??= webhooks.close().then(() => flusher.stop()).then(closeStorage);
+      // The relay first (no change arrives after it), then webhooks: their last progress is
+      // written before the WAL closes.
+      closing ??= Promise.resolve(relay?.close()).then(() => webhooks.close()).then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, operations, webhooks, flusher, close };
+    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, operations, webhooks, flusher, relay, close };
   } catch (err) {
     await closeStorage();
     throw err;

@@ -23,7 +23,7 @@ import { mountApiDocs } from './http/api-docs.js';
 import { loadConsole, serveConsole } from './http/console.js';
 import { AccessLog, fixedWords, loggablePath } from './http/access-log.js';
 import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
-import { sendError, sendJson } from './http/respond.js';
+import { NOSNIFF, sendError, sendJson } from './http/respond.js';
 import { directGet } from './http/fast-path.js';
 import { openApiDocument } from './http/openapi.js';
 import { mount } from './http/pipeline.js';
@@ -40,6 +40,7 @@ import { tagRoutes } from './tags/routes.js';
 import { SECRET_PATH_PREFIX, tokenRoutes } from './tokens/routes.js';
 import { ensureFirstAdminToken } from './tokens/seed.js';
 import { variantRoutes } from './variants/routes.js';
+import { proxyAliases, relayRoutes } from './relay/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
 const FRONTEND = '/api/frontend';
@@ -63,6 +64,13 @@ export interface RunningServer {
   /** The SDK streams (and what they were sent). */
   push: PushHub;
   close(): Promise<void>;
+}
+
+/** The page a relay shows at `/`, in place of the console. */
+function relayPage(upstream: string): Buffer {
+  const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return Buffer.from(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fanion relay</title></head><body>` +
+    `<h1>This is a Fanion relay</h1><p>It serves SDKs the flags of its upstream. Change flags on the upstream: <a href="${esc(upstream)}">${esc(upstream)}</a>.</p></body></html>`);
 }
 
 /** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
@@ -128,20 +136,49 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       : 'No such file of the console.'), log);
     logUnmatched(req, res, started);
   };
-  app.get('/', consoleFile);
+  if (config.relay) {
+    // No console: a relay's flags are changed on its upstream.
+    const page = relayPage(config.relay.upstreamUrl);
+    app.get('/', (_req, res) => {
+      res.writeHead(200, ['Content-Type', 'text/html; charset=utf-8', 'Content-Length', String(page.length), 'Content-Security-Policy', "default-src 'none'", ...NOSNIFF]);
+      res.end(page);
+    });
+  } else app.get('/', consoleFile);
   app.get('/index.html', consoleFile);
   app.get('/ui/:file', consoleFile);
-  const routes = [
+  const relay = fanion.relay;
+  const frontend = frontendRoutes(ctx, fanion.evaluator, fanion.metrics);
+  const operations = operationsRoutes(ctx, fanion.operations);
+  let routes = [
     ...ROUTE_MODULES.flatMap((m) => m(ctx)),
     ...tokenRoutes(hasher)(ctx),
     ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot),
     ...pushRoutes(fanion.push, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics),
-    ...frontendRoutes(ctx, fanion.evaluator, fanion.metrics),
+    ...frontend,
     ...ofrepRoutes(ctx, fanion.evaluator),
-    ...operationsRoutes(ctx, fanion.operations),
+    ...operations,
     ...addonRoutes(ctx, fanion.webhooks),
   ];
+  if (relay) {
+    // A relay's flags change on its upstream: no admin route, the SDK APIs, and Edge's paths.
+    routes = [
+      ...routes.filter((r) => !r.permission),
+      ...relayRoutes(ctx, relay),
+      ...proxyAliases(frontend),
+      ...operations.filter((r) => !r.permission).map((r) => ({ ...r, path: '/internal-backstage/metrics', summary: `${r.summary} (Unleash Edge's path)` })),
+    ];
+    const refuse = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const started = performance.now();
+      sendError(res, new NotFoundError(`This is a Fanion relay: change flags on its upstream ${config.relay!.upstreamUrl}`), log);
+      logUnmatched(req, res, started);
+    };
+    for (const m of METHODS) {
+      const verb = m.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+      app[verb]('/api/admin', refuse);
+      app[verb]('/api/admin/*', refuse);
+    }
+  }
   mount(app, ctx, routes);
   words = fixedWords([...routes.map((r) => r.path), '/health', '/api/openapi.json', '/docs/openapi', '/ui']);
   indexRoutes(app);
@@ -153,16 +190,29 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // register/metrics included, goes through the one polka app.
   const poll = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === CLIENT_FEATURES);
   const answerPoll = poll ? directGet(ctx, poll) : null;
-  const frontend = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === FRONTEND);
-  const answerFrontend = frontend ? directGet(ctx, frontend) : null;
+  const frontendGet = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === FRONTEND);
+  const answerFrontend = frontendGet ? directGet(ctx, frontendGet) : null;
   const appHandler = app.handler as unknown as http.RequestListener;
+  // Relay mode: a token the relay does not hold yet is checked with the upstream first (the
+  // request waits, bounded); then the request goes on as any other, and authentication decides.
+  const admit = relay ? (req: http.IncomingMessage) => relay.admit(req) : null;
   const server = http.createServer({
     headersTimeout: config.headersTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
     // How often Node looks for requests past those timeouts (30 s by default, which let a
     // trickled request live 30 s longer than its timeout).
     connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
-  }, (req, res) => {
+  }, function serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (admit) {
+      const wait = admit(req);
+      if (wait) {
+        void wait.then(() => dispatch(req, res));
+        return;
+      }
+    }
+    dispatch(req, res);
+  });
+  function dispatch(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = req.url!;
     // Exactly /api/client/features, with or without a query string (63 is '?').
     if (answerPoll && req.method === 'GET' && url.startsWith(CLIENT_FEATURES) && (url.length === CLIENT_FEATURES.length || url.charCodeAt(CLIENT_FEATURES.length) === 63)) {
@@ -173,7 +223,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     } else {
       appHandler(req, res);
     }
-  });
+  }
   server.keepAliveTimeout = 65_000;
   const connections = guardConnections(server, connectionCap(config.maxConnections, openFilesLimit()), log);
   // Requests Node's parser rejects (oversized headers, malformed HTTP) never reach polka; they
@@ -203,7 +253,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw new Error(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen on ${config.host}:${config.port}: ${e.message}`);
   }
   const port = (server.address() as AddressInfo).port;
-  await ensureFirstAdminToken({ engine, config, hasher, log });
+  if (!relay) await ensureFirstAdminToken({ engine, config, hasher, log });
 
   let closing: Promise<void> | null = null;
   const close = () => {

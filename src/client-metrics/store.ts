@@ -46,6 +46,19 @@ export interface LastSeen {
   at: string;
 }
 
+/** Which API a metrics bucket came in through: back-end SDKs, or browsers (the Frontend API). */
+export type MetricsKind = 'client' | 'frontend';
+
+/**
+ * Sees every registration and metrics bucket accepted, as sent (a relay forwards them upstream).
+ * Called before the store's own filtering: the store keeps what this server knows, the upstream
+ * decides for itself.
+ */
+export interface MetricsTap {
+  registered(scope: ClientScope, body: RegisterBody, now: string): void;
+  recorded(scope: ClientScope, body: MetricsBody, now: string, kind: MetricsKind): void;
+}
+
 /** Bounds against a misbehaving or hostile client inventing names. */
 export const MAX_APPLICATIONS = 1000;
 export const MAX_INSTANCES_PER_APP = 1000;
@@ -80,6 +93,8 @@ export class ClientMetricsStore {
   private bytes = 0;
   /** `${feature}\0${environment}` → latest time seen, waiting for the next flush. */
   private pending = new Map<string, LastSeen>();
+  /** Set in relay mode (app.ts). */
+  tap: MetricsTap | null = null;
 
   constructor(
     private readonly state: State,
@@ -88,6 +103,7 @@ export class ClientMetricsStore {
   ) {}
 
   register(scope: ClientScope, body: RegisterBody, now: string): void {
+    this.tap?.registered(scope, body, now);
     const app = this.app(body.appName, now);
     for (const s of body.strategies) {
       if (app.strategies.size >= MAX_STRATEGIES_PER_APP) break;
@@ -111,7 +127,8 @@ export class ClientMetricsStore {
    * ignored, as Unleash does, and so are flags outside the token's projects: a public token must
    * not mark another project's flags as used (their counts, their lastSeenAt).
    */
-  record(scope: ClientScope, body: MetricsBody, now: string): void {
+  record(scope: ClientScope, body: MetricsBody, now: string, kind: MetricsKind = 'client'): void {
+    this.tap?.recorded(scope, body, now, kind);
     const app = this.app(body.appName, now);
     this.instance(app, scope, body.instanceId, now, (inst) => {
       if (body.connectionId) inst.connectionId = body.connectionId;
