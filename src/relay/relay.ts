@@ -187,6 +187,8 @@ export class Relay implements TokenHost {
         });
         this.followers.set(key, follower);
         follower.start();
+        // Frontend tokens this scope covers could not be held before its flags were there.
+        void follower.firstSync.then(() => this.holdWaitingFrontendTokens(scope));
       } else if (!this.stillGranted(f.currentToken, scope)) {
         f.useToken(token);
       }
@@ -195,6 +197,14 @@ export class Relay implements TokenHost {
       if (keys.has(key)) continue;
       this.followers.delete(key);
       void f.stop();
+    }
+  }
+
+  private async holdWaitingFrontendTokens(scope: RelayScope): Promise<void> {
+    const held = this.deps.engine.state.apiTokens;
+    for (const k of [...this.tokens.known.values()]) {
+      if (k.grant?.type !== 'frontend' || held.has(k.hash) || !covers(scope, k.grant.scope)) continue;
+      await this.granted(k).catch((err) => this.deps.log.warn({ err: (err as Error).message }, 'could not hold a frontend token'));
     }
   }
 

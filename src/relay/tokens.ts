@@ -276,7 +276,9 @@ export class RelayTokens {
         this.known.set(k.hash, next);
         kept.push(next);
       }
-      await Promise.all(kept.map((k) => this.host.granted(k)));
+      // Client tokens first: a frontend token is held only once a client token's flags are.
+      await Promise.all(kept.filter((k) => k.grant!.type === 'client').map((k) => this.host.granted(k)));
+      await Promise.all(kept.filter((k) => k.grant!.type !== 'client').map((k) => this.host.granted(k)));
       if (gone.length > 0) {
         this.log.warn({ tokens: gone.map((k) => k.grant ? scopeKey(k.grant.scope) : 'refused') }, 'the upstream no longer grants these tokens: the relay refuses them from now on');
         await this.revoke(gone);
