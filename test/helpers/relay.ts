@@ -83,8 +83,11 @@ export async function sdkOn(t: Teardown, url: string, token: string, mode: SdkMo
   u.on(UnleashEvents.Error, (e) => problems.push(e));
   u.on(UnleashEvents.Warn, () => {});
   await new Promise<void>((resolve, reject) => {
-    u.once(UnleashEvents.Synchronized, () => resolve());
-    setTimeout(() => reject(new Error(`the ${JSON.stringify(mode)} SDK on ${url} did not synchronize: ${String(problems[0])}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`the ${JSON.stringify(mode)} SDK on ${url} did not synchronize: ${String(problems[0])}`)), 15_000);
+    u.once(UnleashEvents.Synchronized, () => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
   return u;
 }
