@@ -13,7 +13,7 @@ import { credentialOf } from '../tokens/format.js';
 import type { TokenHasher } from '../tokens/hasher.js';
 import { normalizeScope, scopeKey, type RelayScope } from './scope.js';
 import { RELAY_TOKEN_NAME, type Grant } from './grants.js';
-import { tokenShaped, VALIDATE_BATCH, type TokenValidator, type Verdicts } from './validator.js';
+import { tokenShaped, type TokenValidator, type Verdicts } from './validator.js';
 
 export interface KnownToken {
   raw: string;
@@ -42,11 +42,10 @@ export interface TokenOptions {
   revalidateMs: number;
 }
 
-/** Tokens waiting to be checked, at most; more unknown tokens are refused without asking. */
+/** Tokens waiting to be checked, at most (fewer when the upstream cannot check them that fast); more are refused without asking. */
 export const MAX_WAITING = 1000;
-/** Checks sent upstream at once, and per second. */
+/** Batches of tokens being checked at once (the validator bounds the requests per second). */
 const MAX_IN_FLIGHT = 2;
-const MAX_PER_SECOND = 5;
 /** Refused tokens remembered, at most (the oldest forgotten first). */
 const MAX_REFUSED = 10_000;
 /** How long a token is not asked about again after the upstream could not answer. */
@@ -70,8 +69,6 @@ export class RelayTokens {
   private readonly waiting = new Map<string, Promise<void>>();
   private queue: Waiting[] = [];
   private inFlight = 0;
-  private sentAt: number[] = [];
-  private pumpTimer: NodeJS.Timeout | null = null;
   private revalidation: NodeJS.Timeout | null = null;
   private readonly proven = new WeakMap<object, string>();
   private closed = false;
@@ -163,7 +160,9 @@ export class RelayTokens {
   private ask(raw: string, hash: string, background = false): Promise<void> | null {
     let p = this.waiting.get(hash);
     if (!p) {
-      if (this.queue.length + this.waiting.size >= MAX_WAITING) {
+      // No more waiting than can be checked within the wait: the rest are refused now, unasked.
+      const room = Math.min(MAX_WAITING, Math.max(1, Math.floor((this.validator.tokensPerSecond * this.opts.waitMs) / 1000)));
+      if (this.waiting.size >= room) {
         this.counts.overflow++;
         return null;
       }
@@ -187,17 +186,7 @@ export class RelayTokens {
 
   private pump(): void {
     while (!this.closed && this.queue.length > 0 && this.inFlight < MAX_IN_FLIGHT) {
-      const now = Date.now();
-      this.sentAt = this.sentAt.filter((t) => now - t < 1000);
-      if (this.sentAt.length >= MAX_PER_SECOND) {
-        this.pumpTimer ??= setTimeout(() => {
-          this.pumpTimer = null;
-          this.pump();
-        }, 1000 - (now - this.sentAt[0]));
-        return;
-      }
-      this.sentAt.push(now);
-      const batch = this.queue.splice(0, VALIDATE_BATCH);
+      const batch = this.queue.splice(0, this.validator.batchSize);
       this.inFlight++;
       void this.check(batch).finally(() => {
         this.inFlight--;
@@ -255,8 +244,9 @@ export class RelayTokens {
    */
   async revalidate(): Promise<boolean> {
     const all = [...this.known.values()];
-    for (let i = 0; i < all.length; i += VALIDATE_BATCH) {
-      const batch = all.slice(i, i + VALIDATE_BATCH);
+    for (let i = 0; i < all.length; ) {
+      const batch = all.slice(i, i + this.validator.batchSize);
+      i += batch.length;
       let verdicts: Verdicts;
       try {
         verdicts = await this.validator.validate(batch.map((k) => k.raw));
@@ -311,7 +301,6 @@ export class RelayTokens {
   close(): void {
     this.closed = true;
     if (this.revalidation) clearTimeout(this.revalidation);
-    if (this.pumpTimer) clearTimeout(this.pumpTimer);
     for (const w of this.queue) w.done();
     this.queue = [];
   }

@@ -11,6 +11,8 @@ import { UpstreamError, type Upstream } from './upstream.js';
 
 /** Tokens asked about in one request, at most. */
 export const VALIDATE_BATCH = 100;
+/** Requests sent upstream to check tokens, at most, per second: a flood of made-up tokens costs the upstream this much. */
+export const CHECKS_PER_SECOND = 5;
 
 /** Per token: what the upstream grants, or null when it refuses it. */
 export type Verdicts = Map<string, Grant | null>;
@@ -25,6 +27,8 @@ export class TokenValidator {
   private noValidateRoute = false;
   /** Requests sent upstream to check tokens (Prometheus). */
   requests = 0;
+  private sentAt: number[] = [];
+  private turn: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly upstream: Upstream,
@@ -40,7 +44,7 @@ export class TokenValidator {
     const asked = raws.filter(tokenShaped);
     if (asked.length === 0) return verdicts;
     if (!this.noValidateRoute) {
-      this.requests++;
+      await this.slot();
       const answer = await this.upstream.post('/edge/validate', null, { tokens: asked });
       if (answer.status === 200) {
         const list = (answer.body as { tokens?: unknown } | null)?.tokens;
@@ -58,11 +62,37 @@ export class TokenValidator {
     return verdicts;
   }
 
+  /** Tokens worth asking about in one call: one request for them all, or (without /edge/validate) one or two each. */
+  get batchSize(): number {
+    return this.noValidateRoute ? CHECKS_PER_SECOND : VALIDATE_BATCH;
+  }
+
+  /** Tokens it can check per second at most (a request each for all of a batch, or one to two requests each). */
+  get tokensPerSecond(): number {
+    return this.noValidateRoute ? CHECKS_PER_SECOND / 2 : CHECKS_PER_SECOND * VALIDATE_BATCH;
+  }
+
+  /** Waits until one more request fits in CHECKS_PER_SECOND, and counts it. */
+  private slot(): Promise<void> {
+    const mine = this.turn.then(async () => {
+      for (;;) {
+        const now = Date.now();
+        while (this.sentAt.length > 0 && now - this.sentAt[0] >= 1000) this.sentAt.shift();
+        if (this.sentAt.length < CHECKS_PER_SECOND) break;
+        await new Promise((resolve) => setTimeout(resolve, 1000 - (now - this.sentAt[0])));
+      }
+      this.sentAt.push(Date.now());
+      this.requests++;
+    });
+    this.turn = mine;
+    return mine;
+  }
+
   /** The fallback: the scope the token string names, if the upstream's SDK APIs accept the token. */
   private async askLikeAnSdk(raw: string): Promise<Grant | null> {
     const parsed = parseSeedToken(raw)!;
     if (parsed.environment === '*') return null;
-    this.requests++;
+    await this.slot();
     const client = await this.upstream.get('/api/client/features', raw);
     if (client.status === 200) {
       let projects = [parsed.project];
@@ -77,7 +107,7 @@ export class TokenValidator {
     }
     if (client.status >= 500) throw new UpstreamError(`GET /api/client/features answered ${client.status}`, client.status);
     if (parsed.project === '[]') return null;
-    this.requests++;
+    await this.slot();
     const frontend = await this.upstream.get('/api/frontend', raw);
     if (frontend.status === 200) return { type: 'frontend', scope: normalizeScope(parsed.environment, [parsed.project]) };
     if (frontend.status >= 500) throw new UpstreamError(`GET /api/frontend answered ${frontend.status}`, frontend.status);
