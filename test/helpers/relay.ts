@@ -1,5 +1,7 @@
 // Relays for tests: a Fanion upstream with known tokens, relays in front of it (real processes),
 // and the official Node SDK on either, synchronized before it is handed out.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 import { serve, spawnServer, type Spawned, type SpawnOptions } from './server.js';
 
@@ -112,4 +114,50 @@ export function differences(a: string[], b: string[], flags: readonly string[], 
   }
   if (a.length !== b.length) out.push(`${a.length} answers vs ${b.length}`);
   return out;
+}
+
+/**
+ * A pass-through proxy in front of an upstream that counts what is asked of it (by path) and can
+ * play dead: while `down`, every connection is cut, as if the upstream were unreachable.
+ */
+export async function countingProxy(t: Teardown, target: string) {
+  const counts = new Map<string, number>();
+  const to = new URL(target);
+  const state = { down: false };
+  const sockets = new Set<import('node:net').Socket>();
+  const server = http.createServer((req, res) => {
+    if (state.down) {
+      req.socket.destroy();
+      return;
+    }
+    const path = req.url!.split('?')[0];
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    const out = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode!, up.headers);
+      up.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  }));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    counts,
+    /** Cuts every open connection (streams included) and refuses new ones until `up()`. */
+    down() {
+      state.down = true;
+      for (const s of sockets) s.destroy();
+    },
+    up() {
+      state.down = false;
+    },
+  };
 }

@@ -3,37 +3,13 @@
 // interval (its stream ends too). Made-up tokens get 401s and cost the upstream a bounded number
 // of requests (at most CHECKS_PER_SECOND, whatever the flood), and one refused token is not
 // asked about again. A token sees what the upstream grants it and no more.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { CHECKS_PER_SECOND } from '../../src/relay/validator.js';
 import { openStream } from '../helpers/sse.js';
-import { startRelay, startUpstream, UP_CLIENT, waitFor, waitReady } from '../helpers/relay.js';
+import { countingProxy, startRelay, startUpstream, UP_CLIENT, waitFor, waitReady } from '../helpers/relay.js';
 
 const P = '/api/admin/projects';
-
-/** A pass-through proxy in front of the upstream that counts what the relay asks it. */
-async function countingProxy(t: { teardown(fn: () => unknown): void }, target: string) {
-  const counts = new Map<string, number>();
-  const to = new URL(target);
-  const server = http.createServer((req, res) => {
-    const path = req.url!.split('?')[0];
-    counts.set(path, (counts.get(path) ?? 0) + 1);
-    const out = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode!, up.headers);
-      up.pipe(res);
-    });
-    out.on('error', () => res.destroy());
-    req.pipe(out);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  }));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, counts };
-}
 
 /**
  * Requests the relay made to check tokens: /edge/validate, or the SDK APIs it falls back on (it
