@@ -69,7 +69,7 @@ const waitAll = async (readers: Reader[], k: number, limitMs = 30_000) => {
   }
 };
 
-const srv = await spawnServer({ env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT, WAL_SYNC: 'always', STREAMING_MAX_CONNECTIONS: String(IDLE + STREAMS + 10) } });
+const srv = await spawnServer({ env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT, WAL_SYNC: 'always', STREAMING_MAX_CONNECTIONS: String(IDLE + STREAMS + 10), STREAMING_MAX_CONNECTIONS_PER_TOKEN: String(IDLE + STREAMS + 10) } });
 const admin = client(srv.url, { authorization: ADMIN });
 const pid = srv.proc.pid!;
 try {

@@ -7,16 +7,19 @@
 //                                                         → SDK metrics store + flusher
 //               → token hash key → seeded tokens → authenticator
 import { WebhookDeliverer } from './addons/deliverer.js';
+import { webhookLimits } from './addons/logic.js';
 import { httpSender } from './addons/sender.js';
 import { OpenAuthenticator, type Authenticator } from './auth/access.js';
 import { ClientSnapshot } from './client-api/snapshot.js';
 import { MetricsFlusher } from './client-metrics/flusher.js';
 import { ClientMetricsStore } from './client-metrics/store.js';
+import { UnknownFlags } from './client-metrics/unknown-flags.js';
 import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
 import { NOSNIFF } from './http/respond.js';
 import { PushHub } from './push/hub.js';
 import { FanionMetrics } from './operations/metrics.js';
+import { Readiness } from './operations/readiness.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
 import { checkRelayFolder, Relay } from './relay/relay.js';
@@ -40,6 +43,11 @@ export interface FanionDeps {
   newId?: () => string;
   /** How long a failed checkpoint waits before the next try (tests retry at once). */
   checkpointRetryMs?: number;
+  /**
+   * What `GET /ready` waits for. The HTTP server makes it (it answers /ready while the data folder
+   * is replayed) and passes it here, so a part built below can hold readiness too.
+   */
+  readiness?: Readiness;
 }
 
 /** Fanion's parts, wired, with one close for all of them. */
@@ -49,6 +57,8 @@ export interface Fanion {
   checkpointer: Checkpointer;
   hasher: TokenHasher;
   auth: Authenticator;
+  /** API tokens by their secret, in both auth modes (see `auth` for who is calling). */
+  tokens: TokenAuthenticator;
   /** What `GET /api/client/features` serves, kept up to date by the engine's change feed. */
   snapshot: ClientSnapshot;
   /** Streams and delta answers, fed by the engine's change feed with durable changes only. */
@@ -63,6 +73,8 @@ export interface Fanion {
   flusher: MetricsFlusher;
   /** Relay mode (UPSTREAM_URL): what follows the upstream and forwards SDK metrics; null otherwise. */
   relay: Relay | null;
+  /** The conditions `GET /ready` waits for. */
+  readiness: Readiness;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
   close(): Promise<void>;
 }
@@ -95,15 +107,18 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const wrongFolder = config.relay ? checkRelayFolder(engine.state) : null;
     if (wrongFolder) throw new Error(wrongFolder);
     await seedTokens({ engine, config, hasher, log });
-    const tokens = config.authType === 'api-token' ? new TokenAuthenticator(() => engine.state, hasher) : null;
-    const auth: Authenticator = tokens ?? new OpenAuthenticator();
+    // Built in both modes: it also answers which tokens are valid (POST /edge/validate) and counts
+    // the tokens a relay saw as used, which mean the same with AUTH_TYPE=none.
+    const tokens = new TokenAuthenticator(() => engine.state, hasher);
+    const auth: Authenticator = config.authType === 'api-token' ? tokens : new OpenAuthenticator();
     // With CLIENT_STREAMING_UPGRADE, every poll answer tells SDKs to switch to streaming.
     // Which flags each change touched, read once for the snapshot, the push hub and evaluation.
     const toucher = new Toucher(engine.state);
     const snapshot = new ClientSnapshot(engine.state, { extraHeaders: config.clientStreamingUpgrade ? [...NOSNIFF, 'fetch-mode', 'streaming'] : NOSNIFF, toucher });
     engine.onChange((change, kind) => snapshot.onChange(change, kind));
+    engine.onLargeChange({ read: (rec, slicer) => toucher.readInSlices(rec, slicer), catchUp: (slicer) => snapshot.freshenInSlices(slicer) });
     const push = new PushHub(engine, (req) => auth.client(req), {
-      maxStreams: config.streamingMaxConnections, keepAliveMs: config.streamingKeepAliveMs, bufferBytes: config.streamingBufferBytes,
+      maxStreams: config.streamingMaxConnections, maxStreamsPerToken: config.streamingMaxConnectionsPerToken, keepAliveMs: config.streamingKeepAliveMs, bufferBytes: config.streamingBufferBytes,
       windowChanges: config.deltaWindowChanges,
     }, toucher);
     engine.onChange((change, kind) => push.onChange(change, kind));
@@ -111,18 +126,20 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const prepared = new PreparedFlags(engine.state, HOSTNAME, toucher);
     engine.onChange((change, kind) => prepared.onChange(change, kind));
     const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: config.frontendCacheMaxBytes });
-    const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes);
+    const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes, new UnknownFlags(config.unknownFlagsMaxBytes));
     // Webhooks read durable events from the log; they never hold up the change that made them.
+    const limits = webhookLimits(config);
     const webhooks = new WebhookDeliverer({
-      engine, log, send: httpSender(config.webhookTimeoutMs),
-      options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs },
+      engine, log, send: httpSender(config.webhookTimeoutMs, limits.destinations),
+      options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },
     });
     engine.onChange((change, kind) => webhooks.onChange(change, kind));
     const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: storage.replayed.ms });
     const flusher = new MetricsFlusher(engine, metrics, log, tokens);
     flusher.start(config.metricsFlushMs);
+    const readiness = deps.readiness ?? new Readiness();
     // A relay is a change source like the admin API: what it applies is served by all of the above.
-    const relay = config.relay ? new Relay({ engine, config: config.relay, log, hasher, metrics, maxAnswerBytes: config.importBodyLimit }) : null;
+    const relay = config.relay ? new Relay({ engine, config: config.relay, log, hasher, metrics, readiness, maxAnswerBytes: config.importBodyLimit }) : null;
     relay?.registerMetrics(operations.registry);
     relay?.start();
     let closing: Promise<void> | null = null;
@@ -133,7 +150,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       closing ??= Promise.resolve(relay?.close()).then(() => webhooks.close()).then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, snapshot, push, evaluator, metrics, operations, webhooks, flusher, relay, close };
+    return { engine, storage, checkpointer, hasher, auth, tokens, snapshot, push, evaluator, metrics, operations, webhooks, flusher, relay, readiness, close };
   } catch (err) {
     await closeStorage();
     throw err;

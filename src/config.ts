@@ -1,5 +1,6 @@
 // Reads the environment once at start-up; everything else receives a Config.
 import path from 'node:path';
+import { Address4, Address6 } from 'ip-address';
 
 export type WalSync = 'always' | 'none';
 export type AuthType = 'api-token' | 'none';
@@ -35,13 +36,22 @@ export interface Config {
   maxConnections: number | undefined;
   /** Byte budget of the in-memory SDK metrics (applications, instances, counts). */
   clientMetricsMaxBytes: number;
+  /** Byte budget of the flag names SDKs report that the server does not have (UNKNOWN_FLAGS_MAX_BYTES). */
+  unknownFlagsMaxBytes: number;
+  /**
+   * POST /edge/validate refuses callers without a client or frontend token (EDGE_VALIDATE_REQUIRE_TOKEN).
+   * Off by default: Unleash Edge asks without one, as Unleash lets it.
+   */
+  edgeValidateRequireToken: boolean;
   /** Browser origins besides the server's own that may send state-changing requests (CORS_ORIGINS). */
   corsOrigins: string[];
   /** Open SSE streams at most (STREAMING_MAX_CONNECTIONS); beyond, 429. */
   streamingMaxConnections: number;
+  /** Open SSE streams of one token at most (STREAMING_MAX_CONNECTIONS_PER_TOKEN, a tenth of the above by default); beyond, 429. */
+  streamingMaxConnectionsPerToken: number;
   /** A keep-alive comment on every stream this often (STREAMING_KEEPALIVE_MS). */
   streamingKeepAliveMs: number;
-  /** Unsent bytes a stream may hold beyond its first frame before it is dropped (STREAMING_BUFFER_BYTES). */
+  /** Unsent bytes a stream may hold (beyond its first frame, for two keep-alives) before it is dropped (STREAMING_BUFFER_BYTES). */
   streamingBufferBytes: number;
   /** Recent changes a delta poll or a reconnecting stream can be answered from (DELTA_WINDOW_CHANGES). */
   deltaWindowChanges: number;
@@ -65,6 +75,16 @@ export interface Config {
   webhookRetryMaxDelayMs: number;
   /** How long one event is retried before it is dropped (WEBHOOK_RETRY_FOR_MS). */
   webhookRetryForMs: number;
+  /** Host names webhooks may reach whatever they resolve to (WEBHOOK_ALLOW_HOSTS), lower case. */
+  webhookAllowHosts: string[];
+  /** Addresses (CIDR ranges or single addresses) webhooks may reach though not public (WEBHOOK_ALLOW_RANGES). */
+  webhookAllowRanges: string[];
+  /** Webhooks may reach private addresses: RFC 1918, CGNAT, IPv6 unique-local (WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate: boolean;
+  /** A rendered webhook body template's size at most (WEBHOOK_TEMPLATE_MAX_BYTES). */
+  webhookTemplateMaxBytes: number;
+  /** A webhook body template's rendering work at most (WEBHOOK_TEMPLATE_MAX_STEPS). */
+  webhookTemplateMaxSteps: number;
   /** Relay mode (UPSTREAM_URL set): flags come from the upstream, not from an admin API. */
   relay: RelayConfig | null;
 }
@@ -225,6 +245,26 @@ function relayConfig(env: NodeJS.ProcessEnv, authType: AuthType): RelayConfig | 
   };
 }
 
+/** WEBHOOK_ALLOW_HOSTS: host names as URLs spell them (lower case, no port, no wildcard). */
+function parseHosts(raw: string | undefined): string[] {
+  return list(raw).map((item) => {
+    const host = item.toLowerCase().replace(/\.$/, '');
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host) || host.length > 253) {
+      throw new ConfigError(`WEBHOOK_ALLOW_HOSTS must list host names such as hooks.internal (no scheme, port or wildcard), got "${item}"`);
+    }
+    return host;
+  });
+}
+
+/** WEBHOOK_ALLOW_RANGES: IPv4 or IPv6 addresses or CIDR ranges. */
+function parseRanges(raw: string | undefined): string[] {
+  const ranges = list(raw);
+  for (const item of ranges) {
+    if (!Address4.isValid(item) && !Address6.isValid(item)) throw new ConfigError(`WEBHOOK_ALLOW_RANGES must list addresses or CIDR ranges such as 10.1.2.0/24 or fd00::/8, got "${item}"`);
+  }
+  return ranges;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads every setting from the environment; throws {@link ConfigError} naming the first bad one. */
@@ -246,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const headersTimeoutMs = positive(env, 'HEADERS_TIMEOUT_MS', 15_000);
   const requestTimeoutMs = positive(env, 'REQUEST_TIMEOUT_MS', 60_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) cannot be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  const streamingMaxConnections = int(env, 'STREAMING_MAX_CONNECTIONS', 10_000);
   return {
     // A relay listens where Unleash Edge does (3063), so an Edge deployment moves over as it is.
     port: port(env, 'PORT', port(env, 'HTTP_PORT', relay ? 3063 : 4242)),
@@ -272,7 +313,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs,
     maxConnections: env.MAX_CONNECTIONS ? positive(env, 'MAX_CONNECTIONS', 0) : undefined,
     clientMetricsMaxBytes: int(env, 'CLIENT_METRICS_MAX_BYTES', 32 * 1024 * 1024),
-    streamingMaxConnections: int(env, 'STREAMING_MAX_CONNECTIONS', 10_000),
+    streamingMaxConnections,
+    // A leaked client token must not take every slot and push every other SDK back to polling.
+    streamingMaxConnectionsPerToken: positive(env, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN', Math.max(1, Math.ceil(streamingMaxConnections / 10))),
+    unknownFlagsMaxBytes: int(env, 'UNKNOWN_FLAGS_MAX_BYTES', 4 * 1024 * 1024),
+    edgeValidateRequireToken: bool(env, 'EDGE_VALIDATE_REQUIRE_TOKEN', false),
     streamingKeepAliveMs: positive(env, 'STREAMING_KEEPALIVE_MS', 15_000),
     streamingBufferBytes: positive(env, 'STREAMING_BUFFER_BYTES', 1024 * 1024),
     deltaWindowChanges: positive(env, 'DELTA_WINDOW_CHANGES', 10_000),
@@ -288,6 +333,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: positive(env, 'WEBHOOK_RETRY_BASE_MS', 1_000),
     webhookRetryMaxDelayMs: positive(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 60 * 60 * 1000),
     webhookRetryForMs: positive(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000),
+    webhookAllowHosts: parseHosts(env.WEBHOOK_ALLOW_HOSTS),
+    webhookAllowRanges: parseRanges(env.WEBHOOK_ALLOW_RANGES),
+    webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookTemplateMaxBytes: positive(env, 'WEBHOOK_TEMPLATE_MAX_BYTES', 4 * 1024 * 1024),
+    webhookTemplateMaxSteps: positive(env, 'WEBHOOK_TEMPLATE_MAX_STEPS', 200_000),
     relay,
   };
 }

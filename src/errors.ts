@@ -72,7 +72,7 @@ export class HeadersTooLargeError extends FanionError {
   override readonly name = 'RequestHeaderFieldsTooLarge';
   readonly status = 431;
 }
-/** STREAMING_MAX_CONNECTIONS streams are open: the SDK falls back to polling at once. */
+/** STREAMING_MAX_CONNECTIONS streams are open, or STREAMING_MAX_CONNECTIONS_PER_TOKEN of the token: the SDK falls back to polling at once. */
 export class TooManyStreamsError extends FanionError {
   override readonly name = 'TooManyStreamsError';
   readonly status = 429;

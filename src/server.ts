@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
-import { openFanion, type FanionDeps } from './app.js';
+import { openFanion, type Fanion, type FanionDeps } from './app.js';
 import { addonRoutes } from './addons/routes.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import type { PushHub } from './push/hub.js';
@@ -11,18 +11,20 @@ import { pushRoutes } from './push/routes.js';
 import { frontendRoutes } from './frontend/routes.js';
 import { ofrepRoutes } from './ofrep/routes.js';
 import { operationsRoutes } from './operations/routes.js';
+import { Readiness } from './operations/readiness.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
+import { edgeRoutes } from './edge/routes.js';
 import { contextFieldRoutes } from './context-fields/routes.js';
 import type { Engine } from './engine/engine.js';
 import { environmentRoutes } from './environments/routes.js';
-import { MethodNotAllowedError, NotFoundError, parserError, toErrorResponse } from './errors.js';
+import { MethodNotAllowedError, NotFoundError, parserError, ServiceUnavailableError, toErrorResponse } from './errors.js';
 import { eventRoutes } from './events/routes.js';
 import { featureRoutes } from './features/routes.js';
 import { featuresBatchRoutes } from './features-batch/routes.js';
 import { mountApiDocs } from './http/api-docs.js';
 import { loadConsole, serveConsole } from './http/console.js';
-import { AccessLog, fixedWords, loggablePath } from './http/access-log.js';
-import { connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
+import { AccessLog, fixedWords, loggablePath, requestIdOf } from './http/access-log.js';
+import { closeWithin, connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
 import { NOSNIFF, sendError, sendJson } from './http/respond.js';
 import { directGet } from './http/fast-path.js';
 import { openApiDocument } from './http/openapi.js';
@@ -40,10 +42,36 @@ import { tagRoutes } from './tags/routes.js';
 import { SECRET_PATH_PREFIX, tokenRoutes } from './tokens/routes.js';
 import { ensureFirstAdminToken } from './tokens/seed.js';
 import { variantRoutes } from './variants/routes.js';
-import { proxyAliases, relayRoutes } from './relay/routes.js';
+import { proxyAliases, relayRoutes, validateThroughUpstream } from './relay/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
 const FRONTEND = '/api/frontend';
+const READY = '/ready';
+
+/** Exactly `path`, with or without a query string (63 is '?'). */
+function isPath(url: string, path: string): boolean {
+  return url.startsWith(path) && (url.length === path.length || url.charCodeAt(path.length) === 63);
+}
+
+/**
+ * Start-up runs in long synchronous steps (replaying the data folder, compiling every route's
+ * schemas), during which no request is read. Between them this lets the connections that arrived
+ * meanwhile be accepted and read (one turn of the event loop each), so they get their 503 now
+ * rather than a late answer once everything is up.
+ */
+async function letWaitingRequestsIn(): Promise<void> {
+  for (let turn = 0; turn < 3; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** Unleash's answers: 200 `{"health":"GOOD"}`, or 503 with no body. Never cached by a proxy. */
+function answerReady(readiness: Readiness, res: http.ServerResponse): void {
+  if (readiness.ready) {
+    sendJson(res, 200, { health: 'GOOD' }, { 'Cache-Control': 'no-store' });
+  } else {
+    res.writeHead(503, ['Content-Length', '0', 'Cache-Control', 'no-store', ...NOSNIFF]);
+    res.end();
+  }
+}
 /** The methods a route may have: what a 405's Allow header is made of. */
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -63,6 +91,8 @@ export interface RunningServer {
   connections: ConnectionGuard;
   /** The SDK streams (and what they were sent). */
   push: PushHub;
+  /** What GET /ready waits for. */
+  readiness: Readiness;
   close(): Promise<void>;
 }
 
@@ -80,12 +110,80 @@ const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
 ];
 
 /**
- * Opens Fanion (app.ts) and serves it over HTTP on config.host:config.port. Resolves once it
- * listens, after the first admin token (if one was needed) has been created and printed.
+ * Opens the port (config.host:config.port), then Fanion (app.ts: the data folder replayed), and
+ * serves it over HTTP. Resolves once every route is mounted and the first admin token (if one was
+ * needed) has been created and printed; until then /ready answers 503 and every other path 503.
  */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { config, log } = opts;
-  const fanion = await openFanion(opts);
+  const access = new AccessLog(log);
+  /** The access line of a request no route answered (no template: its path, cleaned). */
+  let words: ReadonlySet<string> = new Set();
+  const logUnmatched = (req: http.IncomingMessage, res: http.ServerResponse, started: number) =>
+    access.write(res, { method: req.method ?? '?', route: null, status: res.statusCode, ms: performance.now() - started, token: null }, loggablePath(req, words));
+
+  // The port opens before the data folder is replayed, so /ready can say 503 meanwhile (a large
+  // folder takes seconds); every other request gets 503 until the routes are mounted.
+  const readiness = opts.readiness ?? new Readiness();
+  const serving = readiness.require('the data folder replayed and every route mounted');
+  let handler: http.RequestListener | null = null;
+  const starting = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const started = performance.now();
+    const { status, body } = toErrorResponse(new ServiceUnavailableError('Fanion is starting: its data folder is being replayed. Try again in a moment.'));
+    body.id = requestIdOf(res);
+    sendJson(res, status, body, { 'Retry-After': '1', 'X-Request-Id': body.id });
+    logUnmatched(req, res, started);
+  };
+  const server = http.createServer({
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    // How often Node looks for requests past those timeouts (30 s by default, which let a
+    // trickled request live 30 s longer than its timeout).
+    connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+  }, (req, res) => {
+    if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, READY)) answerReady(readiness, res);
+    else if (handler) handler(req, res);
+    else starting(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  const connections = guardConnections(server, connectionCap(config.maxConnections, openFilesLimit()), log);
+  // Requests Node's parser rejects (oversized headers, malformed HTTP) never reach polka; they
+  // still get the Unleash error body instead of Node's bare status line.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { status, body } = toErrorResponse(parserError(err.code));
+    // Nothing of the request is trusted enough to log but the fact: no method, no path.
+    access.line(body.id, { method: '?', route: null, status, ms: 0, token: null });
+    const text = JSON.stringify(body);
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
+        `X-Request-Id: ${body.id}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+    closeWithin(socket);
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new Error(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen on ${config.host}:${config.port}: ${e.message}`);
+  }
+  const port = (server.address() as AddressInfo).port;
+  log.info({ port, host: config.host }, `port ${port} open; replaying the data folder (GET /ready answers 503 until Fanion serves)`);
+  let fanion: Fanion;
+  try {
+    fanion = await openFanion({ ...opts, readiness });
+  } catch (err) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
+  }
+  await letWaitingRequestsIn();
   const { engine, checkpointer, hasher, auth } = fanion;
   if (config.authType === 'none') {
     if (isLoopback(config.host)) {
@@ -98,12 +196,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       );
     }
   }
-  const access = new AccessLog(log);
   const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access };
-  /** The access line of a request no route answered (no template: its path, cleaned). */
-  let words: ReadonlySet<string> = new Set();
-  const logUnmatched = (req: http.IncomingMessage, res: http.ServerResponse, started: number) =>
-    access.write(res, { method: req.method ?? '?', route: null, status: res.statusCode, ms: performance.now() - started, token: null }, loggablePath(req, words));
 
   const app = polka({
     onError: (err, req, res) => {
@@ -126,6 +219,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
   });
   app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
+  // Only other methods reach polka (GET and HEAD are answered first, above): a 405 like any path's.
+  app.get(READY, (_req, res) => answerReady(readiness, res));
   // The admin console: a client of the API below, from the files `npm ci` built.
   const consoleAssets = loadConsole();
   const consoleFile = (req: http.IncomingMessage & { path: string }, res: http.ServerResponse) => {
@@ -152,9 +247,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let routes = [
     ...ROUTE_MODULES.flatMap((m) => m(ctx)),
     ...tokenRoutes(hasher)(ctx),
-    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot),
+    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot, () => fanion.engine.applying),
     ...pushRoutes(fanion.push, ctx.schemas),
-    ...clientMetricsRoutes(ctx, fanion.metrics),
+    ...clientMetricsRoutes(ctx, fanion.metrics, fanion.tokens),
+    ...edgeRoutes(ctx, fanion.tokens),
     ...frontend,
     ...ofrepRoutes(ctx, fanion.evaluator),
     ...operations,
@@ -163,8 +259,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   if (relay) {
     // A relay's flags change on its upstream: no admin route, the SDK APIs, and Edge's paths.
     routes = [
-      ...routes.filter((r) => !r.permission),
-      ...relayRoutes(ctx, relay),
+      ...validateThroughUpstream(routes.filter((r) => !r.permission), (tokens) => relay.admitAll(tokens)),
+      ...relayRoutes(ctx, readiness),
       ...proxyAliases(frontend),
       ...operations.filter((r) => !r.permission).map((r) => ({ ...r, path: '/internal-backstage/metrics', summary: `${r.summary} (Unleash Edge's path)` })),
     ];
@@ -179,8 +275,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       app[verb]('/api/admin/*', refuse);
     }
   }
+  await letWaitingRequestsIn();
   mount(app, ctx, routes);
-  words = fixedWords([...routes.map((r) => r.path), '/health', '/api/openapi.json', '/docs/openapi', '/ui']);
+  await letWaitingRequestsIn();
+  words = fixedWords([...routes.map((r) => r.path), '/health', READY, '/api/openapi.json', '/docs/openapi', '/ui']);
   indexRoutes(app);
   const openapi = openApiDocument(routes, ctx.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
@@ -196,64 +294,26 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Relay mode: a token the relay does not hold yet is checked with the upstream first (the
   // request waits, bounded); then the request goes on as any other, and authentication decides.
   const admit = relay ? (req: http.IncomingMessage) => relay.admit(req) : null;
-  const server = http.createServer({
-    headersTimeout: config.headersTimeoutMs,
-    requestTimeout: config.requestTimeoutMs,
-    // How often Node looks for requests past those timeouts (30 s by default, which let a
-    // trickled request live 30 s longer than its timeout).
-    connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
-  }, function serve(req: http.IncomingMessage, res: http.ServerResponse): void {
-    if (admit) {
-      const wait = admit(req);
-      if (wait) {
-        void wait.then(() => dispatch(req, res));
-        return;
-      }
-    }
-    dispatch(req, res);
-  });
-  function dispatch(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const dispatch: http.RequestListener = (req, res) => {
     const url = req.url!;
-    // Exactly /api/client/features, with or without a query string (63 is '?').
-    if (answerPoll && req.method === 'GET' && url.startsWith(CLIENT_FEATURES) && (url.length === CLIENT_FEATURES.length || url.charCodeAt(CLIENT_FEATURES.length) === 63)) {
+    if (answerPoll && req.method === 'GET' && isPath(url, CLIENT_FEATURES)) {
       answerPoll(req, res);
-    } else if (answerFrontend && req.method === 'GET' && url.startsWith(FRONTEND) && (url.length === FRONTEND.length || url.charCodeAt(FRONTEND.length) === 63)) {
+    } else if (answerFrontend && req.method === 'GET' && isPath(url, FRONTEND)) {
       // Browsers poll the Frontend API too: the same shortcut past polka.
       answerFrontend(req, res);
     } else {
       appHandler(req, res);
     }
-  }
-  server.keepAliveTimeout = 65_000;
-  const connections = guardConnections(server, connectionCap(config.maxConnections, openFilesLimit()), log);
-  // Requests Node's parser rejects (oversized headers, malformed HTTP) never reach polka; they
-  // still get the Unleash error body instead of Node's bare status line.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
+  };
+  handler = admit
+    ? (req, res) => {
+      const wait = admit(req);
+      if (wait) void wait.then(() => dispatch(req, res));
+      else dispatch(req, res);
     }
-    const { status, body } = toErrorResponse(parserError(err.code));
-    // Nothing of the request is trusted enough to log but the fact: no method, no path.
-    access.line(body.id, { method: '?', route: null, status, ms: 0, token: null });
-    const text = JSON.stringify(body);
-    socket.end(
-      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
-        `X-Request-Id: ${body.id}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-    );
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
-  } catch (err) {
-    await fanion.close();
-    const e = err as NodeJS.ErrnoException;
-    throw new Error(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen on ${config.host}:${config.port}: ${e.message}`);
-  }
-  const port = (server.address() as AddressInfo).port;
+    : dispatch;
   if (!relay) await ensureFirstAdminToken({ engine, config, hasher, log });
+  serving();
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -269,5 +329,5 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     })();
     return closing;
   };
-  return { port, engine, checkpointer, server, connections, push: fanion.push, close };
+  return { port, engine, checkpointer, server, connections, push: fanion.push, readiness, close };
 }

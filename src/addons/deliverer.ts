@@ -9,12 +9,20 @@
 // WEBHOOK_RETRY_MAX_DELAY_MS apart) for up to WEBHOOK_RETRY_FOR_MS (24 h); then the event is
 // dropped, logged and counted, and delivery goes on with the next. A worker waits on its own
 // receiver only: admin writes never wait for a webhook.
+//
+// Nothing here runs long without yielding: a worker whose addon was deleted or switched off waits,
+// without running again, until that change is durable and stops it (restarting itself at once
+// instead spun in microtasks, so the write that would stop it never completed, and nothing else
+// ran either); a worker goes on from a new turn of the event loop; passing over events it does not
+// want yields every so often; and a body template renders within its budget (template.ts).
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
 import type { StateChange } from '../state/change.js';
 import type { Actor } from '../state/types.js';
-import { moveCursor, wants, webhookRequest } from './logic.js';
+import type { Addon, EventRecord } from '../state/types.js';
+import { moveCursor, wants, webhookRequest, type WebhookRequest } from './logic.js';
 import type { Send, SendResult } from './sender.js';
+import { TemplateBudgetError, type TemplateBudget } from './template.js';
 
 export interface DeliveryOptions {
   /** The first retry's delay; each next one doubles it. */
@@ -23,6 +31,8 @@ export interface DeliveryOptions {
   retryMaxDelayMs: number;
   /** How long one event is retried before it is dropped. */
   retryForMs: number;
+  /** What rendering a body template may cost. */
+  template: TemplateBudget;
 }
 
 export interface DeliveryDeps {
@@ -48,8 +58,12 @@ export interface DeliveryStatus {
   dropped: number;
 }
 
-/** Cursor moves over events an addon does not want are written once this far ahead of the last write. */
+/**
+ * Cursor moves over events an addon does not want are written once this far ahead of the last
+ * write, and the worker lets the event loop turn after passing over this many.
+ */
 const PASSED_OVER_WRITE_EVERY = 1000;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const SYSTEM: Actor = Object.freeze({ name: 'fanion', userId: null });
 
 class Worker {
@@ -98,7 +112,13 @@ export class WebhookDeliverer {
 
   /** The engine's change feed: durable events wake the workers; addon changes start, stop or redirect them. */
   onChange(change: StateChange, kind: 'applied' | 'durable' | 'rolled-back'): void {
-    if (kind !== 'durable' || this.closed) return;
+    if (this.closed) return;
+    if (kind === 'rolled-back') {
+      // An addon's deletion or switch-off undone: its worker, waiting for it, goes on.
+      for (const w of this.workers.values()) this.kick(w);
+      return;
+    }
+    if (kind !== 'durable') return;
     const last = change.events.length > 0 ? change.events[change.events.length - 1][0] : 0;
     if (last > this.durableEventId) this.durableEventId = last;
     let addonsChanged = false;
@@ -148,35 +168,44 @@ export class WebhookDeliverer {
   private kick(w: Worker): void {
     if (w.running || w.timer || w.stopped || this.closed) return;
     w.running = true;
-    this.run(w).catch((err) => this.deps.log.error({ err, addon: w.id }, 'webhook delivery failed unexpectedly'))
+    this.run(w)
+      .catch((err) => {
+        // A bug: retried after the first backoff, never at once (that would be a tight loop).
+        this.deps.log.error({ err, addon: w.id }, 'webhook delivery failed unexpectedly');
+        if (!w.timer) this.later(w, this.deps.options.retryBaseMs);
+      })
       .finally(() => {
         w.running = false;
-        // Events that became durable while the last send was in flight.
-        if (!w.timer && w.cursor < this.durableEventId) this.kick(w);
+        // Events that became durable while the last send was in flight: on, from the next turn of
+        // the event loop. Not for an addon deleted or switched off: its worker waits for that
+        // change to be durable (and stopped), or rolled back (and kicked).
+        if (!w.timer && w.cursor < this.durableEventId && this.sends(w)) setImmediate(() => this.kick(w));
       });
+  }
+
+  /** The addon `w` delivers for, while it exists and is switched on. */
+  private sends(w: Worker): Addon | null {
+    const addon = this.deps.engine.state.addons.get(w.id);
+    return addon && addon.enabled ? addon : null;
   }
 
   /** Sends, in order, every wanted event after the cursor, until none is left or a send fails. */
   private async run(w: Worker): Promise<void> {
-    const { engine, send, log, options } = this.deps;
+    const { engine, log, options } = this.deps;
     const events = engine.state.events;
+    let passedOver = 0;
     while (!w.stopped && !this.closed && w.cursor < this.durableEventId) {
-      const addon = engine.state.addons.get(w.id);
-      if (!addon || !addon.enabled) return;
+      const addon = this.sends(w);
+      if (!addon) return;
       const event = events.get(w.cursor + 1)!;
       if (!wants(addon, event)) {
         w.cursor = event.id;
         if (w.cursor - w.written >= PASSED_OVER_WRITE_EVERY) this.writeCursor(w);
+        if (++passedOver % PASSED_OVER_WRITE_EVERY === 0) await nextTurn();
         continue;
       }
       w.lastAttemptAt = this.now();
-      let result: SendResult;
-      try {
-        result = await send(webhookRequest(addon, event), this.abort.signal);
-      } catch (err) {
-        // A bug, not the receiver: still a failure with its backoff, never a tight loop.
-        result = { ok: false, error: `could not send: ${(err as Error).message}` };
-      }
+      const result = await this.attempt(addon, event);
       if (w.stopped || this.closed) return;
       if (result.ok) {
         w.cursor = event.id;
@@ -205,17 +234,39 @@ export class WebhookDeliverer {
         continue;
       }
       const delay = Math.min(options.retryBaseMs * 2 ** Math.min(w.attempts - 1, 30), options.retryMaxDelayMs);
-      w.nextAttemptAt = this.now() + delay;
-      log.warn({ addon: w.id, eventId: event.id, attempts: w.attempts, retryInMs: delay, err: result.error }, 'webhook send failed; will retry');
-      w.timer = setTimeout(() => {
-        w.timer = null;
-        w.nextAttemptAt = null;
-        this.kick(w);
-      }, delay);
-      w.timer.unref();
+      log.warn({ addon: w.id, eventId: event.id, attempts: w.attempts, retryInMs: delay, err: result.error, detail: result.detail }, 'webhook send failed; will retry');
+      this.later(w, delay);
       return;
     }
     if (w.cursor > w.written && w.cursor === this.durableEventId) this.writeCursor(w);
+  }
+
+  /** Runs `w` again in `delay` ms. */
+  private later(w: Worker, delay: number): void {
+    w.nextAttemptAt = this.now() + delay;
+    w.timer = setTimeout(() => {
+      w.timer = null;
+      w.nextAttemptAt = null;
+      this.kick(w);
+    }, delay);
+    w.timer.unref();
+  }
+
+  /** One send of `event`; a failure, never a throw, when its request cannot be built or sent. */
+  private async attempt(addon: Addon, event: EventRecord): Promise<SendResult> {
+    let request: WebhookRequest;
+    try {
+      request = webhookRequest(addon, event, this.deps.options.template);
+    } catch (err) {
+      if (err instanceof TemplateBudgetError) return { ok: false, error: `bodyTemplate: ${err.message}` };
+      return { ok: false, error: `could not build the request: ${(err as Error).message}` };
+    }
+    try {
+      return await this.deps.send(request, this.abort.signal);
+    } catch (err) {
+      // A bug, not the receiver: still a failure with its backoff, never a tight loop.
+      return { ok: false, error: `could not send: ${(err as Error).message}` };
+    }
   }
 
   /** Writes the cursor to the WAL, after the previous write, without making anyone wait for the disk. */

@@ -1,12 +1,14 @@
 // Pure addon commands and the pure half of delivery: which events an addon wants, and the request
 // that carries one. An addon is Unleash's integration record; Fanion has one provider, `webhook`.
 import { createHmac } from 'node:crypto';
-import Mustache from 'mustache';
+import type { Config } from '../config.js';
 import type { Change, CommandEnv } from '../engine/command.js';
 import { invalid, NotFoundError, ValidationError } from '../errors.js';
 import { EVENT_TYPES } from '../events/types.js';
 import type { State } from '../state/state.js';
 import type { Addon, EventRecord } from '../state/types.js';
+import { destinationPolicy, urlRefusal, type DestinationPolicy } from './destination.js';
+import { checkTemplate, parseTemplate, renderWithin, type TemplateBudget } from './template.js';
 
 /** Addons at most: each has a delivery worker, and one request in flight at a time. */
 export const MAX_ADDONS = 50;
@@ -22,17 +24,17 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 const KNOWN_EVENTS = new Set<string>(EVENT_TYPES);
 /** A 400 whose message starts with the field it is about (`parameters.url: is required`). */
 const bad = (path: string, message: string) => invalid(path, `${path}: ${message}`);
-/**
- * Our own Mustache writer, its cache emptied after each use: the library's default one keeps every
- * template it ever saw, and each edit of a bodyTemplate would be one more kept forever.
- */
-const mustache = new Mustache.Writer();
-function render(template: string, view: unknown): string {
-  try {
-    return mustache.render(template, view);
-  } finally {
-    mustache.clearCache();
-  }
+/** What the settings allow an addon: where it may send, and what its template may cost. */
+export interface WebhookLimits {
+  destinations: DestinationPolicy;
+  template: TemplateBudget;
+}
+
+export function webhookLimits(config: Config): WebhookLimits {
+  return {
+    destinations: destinationPolicy(config),
+    template: { maxBytes: config.webhookTemplateMaxBytes, maxSteps: config.webhookTemplateMaxSteps },
+  };
 }
 
 interface ParameterDef {
@@ -80,11 +82,25 @@ export interface AddonInput {
 export function addonView(a: Addon, reveal = false) {
   const parameters: Record<string, string> = {};
   for (const [k, v] of Object.entries(a.parameters)) parameters[k] = isSensitive(k) && !reveal ? MASK : v;
+  if (parameters.url !== undefined && !reveal) parameters.url = maskCredentials(parameters.url);
   parameters.signingSecret = reveal ? a.signingSecret : MASK;
   return {
     id: a.id, provider: a.provider, description: a.description, enabled: a.enabled, parameters,
     events: a.events, projects: a.projects, environments: a.environments, createdAt: a.createdAt,
   };
+}
+
+/** A URL saved with a password (before saves refused them) is shown with the password masked. */
+function maskCredentials(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.password === '') return url;
+  parsed.password = MASK;
+  return parsed.toString();
 }
 
 function isSensitive(name: string): boolean {
@@ -121,7 +137,7 @@ export function parseCustomHeaders(text: string | undefined): Record<string, str
 }
 
 /** Checks the provider's parameters and fills in the kept secrets of `before` where the input sends the mask. */
-function checkParameters(input: Record<string, string>, before: Addon | null): { parameters: Record<string, string>; signingSecret: string | null } {
+function checkParameters(input: Record<string, string>, before: Addon | null, limits: WebhookLimits): { parameters: Record<string, string>; signingSecret: string | null } {
   const known = new Set(WEBHOOK_PARAMETERS.map((p) => p.name));
   const parameters: Record<string, string> = {};
   let signingSecret: string | null = null;
@@ -153,15 +169,24 @@ function checkParameters(input: Record<string, string>, before: Addon | null): {
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || url.length > MAX_URL) {
     throw bad('parameters.url', `must be an http or https URL of at most ${MAX_URL} characters`);
   }
+  // An address refused now but saved before (under other settings) may be kept on an update, to
+  // switch the addon off say: its sends are refused all the same.
+  const refused = url === before?.parameters.url ? null : urlRefusal(parsed, limits.destinations);
+  if (refused) throw bad('parameters.url', refused);
   if (parameters.contentType !== undefined && /[\r\n\0]/.test(parameters.contentType)) throw bad('parameters.contentType', 'must be on one line');
   if (parameters.authorization !== undefined && /[\r\n\0]/.test(parameters.authorization)) throw bad('parameters.authorization', 'must be on one line');
   parseCustomHeaders(parameters.customHeaders);
   if (parameters.bodyTemplate !== undefined) {
     try {
-      mustache.parse(parameters.bodyTemplate);
-      mustache.clearCache();
+      parseTemplate(parameters.bodyTemplate);
     } catch (err) {
       throw bad('parameters.bodyTemplate', `is not a Mustache template: ${(err as Error).message}`);
+    }
+    // As with the URL: one saved before (under other settings) may be kept, its renders are bounded all the same.
+    try {
+      if (parameters.bodyTemplate !== before?.parameters.bodyTemplate) checkTemplate(parameters.bodyTemplate, limits.template);
+    } catch (err) {
+      throw bad('parameters.bodyTemplate', (err as Error).message);
     }
   }
   return { parameters, signingSecret };
@@ -190,11 +215,11 @@ function newSecret(env: CommandEnv): string {
  * Creates an addon. Its delivery starts after its own creation event: nothing that happened
  * before it existed is sent.
  */
-export function createAddon(input: AddonInput) {
+export function createAddon(input: AddonInput, limits: WebhookLimits) {
   return (state: State, env: CommandEnv): Change<Addon> => {
     checkProvider(input.provider);
     if (state.addons.size >= MAX_ADDONS) throw new ValidationError(`You can't create more than ${MAX_ADDONS} addons.`);
-    const { parameters, signingSecret } = checkParameters(input.parameters, null);
+    const { parameters, signingSecret } = checkParameters(input.parameters, null, limits);
     const addon: Addon = {
       id: state.nextAddonId, provider: input.provider, description: input.description ?? null, enabled: input.enabled,
       parameters, ...checkFilters(state, input), signingSecret: signingSecret ?? newSecret(env), createdAt: env.now,
@@ -212,12 +237,12 @@ export function createAddon(input: AddonInput) {
  * Replaces an addon's settings (sensitive ones sent as `*****` are kept). Switching a disabled
  * addon on starts it after this change: what happened while it was off is not sent.
  */
-export function updateAddon(rawId: string, input: AddonInput) {
+export function updateAddon(rawId: string, input: AddonInput, limits: WebhookLimits) {
   return (state: State): Change<Addon> => {
     const before = requireAddon(state, rawId);
     checkProvider(input.provider);
     if (input.provider !== before.provider) throw bad('provider', `an addon keeps its provider ("${before.provider}")`);
-    const { parameters, signingSecret } = checkParameters(input.parameters, before);
+    const { parameters, signingSecret } = checkParameters(input.parameters, before, limits);
     const after: Addon = {
       ...before, description: input.description === undefined ? before.description : input.description, enabled: input.enabled,
       parameters, ...checkFilters(state, input), signingSecret: signingSecret ?? before.signingSecret,
@@ -273,12 +298,15 @@ export function signature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-/** The request that delivers `event` to `addon`: the body (the event, or the rendered template), its headers, signed. */
-export function webhookRequest(addon: Addon, event: EventRecord): WebhookRequest {
+/**
+ * The request that delivers `event` to `addon`: the body (the event, or the template rendered
+ * within `budget`), its headers, signed. Throws TemplateBudgetError when the render goes over it.
+ */
+export function webhookRequest(addon: Addon, event: EventRecord, budget: TemplateBudget): WebhookRequest {
   const payload = eventPayload(event);
   const eventJson = JSON.stringify(payload);
   const template = addon.parameters.bodyTemplate;
-  const body = template === undefined ? eventJson : render(template, { event: payload, eventJson });
+  const body = template === undefined ? eventJson : renderWithin(template, { event: payload, eventJson }, budget);
   const headers: Record<string, string> = {
     ...parseCustomHeaders(addon.parameters.customHeaders),
     'Content-Type': addon.parameters.contentType ?? 'application/json',

@@ -37,6 +37,8 @@ export interface ClientScope {
   /** Stable key of the scope, part of the client snapshot's cache key. */
   key: string;
   actor: Actor;
+  /** The token's hash, naming the token itself (tokens may share a scope); none with AUTH_TYPE=none. */
+  token?: string;
 }
 
 /** Whether a flag of `project` is inside what a client scope may see (and count). */

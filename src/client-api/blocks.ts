@@ -3,6 +3,7 @@
 // 10,000 flags). Block boundaries are content-defined, by a hash of the flag name, so adding
 // or removing a flag moves no boundary but its own block's: every other block is reused as is.
 import { createHash } from 'node:crypto';
+import type { Slicer } from '../slices.js';
 
 export interface Fragment {
   name: string;
@@ -73,6 +74,23 @@ function makeBlock(frags: Fragment[], first: boolean, last: boolean): Block {
  * fragments are the very same objects. Fragments are replaced only when their bytes change.
  */
 export function buildBlocks(frags: Fragment[], previous: Block[]): { blocks: Block[]; rebuilt: number } {
+  const out = { blocks: [] as Block[], rebuilt: 0 };
+  for (const step of blockSteps(frags, previous, out)) void step;
+  return out;
+}
+
+/** buildBlocks a few blocks at a time, pausing between slices (a response of 50,000 new flags). */
+export async function buildBlocksInSlices(frags: Fragment[], previous: Block[], slicer: Slicer): Promise<{ blocks: Block[]; rebuilt: number }> {
+  const out = { blocks: [] as Block[], rebuilt: 0 };
+  for (const step of blockSteps(frags, previous, out)) {
+    void step;
+    if (slicer.due()) await slicer.pause();
+  }
+  return out;
+}
+
+/** The work of buildBlocks, one block per step, into `out`. */
+function* blockSteps(frags: Fragment[], previous: Block[], out: { blocks: Block[]; rebuilt: number }): Generator<void> {
   const groups: Fragment[][] = [];
   let cur: Fragment[] = [];
   for (const f of frags) {
@@ -85,16 +103,19 @@ export function buildBlocks(frags: Fragment[], previous: Block[]): { blocks: Blo
   if (cur.length > 0 || groups.length === 0) groups.push(cur);
   const byFirst = new Map<Fragment | undefined, Block>();
   for (const b of previous) byFirst.set(b.frags[0], b);
-  let rebuilt = 0;
-  const blocks = groups.map((g, i) => {
+  for (let i = 0; i < groups.length; i++) {
+    const g = groups[i];
     const first = i === 0;
     const last = i === groups.length - 1;
     const old = byFirst.get(g[0]);
-    if (old && old.first === first && old.last === last && sameFragments(old.frags, g)) return old;
-    rebuilt++;
-    return makeBlock(g, first, last);
-  });
-  return { blocks, rebuilt };
+    if (old && old.first === first && old.last === last && sameFragments(old.frags, g)) {
+      out.blocks.push(old);
+    } else {
+      out.rebuilt++;
+      out.blocks.push(makeBlock(g, first, last));
+    }
+    yield;
+  }
 }
 
 /** Strong ETag of the concatenated blocks: a hash of their hashes, so it follows the bytes exactly. */

@@ -8,6 +8,7 @@ import { segmentUsers, Toucher } from '../state/touch.js';
 import type { Feature } from '../state/types.js';
 import { cutAfter, type Fragment } from './blocks.js';
 import { clientFeature } from './record.js';
+import type { Slicer } from '../slices.js';
 
 export interface EnvView {
   fragments: Map<string, Fragment>;
@@ -33,6 +34,19 @@ function position(list: Fragment[], name: string): number {
 }
 
 const byName = (a: Fragment, b: Fragment) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** `ordered` with a few fragments replaced, added (by name) or removed (null). */
+function spliced(ordered: Fragment[], changed: Map<string, Fragment | null>): Fragment[] {
+  for (const [name, frag] of changed) {
+    const at = position(ordered, name);
+    const here = ordered[at]?.name === name;
+    if (frag === null) {
+      if (here) ordered.splice(at, 1);
+    } else if (here) ordered[at] = frag;
+    else ordered.splice(at, 0, frag);
+  }
+  return ordered;
+}
 
 /** The fragments of every environment asked for so far, and what changes made stale. */
 export class EnvViews {
@@ -76,6 +90,12 @@ export class EnvViews {
       const v = this.views.get(environment);
       if (v) v.allDirty = true;
     }
+  }
+
+  /** The environment's view if nothing waits to be serialized in it; null otherwise. */
+  ifFresh(environment: string): EnvView | null {
+    const view = this.views.get(environment);
+    return view !== undefined && !view.allDirty && view.dirty.size === 0 && !view.filtersChanged ? view : null;
   }
 
   /** The environment's view with every pending change serialized. */
@@ -125,6 +145,67 @@ export class EnvViews {
     view.filtersChanged = false;
     if (changed) view.generation = ++this.clock;
     return view;
+  }
+
+  /**
+   * What `fresh` does for every view, a slice at a time with pauses between, for after a large
+   * change (an import of 50,000 flags: serializing them at the next poll held the event loop for
+   * most of a second). New fragments are gathered aside and the view takes them at once at the
+   * end, so a reader between two slices finds it as it was. Changes marked meanwhile are taken
+   * too: it returns when nothing is left to serialize.
+   */
+  async freshenInSlices(slicer: Slicer): Promise<void> {
+    for (const [environment, view] of this.views) {
+      while (view.allDirty || view.dirty.size > 0 || view.filtersChanged) {
+        if (view.allDirty) await this.rebuildInSlices(environment, view, slicer);
+        else await this.updateInSlices(environment, view, slicer);
+      }
+    }
+  }
+
+  private async rebuildInSlices(environment: string, view: EnvView, slicer: Slicer): Promise<void> {
+    view.allDirty = false;
+    view.dirty.clear();
+    view.filtersChanged = false;
+    const fragments = new Map<string, Fragment>();
+    for (const f of this.state.features.values()) {
+      if (!f.archived) fragments.set(f.name, this.fragment(f, environment));
+      if (slicer.due()) await slicer.pause();
+    }
+    // A change marked everything again meanwhile: what was built may be stale; start over.
+    if (view.allDirty) return;
+    view.fragments = fragments;
+    view.ordered = [...fragments.values()].sort(byName);
+    view.generation = ++this.clock;
+  }
+
+  private async updateInSlices(environment: string, view: EnvView, slicer: Slicer): Promise<void> {
+    const names = [...view.dirty];
+    view.dirty.clear();
+    const changed = new Map<string, Fragment | null>();
+    for (const name of names) {
+      const f = this.state.features.get(name);
+      const old = view.fragments.get(name);
+      if (!f || f.archived) {
+        if (old) changed.set(name, null);
+      } else {
+        const frag = this.fragment(f, environment);
+        if (!old || !old.bytes.equals(frag.bytes) || old.project !== frag.project) changed.set(name, frag);
+      }
+      if (slicer.due()) await slicer.pause();
+    }
+    // Names marked again meanwhile were serialized from the state as it was then: mark them again
+    // (view.dirty already has them), and let the next round take them.
+    if (view.allDirty) return;
+    if (changed.size === 0 && !view.filtersChanged) return;
+    for (const [name, frag] of changed) {
+      if (frag) view.fragments.set(name, frag);
+      else view.fragments.delete(name);
+    }
+    // Sorted again once, rather than one splice per flag (quadratic for tens of thousands of new flags).
+    view.ordered = changed.size > 64 ? [...view.fragments.values()].sort(byName) : spliced(view.ordered, changed);
+    view.filtersChanged = false;
+    view.generation = ++this.clock;
   }
 
   private markFlag(name: string): void {

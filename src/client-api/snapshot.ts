@@ -13,9 +13,10 @@
 import { createGzip } from 'node:zlib';
 import { inClientScope, type ClientScope } from '../auth/access.js';
 import type { StateChange } from '../state/change.js';
+import type { Slicer } from '../slices.js';
 import { tagKey, type State } from '../state/state.js';
 import type { Toucher } from '../state/touch.js';
-import { buildBlocks, etagOf, type Block, type Fragment } from './blocks.js';
+import { buildBlocks, buildBlocksInSlices, etagOf, type Block, type Fragment } from './blocks.js';
 import { EnvViews, type EnvView } from './env-views.js';
 import { clientFilter, filterKey, type ClientFilter } from './query.js';
 
@@ -127,6 +128,37 @@ export class ClientSnapshot {
     return entry;
   }
 
+  /**
+   * The response last built for a caller and query, or null if there is none. It reads no state:
+   * while a large change is applied a slice at a time and its flags serialized (Engine.applying),
+   * a poll is answered with it, a whole answer from before the change (which is not acknowledged
+   * yet).
+   */
+  cachedResponse(scope: ClientScope, search: string): CachedResponse | null {
+    const filter = this.scopeFilters.get(scope)?.get(search);
+    return filter === undefined ? null : (this.responses.get(filter.key) ?? null);
+  }
+
+  /**
+   * After a large change: every flag it touched serialized again, a slice at a time, and the
+   * cached responses stitched anew, so that the first poll after it finds the work done instead of
+   * doing it all at once (50,000 flags held the event loop for most of a second).
+   */
+  async freshenInSlices(slicer: Slicer): Promise<void> {
+    await this.views.freshenInSlices(slicer);
+    for (const entry of [...this.responses.values()]) {
+      const view = this.views.ifFresh(entry.filter.environment);
+      if (view === null || entry.generation === view.generation) continue;
+      const generation = view.generation;
+      const { blocks, rebuilt } = await buildBlocksInSlices(this.select(entry.filter, view), entry.blocks, slicer);
+      // Taken only if nothing moved meanwhile; otherwise the next poll stitches it as usual.
+      if (view.generation !== generation || entry.generation === generation || !this.responses.has(entry.key)) continue;
+      entry.generation = generation;
+      this.stitched(entry, blocks, rebuilt);
+      this.evict(entry);
+    }
+  }
+
   /** One flag's record bytes, or null when unknown, archived or outside the caller's projects. */
   feature(scope: ClientScope, name: string): Buffer | null {
     const frag = this.views.fresh(scope.environment).fragments.get(name);
@@ -174,6 +206,11 @@ export class ClientSnapshot {
 
   private restitch(entry: CachedResponse, view: EnvView): void {
     const { blocks, rebuilt } = buildBlocks(this.select(entry.filter, view), entry.blocks);
+    this.stitched(entry, blocks, rebuilt);
+  }
+
+  /** The entry with its new blocks: bytes, ETag and headers, and a gzip copy on its way. */
+  private stitched(entry: CachedResponse, blocks: Block[], rebuilt: number): void {
     if (rebuilt === 0 && blocks.length === entry.blocks.length) return;
     this.blocksBuilt += rebuilt;
     this.cachedBytes -= entry.size;

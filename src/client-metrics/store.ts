@@ -1,14 +1,22 @@
 // What SDKs report, kept in memory: applications with their instances, and yes/no counts per
-// (application, environment, flag). Only `lastSeenAt` of flag environments is made durable, in
-// batches (see flusher.ts); the counts and the instance list start empty after a restart.
+// (application, environment, flag), whether an SDK sent them itself or a relay (Unleash Edge) sent
+// them in bulk. Only `lastSeenAt` of flag environments is made durable, in batches (see
+// flusher.ts); the counts and the instance list start empty after a restart. Names the server
+// does not have go to the unknown flags (unknown-flags.ts).
 import { inClientScope, type ClientScope } from '../auth/access.js';
 import type { State } from '../state/state.js';
-import type { MetricsBody, RegisterBody } from './schema.js';
+import type { BulkMetricsBody, InstanceReport, MetricsBody, ToggleCounts } from './schema.js';
+import type { SdkDetails } from './sdk-headers.js';
+import { ENTRY_BYTES as ENTRY, objectBytes, strBytes as str } from './sizes.js';
+import { UnknownFlags } from './unknown-flags.js';
 
 export interface InstanceInfo {
   instanceId: string;
   connectionId: string | null;
   sdkVersion: string | null;
+  /** An integration built on the SDK (an OpenFeature provider, say), and its version. */
+  sdkFlavor: string | null;
+  sdkFlavorVersion: string | null;
   environment: string;
   started: string | null;
   interval: number | null;
@@ -55,8 +63,10 @@ export type MetricsKind = 'client' | 'frontend';
  * decides for itself.
  */
 export interface MetricsTap {
-  registered(scope: ClientScope, body: RegisterBody, now: string): void;
+  registered(scope: ClientScope, body: InstanceReport, now: string): void;
   recorded(scope: ClientScope, body: MetricsBody, now: string, kind: MetricsKind): void;
+  /** What a relay downstream sent for the SDKs behind it. */
+  bulkReceived(scope: ClientScope, body: BulkMetricsBody, now: string): void;
 }
 
 /** Bounds against a misbehaving or hostile client inventing names. */
@@ -67,16 +77,22 @@ export const MAX_STRATEGIES_PER_APP = 100;
 /** The admin views list at most this many instances per application (the newest), and say so. */
 export const MAX_LISTED_INSTANCES = 100;
 
-// Estimated sizes. V8 keeps a string as a header plus one or two bytes a character (two is
-// assumed: names may be any Unicode), a Map entry costs a few words plus its hash-table slot, an
-// object its header and one word per field. Estimates, not measurements, but they grow with what
-// a client sends, which is what the budget has to bound (bench/hostile.ts compares with RSS).
-const str = (s: string | null) => (s === null ? 0 : 24 + 2 * s.length);
-const ENTRY = 48;
-const OBJECT = 16 + 8 * 12;
+const OBJECT = objectBytes(14);
 const instanceBytes = (i: InstanceInfo) =>
-  ENTRY + OBJECT + str(i.instanceId) * 2 + str(i.connectionId) + str(i.sdkVersion) + str(i.environment) + str(i.started) +
-  str(i.platformName) + str(i.platformVersion) + str(i.firstSeen) + str(i.lastSeen);
+  ENTRY + OBJECT + str(i.instanceId) * 2 + str(i.connectionId) + str(i.sdkVersion) + str(i.sdkFlavor) + str(i.sdkFlavorVersion) +
+  str(i.environment) + str(i.started) + str(i.platformName) + str(i.platformVersion) + str(i.firstSeen) + str(i.lastSeen);
+
+/** What a body says of the instance, its headers filling in what it leaves out (sdk-headers.ts). */
+function describe(inst: InstanceInfo, body: Partial<InstanceReport>, headers: SdkDetails): void {
+  inst.connectionId = body.connectionId ?? headers.connectionId ?? inst.connectionId;
+  inst.sdkVersion = body.sdkVersion ?? headers.sdkVersion ?? inst.sdkVersion;
+  inst.sdkFlavor = body.sdkFlavor ?? headers.sdkFlavor ?? inst.sdkFlavor;
+  inst.sdkFlavorVersion = body.sdkFlavorVersion ?? headers.sdkFlavorVersion ?? inst.sdkFlavorVersion;
+  inst.interval = body.interval ?? headers.interval ?? inst.interval;
+  if (body.started !== undefined) inst.started = typeof body.started === 'number' ? new Date(body.started).toISOString() : body.started;
+  inst.platformName = body.platformName ?? inst.platformName;
+  inst.platformVersion = body.platformVersion ?? inst.platformVersion;
+}
 
 /** A sum of counts, held at the largest integer a double holds exactly rather than drifting or overflowing. */
 const add = (a: number, b: number) => Math.min(a + b, Number.MAX_SAFE_INTEGER);
@@ -100,71 +116,120 @@ export class ClientMetricsStore {
     private readonly state: State,
     /** CLIENT_METRICS_MAX_BYTES. */
     private readonly maxBytes = 32 * 1024 * 1024,
+    /** Where names the server does not have are reported (its own budget, UNKNOWN_FLAGS_MAX_BYTES). */
+    readonly unknown = new UnknownFlags(4 * 1024 * 1024),
   ) {}
 
-  register(scope: ClientScope, body: RegisterBody, now: string): void {
+  /** An SDK instance announces itself (in the token's environment, whatever its body says). */
+  register(scope: ClientScope, body: InstanceReport, now: string, headers: SdkDetails = {}): void {
     this.tap?.registered(scope, body, now);
+    this.registerOne(scope, body, now, headers);
+    this.enforceBudget();
+  }
+
+  private registerOne(scope: ClientScope, body: InstanceReport, now: string, headers: SdkDetails): void {
     const app = this.app(body.appName, now);
-    for (const s of body.strategies) {
+    for (const s of body.strategies ?? []) {
       if (app.strategies.size >= MAX_STRATEGIES_PER_APP) break;
       if (app.strategies.has(s)) continue;
       app.strategies.add(s);
       this.grow(app, ENTRY + str(s));
     }
-    this.instance(app, scope, body.instanceId, now, (inst) => {
-      inst.connectionId = body.connectionId ?? inst.connectionId;
-      inst.sdkVersion = body.sdkVersion ?? inst.sdkVersion;
-      inst.started = typeof body.started === 'number' ? new Date(body.started).toISOString() : body.started;
-      inst.interval = body.interval;
-      inst.platformName = body.platformName ?? inst.platformName;
-      inst.platformVersion = body.platformVersion ?? inst.platformVersion;
-    });
+    this.instance(app, scope, body.instanceId, now, (inst) => describe(inst, body, headers));
+  }
+
+  /**
+   * Counts a metrics bucket, in the token's environment only. Flags outside the token's projects
+   * are ignored: a public token must not mark another project's flags as used (their counts, their
+   * lastSeenAt). Names the server does not have at all are reported as unknown flags.
+   */
+  record(scope: ClientScope, body: MetricsBody, now: string, headers: SdkDetails = {}, kind: MetricsKind = 'client'): void {
+    this.tap?.recorded(scope, body, now, kind);
+    const app = this.app(body.appName, now);
+    // Only the fields the metrics schema checks: the body may carry anything else.
+    const { connectionId, sdkVersion, sdkFlavor, sdkFlavorVersion, platformName, platformVersion } = body;
+    this.instance(app, scope, body.instanceId, now, (inst) => describe(inst, { connectionId, sdkVersion, sdkFlavor, sdkFlavorVersion, platformName, platformVersion }, headers));
+    for (const [name, c] of Object.entries(body.bucket?.toggles ?? {})) this.count(scope, app, name, c, now);
     this.enforceBudget();
   }
 
   /**
-   * Counts a metrics bucket, in the token's environment only. Flags the server does not know are
-   * ignored, as Unleash does, and so are flags outside the token's projects: a public token must
-   * not mark another project's flags as used (their counts, their lastSeenAt).
+   * What a relay (Unleash Edge) sends for the SDKs behind it: their registrations and their counts,
+   * each naming its application. Only those of the token's environment count (an entry without one
+   * is in the token's), and only flags of the token's projects, as for an SDK's own metrics.
    */
-  record(scope: ClientScope, body: MetricsBody, now: string, kind: MetricsKind = 'client'): void {
-    this.tap?.recorded(scope, body, now, kind);
-    const app = this.app(body.appName, now);
-    this.instance(app, scope, body.instanceId, now, (inst) => {
-      if (body.connectionId) inst.connectionId = body.connectionId;
-    });
-    const toggles = body.bucket?.toggles ?? {};
-    const env = scope.environment;
-    for (const [name, c] of Object.entries(toggles)) {
-      const yes = c.yes ?? 0;
-      const no = c.no ?? 0;
-      if (yes === 0 && no === 0) continue;
-      const f = this.state.features.get(name);
-      if (!f || !inClientScope(scope, f.project)) continue;
-      const key = `${env}\u0000${name}`;
-      let counts = app.counts.get(key);
-      if (!counts) {
-        // Null prototype: a variant named "constructor" or "__proto__" is a name like any other.
-        counts = { environment: env, featureName: name, yes: 0, no: 0, variants: Object.create(null) as Record<string, number>, lastSeen: now };
-        app.counts.set(key, counts);
-        this.grow(app, ENTRY + OBJECT + str(key) + str(name) + str(env) + str(now));
+  recordBulk(scope: ClientScope, body: BulkMetricsBody, now: string): void {
+    this.tap?.bulkReceived(scope, body, now);
+    const inScope = (environment: string | null | undefined) => environment == null || environment === scope.environment;
+    for (const a of body.applications) {
+      if (!inScope(a.environment)) continue;
+      this.registerOne(scope, a, now, {});
+    }
+    // Looked up for each entry, not kept: with more applications than MAX_APPLICATIONS in one
+    // body, one met earlier may have been evicted since (and a new one made under its name).
+    const touched = new Set<Application>();
+    for (const m of body.metrics) {
+      if (!inScope(m.environment)) continue;
+      const app = this.app(m.appName, now);
+      if (!touched.has(app)) {
+        touched.add(app);
+        this.seenThroughRelay(scope, app, now);
       }
-      counts.yes = add(counts.yes, yes);
-      counts.no = add(counts.no, no);
-      counts.lastSeen = now;
-      let known = Object.keys(counts.variants).length;
-      for (const [variant, n] of Object.entries(c.variants ?? {})) {
-        if (!(variant in counts.variants)) {
-          if (known >= MAX_VARIANTS_PER_FLAG) continue;
-          known++;
-          counts.variants[variant] = 0;
-          this.grow(app, ENTRY + str(variant));
-        }
-        counts.variants[variant] = add(counts.variants[variant], n);
-      }
-      this.pending.set(`${name}\u0000${env}`, { feature: name, environment: env, at: now });
+      this.count(scope, app, m.featureName, m, now);
     }
     this.enforceBudget();
+  }
+
+  private count(scope: ClientScope, app: Application, name: string, c: ToggleCounts, now: string): void {
+    const yes = c.yes ?? 0;
+    const no = c.no ?? 0;
+    if (yes === 0 && no === 0) return;
+    const env = scope.environment;
+    const f = this.state.features.get(name);
+    if (!f) {
+      this.unknown.report(name, app.appName, env, now);
+      return;
+    }
+    if (!inClientScope(scope, f.project)) return;
+    const key = `${env}\u0000${name}`;
+    let counts = app.counts.get(key);
+    if (!counts) {
+      // Null prototype: a variant named "constructor" or "__proto__" is a name like any other.
+      counts = { environment: env, featureName: name, yes: 0, no: 0, variants: Object.create(null) as Record<string, number>, lastSeen: now };
+      app.counts.set(key, counts);
+      this.grow(app, ENTRY + OBJECT + str(key) + str(name) + str(env) + str(now));
+    }
+    counts.yes = add(counts.yes, yes);
+    counts.no = add(counts.no, no);
+    counts.lastSeen = now;
+    let known = Object.keys(counts.variants).length;
+    for (const [variant, n] of Object.entries(c.variants ?? {})) {
+      if (!(variant in counts.variants)) {
+        if (known >= MAX_VARIANTS_PER_FLAG) continue;
+        known++;
+        counts.variants[variant] = 0;
+        this.grow(app, ENTRY + str(variant));
+      }
+      counts.variants[variant] = add(counts.variants[variant], n);
+    }
+    this.pending.set(`${name}\u0000${env}`, { feature: name, environment: env, at: now });
+  }
+
+  /**
+   * Counts sent by a relay name an application, not an instance. The budget evicts instances, so
+   * an application without one gets "default" (where Unleash files reports without an instance
+   * id); one with instances keeps its newest from eviction while its counts keep coming.
+   */
+  private seenThroughRelay(scope: ClientScope, app: Application, now: string): void {
+    const newest = [...app.instances.keys()].at(-1);
+    if (newest === undefined) {
+      this.instance(app, scope, undefined, now, () => {});
+      return;
+    }
+    const key = `${app.appName}\u0000${newest}`;
+    const entry = this.lru.get(key)!;
+    this.lru.delete(key);
+    this.lru.set(key, entry);
   }
 
   /** Takes the lastSeen updates gathered since the previous call. */
@@ -248,7 +313,7 @@ export class ClientMetricsStore {
   }
 
   /** Finds or makes the instance, moves it to the end of both orders, and re-counts its bytes around `update`. */
-  private instance(app: Application, scope: ClientScope, id: string | undefined, now: string, update: (inst: InstanceInfo) => void): void {
+  private instance(app: Application, scope: ClientScope, id: string | null | undefined, now: string, update: (inst: InstanceInfo) => void): void {
     // Unleash files instances without an id under "default".
     const instanceId = id || 'default';
     const key = `${app.appName}\u0000${instanceId}`;
@@ -259,8 +324,8 @@ export class ClientMetricsStore {
       this.grow(app, -(instanceBytes(inst) + ENTRY + str(key)));
     } else {
       inst = {
-        instanceId, connectionId: null, sdkVersion: null, environment: scope.environment, started: null, interval: null,
-        platformName: null, platformVersion: null, firstSeen: now, lastSeen: now,
+        instanceId, connectionId: null, sdkVersion: null, sdkFlavor: null, sdkFlavorVersion: null, environment: scope.environment, started: null,
+        interval: null, platformName: null, platformVersion: null, firstSeen: now, lastSeen: now,
       };
       if (app.instances.size >= MAX_INSTANCES_PER_APP) this.dropInstance(app, app.instances.keys().next().value!);
     }

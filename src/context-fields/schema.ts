@@ -6,9 +6,11 @@ const legalValue = {
   required: ['value'],
   properties: { value: { type: 'string', minLength: 1, maxLength: 100 }, description: { type: ['string', 'null'], maxLength: 1000 } },
 };
+/** A field's legal values, in every door (admin API and the features-batch import). */
+export const legalValuesSchema = { type: 'array', maxItems: 1000, items: legalValue };
 const fields = {
   description: { type: ['string', 'null'], maxLength: 5000 },
-  legalValues: { type: 'array', maxItems: 1000, items: legalValue },
+  legalValues: legalValuesSchema,
   stickiness: { type: 'boolean' },
   sortOrder: { type: 'integer', minimum: -1000000, maximum: 1000000 },
 };

@@ -5,6 +5,7 @@
 import type { Op } from '../state/ops.js';
 import type { State } from '../state/state.js';
 import type { Actor, EventRecord } from '../state/types.js';
+import type { Slicer } from '../slices.js';
 
 /** The edges a command may read: clock and id source are passed in so replay is deterministic. */
 export interface CommandEnv {
@@ -23,6 +24,14 @@ export interface Change<R> {
 }
 
 export type Command<R> = (state: State, env: CommandEnv) => Change<R>;
+
+/**
+ * A command over a large input (an import of tens of thousands of flags): as pure as a Command,
+ * but it pauses between slices of its work (`slicer`), so the event loop serves other requests
+ * meanwhile. Engine.runInSlices keeps every other change out until its change is applied, so the
+ * state it reads does not move under it.
+ */
+export type SlicedCommand<R> = (state: State, env: CommandEnv, slicer: Slicer) => Promise<Change<R>>;
 
 /** Fills in what every event carries. Pure: ids follow the log's last id. */
 export function resolveEvents(state: State, env: CommandEnv, drafts: EventDraft[]): EventRecord[] {

@@ -2,7 +2,8 @@
 // one atomic change. `reviewImport` is what /validate answers (errors, warnings, permissions) and
 // what the import checks first; only a document without errors is turned into ops. What comes
 // in is data (decisions.md § two doors): constraints, parameters and variants are stored as given.
-import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
+import type { Change, CommandEnv, EventDraft, SlicedCommand } from '../engine/command.js';
+import type { Slicer } from '../slices.js';
 import { importedConstraint, type ConstraintInput } from '../constraints/constraints.js';
 import { allContextFields, contextFieldView, MAX_CONTEXT_FIELDS } from '../context-fields/logic.js';
 import { NoAccessError, ValidationError } from '../errors.js';
@@ -59,7 +60,7 @@ class Findings {
  * `mayCreateShared` says whether the caller may create what belongs to no project (context
  * fields, tag types): a token limited to projects or an environment may not.
  */
-export function reviewImport(state: State, req: ImportRequest, mayCreateShared: boolean): { review: ImportReview; plan: Plan } {
+export async function reviewImport(state: State, req: ImportRequest, mayCreateShared: boolean, slicer: Slicer): Promise<{ review: ImportReview; plan: Plan }> {
   requireProject(state, req.project);
   requireEnvironment(state, req.environment);
   const doc = req.data;
@@ -73,6 +74,7 @@ export function reviewImport(state: State, req: ImportRequest, mayCreateShared: 
   for (const f of doc.features) {
     if (seen.has(f.name)) duplicates.push(f.name);
     else seen.add(f.name);
+    if (slicer.due()) await slicer.pause();
   }
   errors.add('These flags appear more than once in data.features; keep one of each', duplicates);
   const elsewhere: string[] = [];
@@ -87,6 +89,7 @@ export function reviewImport(state: State, req: ImportRequest, mayCreateShared: 
       if (here) existing.push(name);
       flags.push(name);
     }
+    if (slicer.due()) await slicer.pause();
   }
   errors.add(`These flags exist in other projects; move them to "${req.project}" or leave them out of the document`, elsewhere);
   warnings.add('These flags are archived here and will not be imported; revive them first to import them', archived);
@@ -97,18 +100,24 @@ export function reviewImport(state: State, req: ImportRequest, mayCreateShared: 
   const outside = (path: string, flag: string) => {
     if (!seen.has(flag)) strangers.push(`${path} (flag ${JSON.stringify(flag)})`);
   };
+  // Each pass over a list of tens of thousands takes milliseconds: a pause between them is enough.
   (doc.featureStrategies ?? []).forEach((s, i) => outside(`featureStrategies[${i}]`, s.featureName));
+  await slicer.pause();
   (doc.featureEnvironments ?? []).forEach((fe, i) => outside(`featureEnvironments[${i}]`, (fe.featureName ?? fe.name)!));
+  await slicer.pause();
   (doc.featureTags ?? []).forEach((t, i) => outside(`featureTags[${i}]`, t.featureName));
   (doc.dependencies ?? []).forEach((d, i) => outside(`dependencies[${i}]`, d.feature));
+  await slicer.pause();
   errors.add('These items name flags that are not in data.features', strangers);
 
   // Strategies: their types must exist here (Unleash asks for custom ones to be created first).
   const strategies = doc.featureStrategies ?? [];
+  await slicer.pause();
   const unknownTypes = strategies.filter((s) => !state.strategyTypes.has(s.name)).map((s) => s.name);
   const known = [...state.strategyTypes.keys()].join(', ');
   errors.add(`These strategy types do not exist here; create them first (POST /api/admin/strategies). The known ones are ${known}`, unknownTypes);
   warnings.add('These custom strategy types are used; the SDKs that evaluate these flags must implement them', strategies.filter((s) => state.strategyTypes.get(s.name)?.editable).map((s) => s.name));
+  await slicer.pause();
   const ids = new Set<string>();
   const repeatedIds: string[] = [];
   for (const s of strategies) {
@@ -122,6 +131,7 @@ export function reviewImport(state: State, req: ImportRequest, mayCreateShared: 
     strategies.flatMap((s, i) => ((s.variants ?? []) as { overrides?: unknown[] }[]).some((v) => v.overrides && v.overrides.length > 0) ? [`featureStrategies[${i}]`] : []),
   );
 
+  await slicer.pause();
   // Segments travel by id and name; here they are found by name (shared, or of the project).
   const segmentNames = new Map<number, string>();
   for (const s of doc.segments ?? []) if (!segmentNames.has(s.id)) segmentNames.set(s.id, s.name.trim());
@@ -141,6 +151,7 @@ export function reviewImport(state: State, req: ImportRequest, mayCreateShared: 
   errors.add('These strategies use segment ids that data.segments does not list', unlisted);
   errors.add(`These segments do not exist here (shared or in project "${req.project}"); create them first (POST /api/admin/segments)`, missingSegments);
 
+  await slicer.pause();
   // Context fields: new ones are created; existing ones must already allow the imported legal values.
   const fields = new Map(allContextFields(state).map((f) => [f.name, f]));
   const newContextFields: ContextField[] = [];
@@ -176,6 +187,7 @@ export function reviewImport(state: State, req: ImportRequest, mayCreateShared: 
   const docTagTypes = new Map((doc.tagTypes ?? []).map((t) => [t.name, t]));
   const newTagTypes: TagType[] = [];
   const unknownTagTypes: string[] = [];
+  await slicer.pause();
   for (const t of doc.featureTags ?? []) {
     if (state.tagTypes.has(t.tagType) || newTagTypes.some((n) => n.name === t.tagType)) continue;
     const given = docTagTypes.get(t.tagType);
@@ -204,16 +216,20 @@ const describe = (problems: Problem[]) => problems.map((p) => `${p.message}: ${q
  * In the environment, each imported flag's strategies become the document's (ids kept where
  * they are free), and its on/off state and variants those of its featureEnvironments entry.
  */
-export function importFeatures(req: ImportRequest, mayCreateShared: boolean) {
-  return (state: State, env: CommandEnv): Change<ImportReview> => {
-    const { review, plan } = reviewImport(state, req, mayCreateShared);
+export function importFeatures(req: ImportRequest, mayCreateShared: boolean): SlicedCommand<ImportReview> {
+  return async (state: State, env: CommandEnv, slicer: Slicer): Promise<Change<ImportReview>> => {
+    const { review, plan } = await reviewImport(state, req, mayCreateShared, slicer);
     if (review.errors.length > 0) {
       throw new ValidationError(`Import refused, nothing was changed. ${describe(review.errors)}.`, review.errors.map((p) => ({ message: `${p.message}: ${quoted(p.affectedItems).join(', ')}` })));
     }
     if (review.permissions.length > 0) throw new NoAccessError(`Import refused, nothing was changed. ${describe(review.permissions)}.`);
     const b = new ImportBuilder(state, env, req, plan);
+    await b.index(slicer);
     b.shared();
-    for (const name of plan.flags) b.flag(name);
+    for (const name of plan.flags) {
+      b.flag(name);
+      if (slicer.due()) await slicer.pause();
+    }
     b.events.push({ type: 'features-imported', project: req.project, environment: req.environment, data: { features: plan.flags } });
     return { ops: b.ops, events: b.events, result: review };
   };
@@ -241,29 +257,29 @@ class ImportBuilder {
     this.project = req.project;
     this.environment = req.environment;
     this.nextSeq = state.nextStrategySeq;
-    const doc = req.data;
-    const strategies = new Map<string, BatchStrategy[]>();
-    for (const st of doc.featureStrategies ?? []) {
+    this.byFlag = { feature: new Map(), strategies: new Map(), env: new Map(), tags: new Map(), dependencies: new Map() };
+  }
+
+  /** Fills byFlag from the document, pausing between slices (it has tens of thousands of items). */
+  async index(slicer: Slicer): Promise<void> {
+    const doc = this.req.data;
+    const { feature, strategies, env: envs, tags, dependencies } = this.byFlag;
+    await slicer.each(doc.features, (f) => feature.set(f.name, f));
+    await slicer.each(doc.featureStrategies ?? [], (st) => {
       const list = strategies.get(st.featureName);
       if (list) list.push(st);
       else strategies.set(st.featureName, [st]);
-    }
-    const envs = new Map<string, NonNullable<BatchDocument['featureEnvironments']>[number]>();
-    for (const fe of doc.featureEnvironments ?? []) if (!envs.has((fe.featureName ?? fe.name)!)) envs.set((fe.featureName ?? fe.name)!, fe);
-    const tags = new Map<string, Tag[]>();
-    for (const t of doc.featureTags ?? []) {
+    });
+    await slicer.each(doc.featureEnvironments ?? [], (fe) => {
+      if (!envs.has((fe.featureName ?? fe.name)!)) envs.set((fe.featureName ?? fe.name)!, fe);
+    });
+    await slicer.each(doc.featureTags ?? [], (t) => {
       const tag = { type: t.tagType, value: t.tagValue };
       const list = tags.get(t.featureName);
       if (list) list.push(tag);
       else tags.set(t.featureName, [tag]);
-    }
-    this.byFlag = {
-      feature: new Map(doc.features.map((f) => [f.name, f])),
-      strategies,
-      env: envs,
-      tags,
-      dependencies: new Map((doc.dependencies ?? []).map((d) => [d.feature, d.dependencies])),
-    };
+    });
+    await slicer.each(doc.dependencies ?? [], (d) => dependencies.set(d.feature, d.dependencies));
   }
 
   /** Context fields and tag types the document brings. */

@@ -44,20 +44,27 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'POST', path: `${BASE}/validate`, tag: TAG, permission: 'UPDATE_FEATURE',
       summary: 'Check an import without changing anything: its errors, warnings and missing permissions', reply: featuresBatchSchemas.importTogglesValidateSchema,
-      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, scope: inBody, bodyScopes: importScopes,
+      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes,
       responses: { 200: 'The review (errors, warnings, permissions)', 400: 'Not a valid request', 404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES' },
-      handler: ({ req, body }) => ({ status: 200, body: reviewImport(engine.state, body as ImportRequest, mayCreateShared(req)).review }),
+      // Run as a command that changes nothing: the review pauses between slices, and must not see
+      // the state move (or half of another import) under it meanwhile.
+      handler: async ({ req, body, actor }) => {
+        const review = await engine.runInSlices(actor, async (state, _env, slicer) => ({
+          ops: [], events: [], result: (await reviewImport(state, body as ImportRequest, mayCreateShared(req), slicer)).review,
+        }));
+        return { status: 200, body: review };
+      },
     },
     {
       method: 'POST', path: `${BASE}/import`, tag: TAG, permission: 'UPDATE_FEATURE',
       summary: 'Import flags into a project and environment atomically; their strategies there are replaced by the document\'s',
-      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, scope: inBody, bodyScopes: importScopes,
+      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes,
       responses: {
         200: 'Imported', 400: 'Invalid request or document (every error listed); nothing imported', 403: 'Would create context fields or tag types with a limited token',
         404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES',
       },
       handler: async ({ req, body, actor }) => {
-        await engine.run(actor, importFeatures(body as ImportRequest, mayCreateShared(req)));
+        await engine.runInSlices(actor, importFeatures(body as ImportRequest, mayCreateShared(req)));
         return { status: 200 };
       },
     },

@@ -2,15 +2,17 @@
 // a document in the format Unleash 6–8 export (`../shared/examples/unleash-8.2-export.json`).
 // Items may carry more fields than listed (Unleash adds some between versions); those are ignored.
 import { importedConstraintListSchema } from '../constraints/constraints.js';
+import { legalValuesSchema } from '../context-fields/schema.js';
+import { dependencyVariantsSchema } from '../features/schema.js';
 import { flagNameSchema, nameSchema, segmentNameSchema } from '../state/names.js';
-import { parametersSchema } from '../strategies/schema.js';
-import { variantSchema } from '../variants/weights.js';
+import { parametersSchema, strategyIdSchema } from '../strategies/schema.js';
+import { variantListSchema } from '../variants/weights.js';
 
 const nullableStr = (max = 5000) => ({ type: ['string', 'null'], maxLength: max });
 const str = (max = 100) => ({ type: 'string', minLength: 1, maxLength: max });
 const bool = { type: 'boolean' };
 const list = (items: unknown) => ({ type: 'array', items });
-const variants = list(variantSchema);
+const variants = variantListSchema;
 const tagTypeName = { type: 'string', minLength: 2, maxLength: 50, pattern: "^[A-Za-z0-9\\-_.!~*'()]+$", description: "2 to 50 characters among letters, digits and - _ . ! ~ * ' ( )" };
 const tagValue = { type: 'string', minLength: 2, maxLength: 50 };
 
@@ -33,7 +35,7 @@ const featureStrategy = {
   required: ['name', 'featureName'],
   properties: {
     name: str(100),
-    id: str(100),
+    id: strategyIdSchema,
     featureName: str(100),
     title: nullableStr(200),
     disabled: { type: ['boolean', 'null'] },
@@ -60,7 +62,7 @@ const contextField = {
     description: nullableStr(),
     stickiness: bool,
     sortOrder: { type: 'integer', minimum: -1000000, maximum: 1000000 },
-    legalValues: list({ type: 'object', required: ['value'], properties: { value: str(100), description: nullableStr(1000) } }),
+    legalValues: legalValuesSchema,
   },
 };
 
@@ -69,7 +71,7 @@ const dependency = {
   required: ['feature', 'dependencies'],
   properties: {
     feature: str(100),
-    dependencies: list({ type: 'object', required: ['feature'], properties: { feature: str(100), enabled: bool, variants: list({ type: 'string', maxLength: 100 }) } }),
+    dependencies: list({ type: 'object', required: ['feature'], properties: { feature: str(100), enabled: bool, variants: dependencyVariantsSchema } }),
   },
 };
 

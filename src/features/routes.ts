@@ -13,6 +13,7 @@ import { featureReplies, featureSchemas } from './schema.js';
 import { featureSummary, featureView } from './view.js';
 import { jsonPatchSchema } from '../http/patch.js';
 import { searchFeatures, type FeatureSearch } from './search.js';
+import { FLAG_TYPES } from './flag-types.js';
 
 const P = '/api/admin/projects/:projectId/features';
 const TAG = 'Features';
@@ -132,6 +133,12 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
         };
         return { status: 200, body: searchFeatures(engine.state, q, view.projects.includes('*') ? null : new Set(view.projects)) };
       },
+    },
+    {
+      // Every admin token may read them, whatever its limits: they are the same for every project.
+      method: 'GET', path: '/api/admin/feature-types', tag: TAG, summary: 'The flag types, each with its expected lifetime in days (null: permanent)',
+      reply: featureReplies.featureTypesSchema, permission: 'READ', scope: () => ({ visibleOnly: true }),
+      handler: () => ({ status: 200, body: { version: 1, types: FLAG_TYPES } }),
     },
     {
       method: 'GET', path: '/api/admin/archive/features', tag: TAG, summary: 'List archived flags', reply: featureReplies.featuresSchema, permission: 'READ',

@@ -1,7 +1,9 @@
 import { flagNameSchema } from '../state/names.js';
 import { strategyReplies, variantReply } from '../strategies/schema.js';
+import { FEATURE_TYPES } from './flag-types.js';
 
-export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
+/** The parent's variants a dependency asks for, in every door (admin API and both imports). */
+export const dependencyVariantsSchema = { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } };
 
 const tag = { type: 'object', required: ['type', 'value'], properties: { type: { type: 'string', minLength: 2, maxLength: 50 }, value: { type: 'string', minLength: 2, maxLength: 50 } } };
 
@@ -38,7 +40,7 @@ export const featureSchemas = {
     properties: {
       feature: { type: 'string', minLength: 1, maxLength: 100 },
       enabled: { type: 'boolean' },
-      variants: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } },
+      variants: dependencyVariantsSchema,
     },
   },
 };
@@ -94,5 +96,19 @@ export const featureReplies = {
   },
   searchFeaturesSchema: {
     type: 'object', required: ['features', 'total'], properties: { features: { type: 'array', items: featureSummary }, total: { type: 'integer', minimum: 0 } },
+  },
+  featureTypesSchema: {
+    type: 'object',
+    required: ['version', 'types'],
+    properties: {
+      version: { type: 'integer' },
+      types: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['id', 'name', 'description', 'lifetimeDays'],
+          properties: { id: str, name: str, description: str, lifetimeDays: { type: ['integer', 'null'], minimum: 0 } },
+        },
+      },
+    },
   },
 };

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientScope } from '../auth/access.js';
 import { etagMatches } from '../client-api/conditional.js';
 import { clientMetricsSchemas, type MetricsBody } from '../client-metrics/schema.js';
+import { sdkHeaders } from '../client-metrics/sdk-headers.js';
 import type { ClientMetricsStore } from '../client-metrics/store.js';
 import type { Answer, Evaluator } from '../evaluation/answers.js';
 import type { EvalContext } from '../evaluation/context.js';
@@ -94,8 +95,8 @@ export function frontendRoutes(ctx: AppContext, evaluator: Evaluator, store: Cli
     {
       method: 'POST', path: '/api/frontend/client/metrics', tag: TAG, auth: 'frontend', cors: true, body: clientMetricsSchemas.clientMetricsSchema,
       summary: 'Evaluation counts from a browser SDK, into the same store as the client API\'s', responses: { 200: 'Accepted', 400: 'Malformed body' },
-      handler: ({ body, client }) => {
-        store.record(client!, body as MetricsBody, ctx.engine.now().toISOString(), 'frontend');
+      handler: ({ req, body, client }) => {
+        store.record(client!, body as MetricsBody, ctx.engine.now().toISOString(), sdkHeaders(req.headers), 'frontend');
         return { status: 200 };
       },
     },

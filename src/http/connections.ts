@@ -6,12 +6,32 @@
 // - requestTimeout: the whole request (headers and body) must arrive within it. Both are about
 //   requests still arriving: once a request is in, a long answer (a stream of server-sent events)
 //   is not limited by either.
+// - an error answer that closes the connection (a 408 for slow headers, a parser error, a refusal
+//   with Connection: close) is followed by the socket's destruction after ERROR_CLOSE_GRACE_MS,
+//   whether or not the client read the answer or closed its side.
 // - maxConnections: below the process's descriptor limit, with room for Fanion's own files (WAL
 //   segments, checkpoints, the lock): past it Node closes a new connection as soon as it is
 //   accepted. Refusals are counted, and logged once each time the cap is reached.
 import fs from 'node:fs';
 import type http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '../log.js';
+
+/** How long a connection may stay once its error answer is written and its end sent. */
+export const ERROR_CLOSE_GRACE_MS = 2_000;
+
+/**
+ * After an error answer that ends the connection: the socket is destroyed if it has not closed
+ * within `ms`. Ending it only sends a FIN once the answer is written; the server's sockets are
+ * half-open, so a client that never reads (the answer, then the FIN, stay in the buffers) or never
+ * closes its side kept the socket and its descriptor for good.
+ */
+export function closeWithin(socket: Duplex | null, ms = ERROR_CLOSE_GRACE_MS): void {
+  if (!socket || socket.destroyed) return;
+  const timer = setTimeout(() => socket.destroy(), ms);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
 
 /** Descriptors left for Fanion itself: stdio, epoll and libuv's own, the WAL, checkpoints being written, the lock, backups. */
 export const OWN_DESCRIPTORS = 128;

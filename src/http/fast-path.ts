@@ -23,7 +23,13 @@ export function syncGet(ctx: AppContext, route: RouteDef): (req: Request, res: S
     sendError(res, err, ctx.log, { method: req.method, route: route.path });
     ctx.access?.write(res, { method: 'GET', route: route.path, status: res.statusCode, ms: performance.now() - started, token });
   };
-  return (req, res) => {
+  const handle = (req: Request, res: ServerResponse): void => {
+    // Between two slices of a large change's apply the state is half-changed: wait until it is whole.
+    const applying = route.answersWhileApplying ? null : ctx.engine.applying;
+    if (applying) {
+      void applying.then(() => handle(req, res));
+      return;
+    }
     let token: string | null = null;
     try {
       const client = route.auth === undefined ? undefined : ctx.auth[route.auth](req);
@@ -38,6 +44,7 @@ export function syncGet(ctx: AppContext, route: RouteDef): (req: Request, res: S
       fail(req, res, err, token);
     }
   };
+  return handle;
 }
 
 /**

@@ -36,6 +36,15 @@ const EXTRA_PATHS = {
       responses: { 200: { description: 'Up', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } } },
     },
   },
+  '/ready': {
+    get: {
+      summary: 'Whether the server is ready to serve: 503 (no body) while it starts (the data folder being replayed)', tags: ['Operations'], security: [],
+      responses: {
+        200: { description: 'Ready', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
+        503: { description: 'Not ready yet; no body' },
+      },
+    },
+  },
   '/api/openapi.json': {
     get: { summary: 'This document', tags: ['Operations'], security: [], responses: { 200: { description: 'The OpenAPI 3.1 description' } } },
   },

@@ -15,6 +15,12 @@ export function crossOriginGuard(trusted: readonly string[]): (req: IncomingMess
   const allowed = new Set(trusted);
   return (req) => {
     if (SAFE_METHODS.has(req.method ?? 'GET')) return;
+    // A webhook of a Fanion (this one, reached through an allowed host or its public address)
+    // aimed at a Fanion API would make changes whose events send it again: a loop. Every
+    // delivery carries this header and an addon cannot remove or set it (addons/logic.ts).
+    if (req.headers['x-fanion-delivery'] !== undefined) {
+      throw new NoAccessError('Refused: this request is a Fanion webhook delivery (X-Fanion-Delivery), and a webhook may not change Fanion: its events would call it again.');
+    }
     const site = req.headers['sec-fetch-site'];
     const origin = req.headers.origin;
     if (typeof site === 'string') {

@@ -3,7 +3,7 @@
 // errors out through the one catalogue.
 import type { ServerResponse } from 'node:http';
 import type { Polka, Request } from 'polka';
-import { readJson, requireJson } from './body.js';
+import { readJson, readLargeJson, requireJson } from './body.js';
 import { syncGet } from './fast-path.js';
 import { crossOriginGuard } from './origin.js';
 import { sendError, sendJson } from './respond.js';
@@ -11,6 +11,7 @@ import type { AppContext, Call, Method, Reply, RouteDef } from './route.js';
 import { corsFor, preflightFor } from './cors.js';
 import { countRefusal } from './refusals.js';
 import { AccessLog, requestIdOf } from './access-log.js';
+import { Slicer } from '../slices.js';
 
 const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
 
@@ -51,6 +52,10 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
         });
       }
       try {
+        // Between two slices of a large change's apply (an import) the state is half-changed:
+        // nothing here reads it until the change is whole. Nothing waits otherwise.
+        const applying = ctx.engine.applying;
+        if (applying) await applying;
         // First, so that every answer carries them, errors included: a browser cannot read one without.
         if (cors) cors(req, res);
         // Before anything else, whatever the auth mode: a browser's credentials (or none needed)
@@ -70,8 +75,8 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
             ? undefined
             : route.anyContentType
               ? await readJson(req, route.bodyLimit ?? ctx.config.bodyLimit).catch(() => undefined)
-              : await readJson(req, route.bodyLimit ?? ctx.config.bodyLimit);
-          if (route.body) body = ctx.schemas.check(route.body, body);
+              : await (route.largeBody ? readLargeJson : readJson)(req, route.bodyLimit ?? ctx.config.bodyLimit);
+          if (route.body) body = route.largeBody ? await ctx.schemas.checkInSlices(route.body, body, new Slicer()) : ctx.schemas.check(route.body, body);
           if (route.bodyScopes) for (const scope of route.bodyScopes(body, params)) ctx.auth.admin(req, route.permission!, scope);
         }
         const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor, client });
@@ -102,6 +107,7 @@ function checkRoute(ctx: AppContext, route: RouteDef): void {
   if (route.body) {
     if (!HAS_BODY.has(route.method)) throw new Error(`${where}: a ${route.method} has no body to validate`);
     ctx.schemas.nameOf(route.body);
+    if (route.largeBody) ctx.schemas.prepareSlices(route.body);
   }
   if (route.reply) ctx.schemas.nameOf(route.reply);
   if (route.bodyScopes && !route.permission) throw new Error(`${where}: bodyScopes need a permission to check`);

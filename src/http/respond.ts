@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toErrorResponse } from '../errors.js';
 import type { Logger } from '../log.js';
 import { requestIdOf } from './access-log.js';
+import { closeWithin } from './connections.js';
 
 /**
  * Sent with every answer: a browser must never guess that a JSON error echoing user input is
@@ -53,5 +54,9 @@ export function sendError(res: ServerResponse, err: unknown, log: Logger, contex
     res.destroy();
     return;
   }
-  sendJson(res, status, body, REFUSALS.has(status) && bodyStillArriving(res.req) ? { ...withId, ...CLOSE } : withId);
+  const closing = REFUSALS.has(status) && bodyStillArriving(res.req);
+  sendJson(res, status, body, closing ? { ...withId, ...CLOSE } : withId);
+  // Node ends the socket once the answer is written; a client that does not read may never let
+  // it be written.
+  if (closing) closeWithin(res.socket);
 }

@@ -49,6 +49,16 @@ export interface RouteDef {
    */
   reply?: JsonSchema;
   bodyLimit?: number;
+  /**
+   * A body of megabytes (imports): validated in slices (SchemaRegistry.checkInSlices), so that
+   * health checks and polls are answered while it is checked.
+   */
+  largeBody?: boolean;
+  /**
+   * The handler looks after itself while a change is applied a slice at a time (Engine.applying):
+   * it answers from caches, or waits. Other fast-path routes are held until the change is whole.
+   */
+  answersWhileApplying?: boolean;
   /** Unleash lets on/off be called with any content type (or none). */
   anyContentType?: boolean;
   /** Admin permission required; routes without one authenticate themselves (client API, health). */

@@ -3,6 +3,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ValidationError } from '../errors.js';
+import type { Slicer } from '../slices.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
@@ -62,6 +63,61 @@ export class SchemaRegistry {
     return name;
   }
 
+  /**
+   * The same check as `check`, for bodies of megabytes (imports): ajv would hold the event loop
+   * for the whole document, so the schema is split where it holds lists (under `properties`, at
+   * any depth but not inside lists): the envelope is checked with those lists left out, then each
+   * list's own bounds, then its items a slice at a time. The same errors, with the same paths.
+   */
+  async checkInSlices<T>(schema: JsonSchema, data: unknown, slicer: Slicer): Promise<T> {
+    const plan = this.prepareSlices(schema);
+    if (!plan.envelope(data)) throw validationErrorFrom(plan.envelope.errors ?? []);
+    for (const list of plan.lists) {
+      let value: unknown = data;
+      for (const key of list.path) value = (value as Record<string, unknown> | undefined)?.[key];
+      if (value === undefined) continue;
+      const at = `/${list.path.join('/')}`;
+      if (!list.shell(value)) throw validationErrorFrom(within(at, list.shell.errors));
+      const items = value as unknown[];
+      for (let i = 0; i < items.length; i++) {
+        if (!list.items(items[i])) throw validationErrorFrom(within(`${at}/${i}`, list.items.errors));
+        if (slicer.due()) await slicer.pause();
+      }
+    }
+    return data as T;
+  }
+
+  private readonly plans = new Map<JsonSchema, SlicePlan>();
+
+  /** Splits a registered schema for checkInSlices, once (at mount, so the first import does not pay for it). */
+  prepareSlices(schema: JsonSchema): SlicePlan {
+    if (!this.compiled.has(schema)) throw new Error(`unregistered schema ${JSON.stringify(schema).slice(0, 80)}`);
+    let plan = this.plans.get(schema);
+    if (!plan) this.plans.set(schema, (plan = this.planOf(schema)));
+    return plan;
+  }
+
+  private planOf(schema: JsonSchema): SlicePlan {
+    const lists: SlicePlan['lists'] = [];
+    const split = (s: JsonSchema, path: string[]): JsonSchema => {
+      const props = s.properties as Record<string, JsonSchema> | undefined;
+      if (!props) return s;
+      const out: Record<string, unknown> = {};
+      for (const [key, sub] of Object.entries(props)) {
+        if (sub.type === 'array' && sub.items && typeof sub.items === 'object') {
+          const { items, ...shell } = sub;
+          lists.push({ path: [...path, key], shell: this.ajv.compile(shell), items: this.ajv.compile(items as JsonSchema) });
+          out[key] = true;
+        } else {
+          out[key] = split(sub, [...path, key]);
+        }
+      }
+      return { ...s, properties: out };
+    };
+    const envelope = split(schema, []);
+    return { envelope: this.ajv.compile(envelope), lists };
+  }
+
   /** Validates `data` against a registered schema, throwing a ValidationError naming the field. */
   check<T>(schema: JsonSchema, data: unknown): T {
     const fn = this.compiled.get(schema);
@@ -69,6 +125,17 @@ export class SchemaRegistry {
     if (!fn(data)) throw validationErrorFrom(fn.errors ?? []);
     return data as T;
   }
+}
+
+/** How checkInSlices splits a schema: the envelope without its lists, and each list (its own bounds, its items). */
+export interface SlicePlan {
+  envelope: ValidateFunction;
+  lists: { path: string[]; shell: ValidateFunction; items: ValidateFunction }[];
+}
+
+/** Errors of a part, placed where the part sits in the whole document. */
+function within(prefix: string, errors: ErrorObject[] | null | undefined): ErrorObject[] {
+  return (errors ?? []).map((e) => ({ ...e, instancePath: prefix + e.instancePath }));
 }
 
 /** The field an error is about, as people write it: `features[3].name`, not `/features/3/name`. */

@@ -7,12 +7,16 @@
 //    change applied so far is durable (built again if one is rolled back instead).
 // A stream subscribes before its first frame is built and queues what arrives meanwhile, so no
 // change falls between the first frame and the live ones.
+// Nothing is copied per connection: a change's frame is one Buffer per distinct text, and first
+// frames and delta answers share one Buffer per body (bodies.ts). A socket that does not read
+// holds references to those, and is dropped once it holds more than its allowance.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientScope } from '../auth/access.js';
 import { filterKey, type ClientFilter } from '../client-api/query.js';
 import type { Engine } from '../engine/engine.js';
 import { ServiceUnavailableError, TooManyStreamsError } from '../errors.js';
 import type { StateChange } from '../state/change.js';
+import { SharedBodies } from './bodies.js';
 import { changes, hydration, type DeltaEvent } from './delta.js';
 import { RecentChanges } from './recent.js';
 import { isEmpty, Toucher } from '../state/touch.js';
@@ -20,9 +24,14 @@ import { isEmpty, Toucher } from '../state/touch.js';
 export interface PushOptions {
   /** STREAMING_MAX_CONNECTIONS. */
   maxStreams: number;
+  /** STREAMING_MAX_CONNECTIONS_PER_TOKEN: one leaked token cannot take every slot. */
+  maxStreamsPerToken: number;
   /** STREAMING_KEEPALIVE_MS: a comment line this often keeps proxies and the SDK's 60 s watchdog happy. */
   keepAliveMs: number;
-  /** STREAMING_BUFFER_BYTES: unsent bytes a stream may hold beyond its first frame before it is dropped. */
+  /**
+   * STREAMING_BUFFER_BYTES: unsent bytes a stream may hold before it is dropped, beyond its first
+   * frame for as long as FIRST_FRAME_KEEP_ALIVES say.
+   */
   bufferBytes: number;
   /** DELTA_WINDOW_CHANGES: recent changes a delta or a reconnect can be answered from. */
   windowChanges: number;
@@ -47,6 +56,8 @@ interface Stream {
   queued: number;
   /** Unsent bytes allowed before the stream is dropped. */
   allowance: number;
+  /** Keep-alives still to come before the first frame counts against the allowance. */
+  firstTicks: number;
   closed: boolean;
 }
 
@@ -59,11 +70,21 @@ interface Pending {
 }
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+const FRAME_END = Buffer.from('\n\n');
+const NO_EVENTS = Buffer.from(JSON.stringify({ events: [] }));
+/**
+ * A first frame (a hydration can be megabytes) is not counted against the allowance until this
+ * many keep-alives have passed, so a slow reader has at least one keep-alive interval to take it.
+ * After that it counts: a stalled stream is let go instead of pinning a body of an older
+ * revision, which no later stream shares.
+ */
+const FIRST_FRAME_KEEP_ALIVES = 2;
 
-/** One SSE frame: `data` is a JSON object, whose text has no line breaks. */
-export function sseFrame(event: string, id: number, data: string): Buffer {
-  return Buffer.from(`event: ${event}\nid: ${id}\ndata: ${data}\n\n`);
-}
+/** The start of an SSE frame, up to its data: `data` is a JSON object, whose text has no line breaks. */
+const frameHead = (event: string, id: number) => Buffer.from(`event: ${event}\nid: ${id}\ndata: `);
+
+/** One SSE frame, whole. */
+const sseFrame = (event: string, id: number, data: string) => Buffer.from(`event: ${event}\nid: ${id}\ndata: ${data}\n\n`);
 
 const eventsJson = (events: DeltaEvent[]) => JSON.stringify({ events });
 
@@ -80,9 +101,11 @@ export class PushHub {
   private readonly views = new Map<string, View>();
   private readonly pending = new Map<number, Pending>();
   private count = 0;
+  /** Open streams by token (its hash), for STREAMING_MAX_CONNECTIONS_PER_TOKEN. */
+  private readonly byToken = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
-  /** The last hydration built, by view key and event id: streams connecting together share it. */
-  private hydrations = new Map<string, string>();
+  /** First frames and delta answers of the newest revision, one Buffer per distinct body. */
+  private readonly bodies = new SharedBodies();
   /** Frames built and written, for tests and the benchmark: one build per change per view. */
   framesBuilt = 0;
   framesWritten = 0;
@@ -115,7 +138,7 @@ export class PushHub {
       this.recent.dropFrom(rec.lsn);
       for (const lsn of [...this.pending.keys()]) if (lsn >= rec.lsn) this.pending.delete(lsn);
       this.toucher.rolledBack(rec);
-      this.hydrations.clear();
+      this.bodies.clear();
     }
   }
 
@@ -126,20 +149,26 @@ export class PushHub {
       // A change this reader cannot tell apart: nothing before it can be resumed from, and every
       // stream is ended once it is durable, so its SDK reconnects and gets a hydration.
       this.recent.restart(eventId);
-      this.hydrations.clear();
+      this.bodies.clear();
       this.pending.set(rec.lsn, { eventId, frames: new Map(), tokens: false, restart: true });
       return;
     }
     this.recent.add(rec.lsn, eventId, touch);
     if (isEmpty(touch) && !touch.tokens) return;
-    // Keyed by event id, a cached hydration must not outlive a change to what it holds.
-    if (!isEmpty(touch)) this.hydrations.clear();
+    // Keyed by event id, a kept body must not outlive a change to what it holds (a change may
+    // bring no event, and so no new id).
+    if (!isEmpty(touch)) this.bodies.clear();
     const frames = new Map<View, Buffer>();
     if (!isEmpty(touch)) {
+      // Views whose events read alike (filters that select the same flags) share one Buffer.
+      const built = new Map<string, Buffer>();
       for (const view of this.views.values()) {
         const events = changes(this.engine.state, view.filter, touch, eventId);
         if (events.length === 0) continue;
-        frames.set(view, sseFrame('unleash-updated', eventId, eventsJson(events)));
+        const json = eventsJson(events);
+        let frame = built.get(json);
+        if (!frame) built.set(json, (frame = sseFrame('unleash-updated', eventId, json)));
+        frames.set(view, frame);
         this.framesBuilt++;
       }
     }
@@ -171,10 +200,14 @@ export class PushHub {
     s.since = eventId;
   }
 
-  private write(s: Stream, bytes: Buffer): void {
-    s.res.write(bytes);
+  /** Writes one frame (in parts: a shared body is written as it is, never copied). */
+  private write(s: Stream, ...parts: Buffer[]): void {
+    if (parts.length > 1) s.res.cork();
+    for (const part of parts) s.res.write(part);
+    if (parts.length > 1) s.res.uncork();
     this.framesWritten++;
     // A reader that does not keep up is let go: the SDK reconnects and resumes from its last id.
+    // What it holds is what its socket has not sent yet, references to shared Buffers included.
     if (s.res.writableLength > s.allowance) this.drop(s);
   }
 
@@ -188,22 +221,29 @@ export class PushHub {
     if (this.count >= this.opts.maxStreams) {
       throw new TooManyStreamsError(`This server already serves ${this.opts.maxStreams} streams (STREAMING_MAX_CONNECTIONS); poll instead.`);
     }
+    if (scope.token !== undefined && (this.byToken.get(scope.token) ?? 0) >= this.opts.maxStreamsPerToken) {
+      throw new TooManyStreamsError(`This token already has ${this.opts.maxStreamsPerToken} streams open (STREAMING_MAX_CONNECTIONS_PER_TOKEN); poll instead.`);
+    }
     const key = filterKey(filter);
     let view = this.views.get(key);
     if (!view) this.views.set(key, (view = { key, filter, streams: new Set() }));
-    const s: Stream = { req, res, scope, view, since: 0, live: false, queue: [], queued: 0, allowance: this.opts.bufferBytes, closed: false };
+    const s: Stream = {
+      req, res, scope, view, since: 0, live: false, queue: [], queued: 0, allowance: this.opts.bufferBytes, firstTicks: 0, closed: false,
+    };
     view.streams.add(s);
     this.count++;
+    if (scope.token !== undefined) this.byToken.set(scope.token, (this.byToken.get(scope.token) ?? 0) + 1);
     res.on('close', () => this.remove(s));
     res.writeHead(200, ['Content-Type', 'text/event-stream', 'Cache-Control', 'no-cache', 'Connection', 'keep-alive', 'X-Accel-Buffering', 'no', ...headers]);
     res.flushHeaders();
-    const first = await this.firstEvents(filter, lastEventId);
+    const first = await this.firstBody(filter, lastEventId);
     if (s.closed) return;
-    const bytes = sseFrame('unleash-connected', first.eventId, first.json);
-    s.allowance = bytes.length + this.opts.bufferBytes;
+    const head = frameHead('unleash-connected', first.eventId);
+    s.allowance = head.length + first.body.length + FRAME_END.length + this.opts.bufferBytes;
+    s.firstTicks = FIRST_FRAME_KEEP_ALIVES;
     s.since = first.eventId;
     s.live = true;
-    this.write(s, bytes);
+    this.write(s, head, first.body, FRAME_END);
     for (const q of s.queue) if (!s.closed && q.eventId > s.since) {
       this.write(s, q.bytes);
       s.since = q.eventId;
@@ -216,44 +256,44 @@ export class PushHub {
   async delta(filter: ClientFilter, since: number | undefined): Promise<DeltaAnswer> {
     for (;;) {
       const last = this.engine.state.events.lastId;
-      const touch = since === undefined ? null : this.recent.since(since, last);
-      let body: Buffer | null = null;
-      if (touch) {
-        const events = changes(this.engine.state, filter, touch, last);
-        if (events.length > 0) body = Buffer.from(eventsJson(events));
-      } else {
-        body = Buffer.from(this.hydrationJson(filter, last));
-      }
+      const body = this.eventsBody(filter, since, last);
       if (await this.engine.whenDurable()) return { status: body ? 200 : 304, etag: `"${last}"`, body };
     }
   }
 
-  /** The first frame's events, built from a durable state. */
-  private async firstEvents(filter: ClientFilter, since: number | undefined): Promise<{ eventId: number; json: string }> {
+  /** The first frame's body, built from a durable state. */
+  private async firstBody(filter: ClientFilter, since: number | undefined): Promise<{ eventId: number; body: Buffer }> {
     for (;;) {
       const last = this.engine.state.events.lastId;
-      const touch = since === undefined ? null : this.recent.since(since, last);
-      const json = touch ? eventsJson(changes(this.engine.state, filter, touch, last)) : this.hydrationJson(filter, last);
-      if (await this.engine.whenDurable()) return { eventId: last, json };
+      const body = this.eventsBody(filter, since, last) ?? NO_EVENTS;
+      if (await this.engine.whenDurable()) return { eventId: last, body };
     }
   }
 
-  private hydrationJson(filter: ClientFilter, last: number): string {
-    const key = `${last}\u0000${filterKey(filter)}`;
-    let json = this.hydrations.get(key);
-    if (json === undefined) {
-      json = eventsJson([hydration(this.engine.state, filter, last)]);
-      // Only the newest state's hydrations are worth keeping; a few views at a time.
-      if (this.hydrations.size >= 16) this.hydrations.clear();
-      this.hydrations.set(key, json);
-    }
-    return json;
+  /**
+   * The events that bring the view from `since` to `last` (null: none), or a hydration when the
+   * window cannot say: a shared Buffer, built once per revision, filter and id.
+   */
+  private eventsBody(filter: ClientFilter, since: number | undefined, last: number): Buffer | null {
+    const touch = since === undefined ? null : this.recent.since(since, last);
+    const state = this.engine.state;
+    if (!touch) return this.bodies.get(last, `h${filterKey(filter)}`, () => eventsJson([hydration(state, filter, last)]));
+    return this.bodies.get(last, `c${since}${filterKey(filter)}`, () => {
+      const events = changes(state, filter, touch, last);
+      return events.length > 0 ? eventsJson(events) : null;
+    });
   }
 
   private remove(s: Stream): void {
     if (s.closed) return;
     s.closed = true;
     this.count--;
+    const token = s.scope.token;
+    if (token !== undefined) {
+      const left = (this.byToken.get(token) ?? 1) - 1;
+      if (left > 0) this.byToken.set(token, left);
+      else this.byToken.delete(token);
+    }
     s.view.streams.delete(s);
     if (s.view.streams.size === 0) this.views.delete(s.view.key);
     s.queue = [];
@@ -272,7 +312,12 @@ export class PushHub {
     this.remove(s);
   }
 
-  /** After a token change: streams whose token is gone, or now sees other things, are closed. */
+  /**
+   * After a token change: streams whose token is gone (revoked, deleted, expired) or now sees
+   * other things are closed. The scope is compared by its key, not by identity: the
+   * authenticator builds a new scope object whenever the token's record is rewritten, as it is
+   * when its last use is recorded, and that must not end the streams that use it.
+   */
   private recheckTokens(): void {
     for (const view of [...this.views.values()]) {
       for (const s of [...view.streams]) {
@@ -282,14 +327,20 @@ export class PushHub {
         } catch {
           scope = null;
         }
-        if (scope !== s.scope) this.end(s);
+        if (scope?.key !== s.scope.key) this.end(s);
       }
     }
   }
 
   private keepAlive(): void {
     this.recheckTokens();
-    for (const view of this.views.values()) for (const s of view.streams) if (s.live && !s.closed) this.write(s, KEEP_ALIVE);
+    for (const view of [...this.views.values()]) {
+      for (const s of [...view.streams]) {
+        if (!s.live || s.closed) continue;
+        if (s.firstTicks > 0 && --s.firstTicks === 0) s.allowance = this.opts.bufferBytes;
+        this.write(s, KEEP_ALIVE);
+      }
+    }
   }
 
   /** Graceful shutdown: every stream ends, so SDKs reconnect (to another server, or this one when back). */

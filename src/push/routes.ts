@@ -27,7 +27,7 @@ export function pushRoutes(hub: PushHub, schemas: SchemaRegistry): RouteDef[] {
       summary: 'Server-sent events: unleash-connected (a hydration, or the changes since Last-Event-ID), then unleash-updated per durable change',
       responses: {
         200: 'An event stream (text/event-stream), open until the client or the server ends it', 400: 'Malformed tag filter', 401: 'No or unknown token',
-        403: 'Not a client token', 429: 'STREAMING_MAX_CONNECTIONS streams are open: poll instead',
+        403: 'Not a client token', 429: 'STREAMING_MAX_CONNECTIONS streams are open, or STREAMING_MAX_CONNECTIONS_PER_TOKEN of this token: poll instead',
       },
       handler: async ({ req, res, client }) => {
         await hub.open(req, res, client!, clientFilter(client!, search(req)), eventIdOf(req.headers['last-event-id']), NOSNIFF);

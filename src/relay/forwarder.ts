@@ -6,7 +6,7 @@
 // take it, so nothing is sent twice after a success. While the upstream is away what waits is held
 // within UPSTREAM_METRICS_MAX_BYTES; what does not fit is dropped, counted and logged.
 import type { ClientScope } from '../auth/access.js';
-import type { MetricsBody, RegisterBody } from '../client-metrics/schema.js';
+import type { BulkMetricsBody, InstanceReport, MetricsBody } from '../client-metrics/schema.js';
 import type { MetricsKind, MetricsTap } from '../client-metrics/store.js';
 import type { Logger } from '../log.js';
 import { UpstreamError, type Upstream } from './upstream.js';
@@ -41,10 +41,14 @@ interface Batch {
   bytes: number;
 }
 
-/** A bulk body as SDK relays send it (Edge, or another Fanion relay). */
-export interface BulkBody {
-  applications?: Partial<ForwardedApp>[];
-  metrics?: Partial<ForwardedMetric>[];
+/** An application as an SDK (or a relay, for one) reported it. */
+function appOf(body: InstanceReport, environment: string, sdkType: 'backend' | 'frontend', now: string): ForwardedApp {
+  const started = body.started == null ? now : typeof body.started === 'number' ? new Date(body.started).toISOString() : body.started;
+  const app: ForwardedApp = { appName: body.appName, instanceId: body.instanceId || 'default', environment, sdkType, started };
+  if (body.strategies) app.strategies = body.strategies;
+  if (typeof body.interval === 'number') app.interval = body.interval;
+  if (body.sdkVersion) app.sdkVersion = body.sdkVersion;
+  return app;
 }
 
 const emptyBatch = (): Batch => ({ apps: new Map(), metrics: new Map(), bytes: 0 });
@@ -82,12 +86,8 @@ export class MetricsForwarder implements MetricsTap {
     return this.bytes;
   }
 
-  registered(scope: ClientScope, body: RegisterBody, now: string): void {
-    const started = body.started === undefined ? now : typeof body.started === 'number' ? new Date(body.started).toISOString() : body.started;
-    this.addApp({
-      appName: body.appName, instanceId: body.instanceId || 'default', environment: scope.environment, sdkType: 'backend',
-      strategies: body.strategies, started, interval: body.interval, ...(body.sdkVersion ? { sdkVersion: body.sdkVersion } : {}),
-    });
+  registered(scope: ClientScope, body: InstanceReport, now: string): void {
+    this.addApp(appOf(body, scope.environment, 'backend', now));
   }
 
   recorded(scope: ClientScope, body: MetricsBody, now: string, kind: MetricsKind): void {
@@ -104,19 +104,22 @@ export class MetricsForwarder implements MetricsTap {
    * A bulk body a downstream relay sent: forwarded within the scope of its token (the upstream
    * takes a bulk request's metrics for that token's environment only, so the others would be lost).
    */
-  bulkReceived(scope: ClientScope, body: BulkBody): void {
-    for (const a of body.applications ?? []) {
-      if (!a.appName) continue;
-      this.addApp({
-        appName: a.appName, instanceId: a.instanceId || 'default', environment: scope.environment, sdkType: a.sdkType === 'frontend' ? 'frontend' : 'backend',
-        ...(a.strategies ? { strategies: a.strategies } : {}), ...(a.started ? { started: a.started } : {}), ...(a.interval !== undefined ? { interval: a.interval } : {}),
-        ...(a.sdkVersion ? { sdkVersion: a.sdkVersion } : {}), ...(a.connectVia ? { connectVia: a.connectVia } : {}),
-      });
+  bulkReceived(scope: ClientScope, body: BulkMetricsBody, now: string): void {
+    const inScope = (environment: string | null | undefined) => environment == null || environment === scope.environment;
+    for (const a of body.applications) {
+      if (!inScope(a.environment)) continue;
+      const extra = a as { sdkType?: unknown; connectVia?: unknown };
+      const app = appOf(a, scope.environment, extra.sdkType === 'frontend' ? 'frontend' : 'backend', now);
+      // The relays the application's metrics came through, so the upstream can show the chain.
+      if (Array.isArray(extra.connectVia)) {
+        app.connectVia = extra.connectVia.filter((c): c is { appName: string; instanceId: string } => typeof c?.appName === 'string' && typeof c?.instanceId === 'string').slice(0, 10);
+      }
+      this.addApp(app);
     }
-    for (const m of body.metrics ?? []) {
-      if (!m.featureName || !m.appName || (m.environment && m.environment !== scope.environment)) continue;
+    for (const m of body.metrics) {
+      if (!inScope(m.environment)) continue;
       this.addMetric({
-        featureName: m.featureName, appName: m.appName, environment: scope.environment, timestamp: m.timestamp ?? new Date().toISOString(),
+        featureName: m.featureName, appName: m.appName, environment: scope.environment, timestamp: (m as { timestamp?: string }).timestamp ?? now,
         yes: m.yes ?? 0, no: m.no ?? 0, variants: { ...(m.variants ?? {}) },
       });
     }

@@ -10,6 +10,7 @@ import type { ClientMetricsStore } from '../client-metrics/store.js';
 import type { RelayConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
+import type { Readiness } from '../operations/readiness.js';
 import type { State } from '../state/state.js';
 import type { Actor } from '../state/types.js';
 import type { TokenHasher } from '../tokens/hasher.js';
@@ -29,14 +30,10 @@ export interface RelayDeps {
   hasher: TokenHasher;
   /** Where SDK metrics arrive; the relay taps it to forward them. */
   metrics: ClientMetricsStore;
+  /** GET /ready: held until every configured token has its flags. */
+  readiness: Readiness;
   /** The largest upstream answer read (IMPORT_BODY_LIMIT_BYTES: the largest state this server takes). */
   maxAnswerBytes: number;
-}
-
-export interface Readiness {
-  ready: boolean;
-  /** What is still missing, in words (no secret). */
-  waiting: string[];
 }
 
 /** The non-secret part of a token, for logs and readiness: `project:environment.`. */
@@ -62,6 +59,8 @@ export class Relay implements TokenHost {
   private readonly followers = new Map<string, Follower>();
   private readonly actor: Actor;
   private readonly warned = new Set<string>();
+  /** Configured tokens not held yet, by hash: what readiness waits for. */
+  private readonly unready = new Map<string, () => void>();
   private closed = false;
 
   constructor(private readonly deps: RelayDeps) {
@@ -87,27 +86,23 @@ export class Relay implements TokenHost {
   /** Starts following: configured tokens held from before are followed at once, then checked upstream. */
   start(): void {
     this.tokens.configure(this.deps.config.tokens);
+    this.tokens.configured().forEach((k, i) => {
+      if (this.deps.engine.state.apiTokens.has(k.hash) || this.unready.has(k.hash)) return;
+      this.unready.set(k.hash, this.deps.readiness.require(`TOKENS entry ${i + 1} (${tokenLabel(k.raw)}) has its flags`));
+    });
     this.reconcile();
     this.tokens.start();
     this.forwarder.start(this.deps.config.metricsIntervalMs);
   }
 
+  /** POST /edge/validate on a relay: tokens it does not hold are first checked with its own upstream. */
+  admitAll(raws: readonly string[]): Promise<void> {
+    return this.tokens.admitAll(raws);
+  }
+
   /** The async step before authentication: see RelayTokens.admit. */
   admit(req: IncomingMessage): Promise<void> | null {
     return this.tokens.admit(req);
-  }
-
-  readiness(): Readiness {
-    const waiting: string[] = [];
-    const held = this.deps.engine.state.apiTokens;
-    for (const k of this.tokens.configured()) {
-      if (held.has(k.hash)) continue;
-      const what = tokenLabel(k.raw);
-      if (k.grant === null) waiting.push(`${what}: not (yet) granted by the upstream`);
-      else if (k.grant.type === 'frontend' && !this.servable(k.grant.scope)) waiting.push(`${what}: a frontend token that no client token in TOKENS covers`);
-      else waiting.push(`${what}: its flags have not arrived yet`);
-    }
-    return { ready: waiting.length === 0, waiting };
   }
 
   /** The follower whose scope covers `scope`, if any. */
@@ -148,6 +143,8 @@ export class Relay implements TokenHost {
     }
     if (this.closed) return false;
     await this.deps.engine.run(this.actor, holdToken(k.hash, grant, this.deps.config.upstreamUrl));
+    this.unready.get(k.hash)?.();
+    this.unready.delete(k.hash);
     return true;
   }
 

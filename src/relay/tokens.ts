@@ -69,6 +69,8 @@ export class RelayTokens {
   private readonly waiting = new Map<string, Promise<void>>();
   private queue: Waiting[] = [];
   private inFlight = 0;
+  /** Checks waiting for room in the rate: each will take a batch from the queue. */
+  private taking = 0;
   private revalidation: NodeJS.Timeout | null = null;
   private readonly proven = new WeakMap<object, string>();
   private closed = false;
@@ -143,6 +145,24 @@ export class RelayTokens {
     return this.ask(raw, hash);
   }
 
+  /**
+   * Several tokens at once (a relay downstream asking POST /edge/validate): those neither held nor
+   * known to be refused are checked with the upstream, within the same bounds as `admit`.
+   */
+  admitAll(raws: readonly string[]): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const raw of raws) {
+      const hash = this.hasher.hash(raw);
+      if (this.state().apiTokens.has(hash)) continue;
+      const until = this.refused.get(hash);
+      if (until !== undefined && until > Date.now()) continue;
+      if (!tokenShaped(raw)) continue;
+      const p = this.ask(raw, hash);
+      if (p) waits.push(p);
+    }
+    return Promise.all(waits).then(() => undefined);
+  }
+
   /** A token held from before a restart, seen again: its text lets the relay follow and recheck it. */
   private rediscovered(raw: string, hash: string, held: ApiToken): void {
     const k: KnownToken = { raw, hash, grant: grantOfHeld(held), configured: false };
@@ -185,14 +205,28 @@ export class RelayTokens {
   }
 
   private pump(): void {
-    while (!this.closed && this.queue.length > 0 && this.inFlight < MAX_IN_FLIGHT) {
-      const batch = this.queue.splice(0, this.validator.batchSize);
+    while (!this.closed && this.queue.length > this.taking && this.inFlight < MAX_IN_FLIGHT) {
       this.inFlight++;
-      void this.check(batch).finally(() => {
+      void this.checkNext().finally(() => {
         this.inFlight--;
         this.pump();
       });
     }
+  }
+
+  /**
+   * Waits for room in the upstream's check rate, then takes what queued up meanwhile: under a
+   * flood, each request upstream carries a whole batch rather than the one token that started it.
+   */
+  private async checkNext(): Promise<void> {
+    this.taking++;
+    try {
+      await this.validator.whenFree();
+    } finally {
+      this.taking--;
+    }
+    const batch = this.queue.splice(0, this.validator.batchSize);
+    if (batch.length > 0) await this.check(batch);
   }
 
   private async check(batch: Waiting[]): Promise<void> {

@@ -72,15 +72,20 @@ export class TokenValidator {
     return this.noValidateRoute ? CHECKS_PER_SECOND / 2 : CHECKS_PER_SECOND * VALIDATE_BATCH;
   }
 
+  /** Resolves once a request would fit in CHECKS_PER_SECOND (without taking the room). */
+  async whenFree(): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      while (this.sentAt.length > 0 && now - this.sentAt[0] >= 1000) this.sentAt.shift();
+      if (this.sentAt.length < CHECKS_PER_SECOND) return;
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (now - this.sentAt[0])));
+    }
+  }
+
   /** Waits until one more request fits in CHECKS_PER_SECOND, and counts it. */
   private slot(): Promise<void> {
     const mine = this.turn.then(async () => {
-      for (;;) {
-        const now = Date.now();
-        while (this.sentAt.length > 0 && now - this.sentAt[0] >= 1000) this.sentAt.shift();
-        if (this.sentAt.length < CHECKS_PER_SECOND) break;
-        await new Promise((resolve) => setTimeout(resolve, 1000 - (now - this.sentAt[0])));
-      }
+      await this.whenFree();
       this.sentAt.push(Date.now());
       this.requests++;
     });

@@ -3,7 +3,8 @@
 // draft against the state. One bad item anywhere → a ValidationError naming it, no ops at
 // all; otherwise one change, hence one WAL record, with Unleash 5.12's import events (and the
 // api-token events of tokens whose project or environment a drop removed).
-import type { Change, CommandEnv, EventDraft } from '../engine/command.js';
+import type { Change, CommandEnv, EventDraft, SlicedCommand } from '../engine/command.js';
+import type { Slicer } from '../slices.js';
 import { importedConstraint, type ConstraintInput } from '../constraints/constraints.js';
 import { ValidationError } from '../errors.js';
 import type { Op } from '../state/ops.js';
@@ -55,8 +56,8 @@ function uniqueKeys() {
   };
 }
 
-export function importState(doc: StateDocument, opts: ImportOptions) {
-  return (state: State, env: CommandEnv): Change<ImportSummary> => {
+export function importState(doc: StateDocument, opts: ImportOptions): SlicedCommand<ImportSummary> {
+  return async (state: State, env: CommandEnv, slicer: Slicer): Promise<Change<ImportSummary>> => {
     const d = new Draft(state);
     const events: EventDraft[] = [];
     /** Reference checks run once the draft is complete: documents may refer forwards. */
@@ -68,24 +69,24 @@ export function importState(doc: StateDocument, opts: ImportOptions) {
       return !opts.keep && !same(prev, next);
     };
 
-    const run: ImportRun = { d, doc, opts, env, state, events, checks, admit };
-    importEnvironments(run);
-    importProjects(run);
-    importFlags(run);
-    importStrategyTypes(run);
-    importTags(run);
-    importSegments(run);
+    const run: ImportRun = { d, doc, opts, env, state, events, checks, admit, slicer };
+    await importEnvironments(run);
+    await importProjects(run);
+    await importFlags(run);
+    await importStrategyTypes(run);
+    await importTags(run);
+    await importSegments(run);
 
-    for (const check of checks) check();
+    await slicer.each(checks, (check) => check());
 
-    linkStrategySegments(run);
+    await linkStrategySegments(run);
 
-    settleExisting(d);
+    await settleExisting(d, slicer);
 
     // Tokens of projects and environments the import removed go with them, as when one is
     // deleted through the API; one that the document brings back is not removed.
     const tokens = tokensWithout(state, { projects: [...d.projects.removed()], environments: [...d.environments.removed()] }, env.now);
-    const ops = [...diffOps(d, state), ...tokens.ops];
+    const ops = [...(await diffOps(d, state, slicer)), ...tokens.ops];
     events.push(...tokens.events);
     return { ops, events, result: { ops: ops.length, events: events.length } };
   };
@@ -103,10 +104,12 @@ interface ImportRun {
   checks: (() => void)[];
   /** Whether `next` should replace what the draft holds under `key` (Unleash's keep / equality rules). */
   admit: <K, V>(t: Tracked<K, V>, key: K, next: V) => boolean;
+  /** The import pauses between slices of its work (a document of 100,000 strategies takes seconds). */
+  slicer: Slicer;
 }
 
 /** Environments (dropped first with ?drop=true). */
-function importEnvironments(run: ImportRun): void {
+async function importEnvironments(run: ImportRun): Promise<void> {
   const { d, doc, opts, events, admit } = run;
   if (doc.environments) {
     if (opts.drop) {
@@ -116,7 +119,7 @@ function importEnvironments(run: ImportRun): void {
     let last = 0;
     for (const e of d.environments.values()) last = Math.max(last, e.sortOrder);
     const unique = uniqueKeys();
-    doc.environments.forEach((e, i) => {
+    await run.slicer.each(doc.environments, (e, i) => {
       unique(e.name, `environments[${i}]`);
       const next: Environment = { name: e.name, type: e.type ?? 'development', enabled: e.enabled ?? true, protected: e.protected ?? false, sortOrder: e.sortOrder ?? ++last };
       if (!admit(d.environments, e.name, next)) return;
@@ -127,7 +130,7 @@ function importEnvironments(run: ImportRun): void {
 }
 
 /** Projects. */
-function importProjects(run: ImportRun): void {
+async function importProjects(run: ImportRun): Promise<void> {
   const { d, doc, opts, env, events, admit } = run;
   if (doc.projects) {
     if (opts.drop) {
@@ -135,7 +138,7 @@ function importProjects(run: ImportRun): void {
       events.push({ type: 'drop-projects', data: { name: 'all-projects' } });
     }
     const unique = uniqueKeys();
-    doc.projects.forEach((p, i) => {
+    await run.slicer.each(doc.projects, (p, i) => {
       unique(p.id, `projects[${i}]`);
       const next: Project = {
         id: p.id, name: p.name ?? p.id, description: p.description ?? null, mode: p.mode ?? 'open', defaultStickiness: p.defaultStickiness ?? 'default',
@@ -149,7 +152,7 @@ function importProjects(run: ImportRun): void {
 }
 
 /** Flags, then their environments and strategies (no events for those two, as in Unleash). */
-function importFlags(run: ImportRun): void {
+async function importFlags(run: ImportRun): Promise<void> {
   const { d, doc, opts, env, state, events, checks, admit } = run;
   const newFlags = new Set<string>();
   if (doc.features) {
@@ -161,7 +164,7 @@ function importFlags(run: ImportRun): void {
       events.push({ type: 'drop-features', data: { name: 'all-features' } });
     }
     const unique = uniqueKeys();
-    doc.features.forEach((f, i) => {
+    await run.slicer.each(doc.features, (f, i) => {
       unique(f.name, `features[${i}]`);
       const project = f.project ?? 'default';
       const archived = f.archived ?? false;
@@ -186,7 +189,7 @@ function importFlags(run: ImportRun): void {
   const configured = new Set<string>();
   if (doc.featureEnvironments) {
     const unique = uniqueKeys();
-    doc.featureEnvironments.forEach((fe, i) => {
+    await run.slicer.each(doc.featureEnvironments, (fe, i) => {
       const key = featureEnvKey(fe.featureName, fe.environment);
       unique(key, `featureEnvironments[${i}]`);
       configured.add(fe.featureName);
@@ -211,7 +214,7 @@ function importFlags(run: ImportRun): void {
     if (opts.drop) d.strategies.clear();
     let seq = state.nextStrategySeq;
     const unique = uniqueKeys();
-    doc.featureStrategies.forEach((fs, i) => {
+    await run.slicer.each(doc.featureStrategies, (fs, i) => {
       const id = fs.id ?? env.newId();
       unique(id, `featureStrategies[${i}]`);
       const prev = d.strategies.get(id);
@@ -241,7 +244,7 @@ function importFlags(run: ImportRun): void {
 }
 
 /** Strategy definitions. Built-in types are never replaced. */
-function importStrategyTypes(run: ImportRun): void {
+async function importStrategyTypes(run: ImportRun): Promise<void> {
   const { d, doc, opts, events, admit } = run;
   if (doc.strategies) {
     if (opts.drop) {
@@ -249,7 +252,7 @@ function importStrategyTypes(run: ImportRun): void {
       events.push({ type: 'drop-strategies', data: { name: 'all-strategies' } });
     }
     const unique = uniqueKeys();
-    doc.strategies.forEach((s, i) => {
+    await run.slicer.each(doc.strategies, (s, i) => {
       unique(s.name, `strategies[${i}]`);
       const prev = d.strategyTypes.get(s.name);
       if (prev && !prev.editable) return;
@@ -265,7 +268,7 @@ function importStrategyTypes(run: ImportRun): void {
 }
 
 /** Tag types, tags, tags on flags. */
-function importTags(run: ImportRun): void {
+async function importTags(run: ImportRun): Promise<void> {
   const { d, doc, opts, events, checks, admit } = run;
   if (opts.drop) {
     if (doc.featureTags) {
@@ -283,7 +286,7 @@ function importTags(run: ImportRun): void {
   }
   if (doc.tagTypes) {
     const unique = uniqueKeys();
-    doc.tagTypes.forEach((t, i) => {
+    await run.slicer.each(doc.tagTypes, (t, i) => {
       unique(t.name, `tagTypes[${i}]`);
       const next: TagType = { name: t.name, description: t.description ?? '', icon: t.icon ?? null };
       if (!admit(d.tagTypes, t.name, next)) return;
@@ -293,7 +296,7 @@ function importTags(run: ImportRun): void {
   }
   if (doc.tags) {
     const unique = uniqueKeys();
-    doc.tags.forEach((t, i) => {
+    await run.slicer.each(doc.tags, (t, i) => {
       const tag: Tag = { type: t.type, value: t.value };
       unique(tagKey(tag), `tags[${i}]`);
       checks.push(() => {
@@ -306,7 +309,7 @@ function importTags(run: ImportRun): void {
   }
   if (doc.featureTags) {
     const unique = uniqueKeys();
-    doc.featureTags.forEach((ft, i) => {
+    await run.slicer.each(doc.featureTags, (ft, i) => {
       const tag: Tag = { type: (ft.tagType ?? ft.type)!, value: (ft.tagValue ?? ft.value)! };
       const key = flagTagKey(ft.featureName, tag);
       unique(key, `featureTags[${i}]`);
@@ -324,12 +327,12 @@ function importTags(run: ImportRun): void {
 }
 
 /** Segments (which strategies use them is linked after the reference checks). */
-function importSegments(run: ImportRun): void {
+async function importSegments(run: ImportRun): Promise<void> {
   const { d, doc, opts, env, events, checks, admit } = run;
   if (doc.segments) {
     if (opts.drop) d.segments.clear();
     const unique = uniqueKeys();
-    doc.segments.forEach((s, i) => {
+    await run.slicer.each(doc.segments, (s, i) => {
       unique(String(s.id), `segments[${i}]`);
       const name = within(() => checkSegmentName(`segments[${i}].name`, s.name));
       const project = s.project ?? null;
@@ -352,8 +355,8 @@ function importSegments(run: ImportRun): void {
 }
 
 /** Unleash exports say which strategies use which segments in a list of their own. */
-function linkStrategySegments({ d, doc }: ImportRun): void {
-  (doc.featureStrategySegments ?? []).forEach((link, i) => {
+async function linkStrategySegments({ d, doc, slicer }: ImportRun): Promise<void> {
+  await slicer.each(doc.featureStrategySegments ?? [], (link, i) => {
     const strategy = d.strategies.get(link.featureStrategyId);
     if (!strategy) throw refError(`featureStrategySegments[${i}].featureStrategyId`, `strategy "${link.featureStrategyId}" does not exist`);
     if (!d.segments.has(link.segmentId)) throw refError(`featureStrategySegments[${i}].segmentId`, `segment ${link.segmentId} does not exist`);
@@ -369,9 +372,10 @@ function linkStrategySegments({ d, doc }: ImportRun): void {
  * type, cannot be repaired, so the import is refused. Strategies get the flag configuration
  * they need.
  */
-function settleExisting(d: Draft): void {
+async function settleExisting(d: Draft, slicer: Slicer): Promise<void> {
   for (const [key, fe] of d.featureEnvs.map) {
     if (!d.environments.has(fe.environment) || !d.features.has(featureOfEnvKey(key))) d.featureEnvs.delete(key);
+    if (slicer.due()) await slicer.pause();
   }
   for (const s of [...d.strategies.values()]) {
     if (!d.features.has(s.featureName) || !d.environments.has(s.environment)) {
@@ -387,10 +391,12 @@ function settleExisting(d: Draft): void {
     if (segments.length !== s.segments.length || projectId !== s.projectId) d.strategies.set(s.id, { ...s, projectId, segments });
     const key = featureEnvKey(s.featureName, s.environment);
     if (!d.featureEnvs.has(key)) d.featureEnvs.set(key, { environment: s.environment, enabled: false, variants: [], lastSeenAt: null });
+    if (slicer.due()) await slicer.pause();
   }
   for (const [key, tag] of d.tags.map) if (!d.tagTypes.has(tag.type)) d.tags.delete(key);
   for (const [key, ft] of d.featureTags.map) {
     if (!d.tags.has(tagKey(ft.tag)) || !d.features.has(ft.feature)) d.featureTags.delete(key);
+    if (slicer.due()) await slicer.pause();
   }
   for (const f of d.features.values()) {
     if (!d.projects.has(f.project)) throw refError('projects', `flag "${f.name}" belongs to project "${f.project}", which would no longer exist`);
@@ -403,8 +409,9 @@ function settleExisting(d: Draft): void {
 }
 
 /** Deletions first (only of keys gone from the draft), then puts in dependency order. */
-function diffOps(d: Draft, state: State): Op[] {
+async function diffOps(d: Draft, state: State, slicer: Slicer): Promise<Op[]> {
   const ops: Op[] = [];
+  // Each pass below walks one kind of the draft (up to the whole state): a pause between passes.
   for (const key of d.featureTags.removed()) {
     const { feature, tag } = d.featureTags.base.get(key)!;
     ops.push({ o: 'featureTag.del', feature, tag });
@@ -414,25 +421,45 @@ function diffOps(d: Draft, state: State): Op[] {
     return before !== undefined && (before.featureName !== s.featureName || before.environment !== s.environment);
   };
   for (const id of d.strategies.removed()) ops.push({ o: 'strategy.del', id });
+  await slicer.between();
   for (const [id, s] of d.strategies.changed()) if (moved(s)) ops.push({ o: 'strategy.del', id });
+  await slicer.between();
   for (const key of d.featureEnvs.removed()) ops.push({ o: 'featureEnv.del', feature: featureOfEnvKey(key), environment: d.featureEnvs.base.get(key)!.environment });
+  await slicer.between();
   for (const key of d.tags.removed()) ops.push({ o: 'tag.del', tag: d.tags.base.get(key)! });
+  await slicer.between();
   for (const name of d.tagTypes.removed()) ops.push({ o: 'tagType.del', name });
+  await slicer.between();
   for (const id of d.segments.removed()) ops.push({ o: 'segment.del', id });
+  await slicer.between();
   for (const name of d.strategyTypes.removed()) ops.push({ o: 'strategyType.del', name });
+  await slicer.between();
   for (const name of d.features.removed()) ops.push({ o: 'feature.del', name });
+  await slicer.between();
   for (const id of d.projects.removed()) ops.push({ o: 'project.del', id });
+  await slicer.between();
   for (const name of d.environments.removed()) ops.push({ o: 'env.del', name });
+  await slicer.between();
 
   for (const [, environment] of d.environments.changed()) ops.push({ o: 'env.put', environment });
+  await slicer.between();
   for (const [, project] of d.projects.changed()) ops.push({ o: 'project.put', project });
+  await slicer.between();
   for (const [, strategyType] of d.strategyTypes.changed()) ops.push({ o: 'strategyType.put', strategyType });
+  await slicer.between();
   for (const [, tagType] of d.tagTypes.changed()) ops.push({ o: 'tagType.put', tagType });
+  await slicer.between();
   for (const [, tag] of d.tags.changed()) ops.push({ o: 'tag.put', tag });
+  await slicer.between();
   for (const [, segment] of d.segments.changed()) ops.push({ o: 'segment.put', segment });
+  await slicer.between();
   for (const [, feature] of d.features.changed()) ops.push({ o: 'feature.put', feature });
+  await slicer.between();
   for (const [key, env] of d.featureEnvs.changed()) ops.push({ o: 'featureEnv.put', feature: featureOfEnvKey(key), env });
+  await slicer.between();
   for (const [, strategy] of d.strategies.changed()) ops.push({ o: 'strategy.put', strategy });
+  await slicer.between();
   for (const [, { feature, tag }] of d.featureTags.changed()) ops.push({ o: 'featureTag.add', feature, tag });
+  await slicer.between();
   return ops;
 }

@@ -2,9 +2,11 @@
 // may carry more fields than listed (real Unleash exports do: counts, owners, favourites…);
 // those are ignored. What is listed is checked for type, so a bad item is a 400 naming it.
 import { importedConstraintListSchema } from '../constraints/constraints.js';
+import { dependencyVariantsSchema } from '../features/schema.js';
 import { flagNameSchema, nameSchema, segmentNameSchema } from '../state/names.js';
-import { parametersSchema } from '../strategies/schema.js';
-import { variantSchema } from '../variants/weights.js';
+import { MAX_STRATEGY_TYPE_PARAMETERS } from '../strategy-types/schema.js';
+import { parametersSchema, strategyIdSchema } from '../strategies/schema.js';
+import { variantListSchema } from '../variants/weights.js';
 
 const str = (max = 5000) => ({ type: 'string', maxLength: max });
 const nullableStr = (max = 5000) => ({ type: ['string', 'null'], maxLength: max });
@@ -13,7 +15,7 @@ const nullableBool = { type: ['boolean', 'null'] };
 const date = { type: ['string', 'null'], maxLength: 100 };
 const int = { type: 'integer', minimum: -1000000000, maximum: 1000000000 };
 const list = (items: unknown) => ({ type: 'array', items });
-const variants = list(variantSchema);
+const variants = variantListSchema;
 
 const feature = {
   type: 'object',
@@ -32,7 +34,7 @@ const feature = {
     dependencies: list({
       type: 'object',
       required: ['feature'],
-      properties: { feature: str(100), enabled: bool, variants: list({ type: 'string' }) },
+      properties: { feature: str(100), enabled: bool, variants: dependencyVariantsSchema },
     }),
   },
 };
@@ -43,7 +45,7 @@ const featureStrategy = {
   // Unleash exports name the strategy type `strategyName`; the admin API calls it `name`.
   anyOf: [{ required: ['strategyName'] }, { required: ['name'] }],
   properties: {
-    id: { type: 'string', minLength: 1, maxLength: 100 },
+    id: strategyIdSchema,
     featureName: str(100),
     projectId: str(100),
     environment: str(100),
@@ -103,21 +105,22 @@ const segment = {
 const tagTypeName = { type: 'string', minLength: 2, maxLength: 50, pattern: "^[A-Za-z0-9\\-_.!~*'()]+$" };
 const tagValue = { type: 'string', minLength: 2, maxLength: 50 };
 
+/** A strategy type: named and bounded as POST /api/admin/strategies takes one (its name is in that API's paths). */
 const strategyDefinition = {
   type: 'object',
   required: ['name'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100 },
+    name: nameSchema,
     title: nullableStr(200),
     displayName: nullableStr(200),
     description: nullableStr(),
     editable: bool,
     deprecated: bool,
-    parameters: list({
-      type: 'object',
-      required: ['name'],
-      properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, type: str(100), description: nullableStr(), required: bool },
-    }),
+    parameters: {
+      type: 'array',
+      maxItems: MAX_STRATEGY_TYPE_PARAMETERS,
+      items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, type: str(100), description: nullableStr(1000), required: bool } },
+    },
   },
 };
 

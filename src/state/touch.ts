@@ -6,6 +6,8 @@
 // flags of server-side evaluation and the push hub (app.ts shares it).
 import type { StateChange } from './change.js';
 import type { State } from './state.js';
+import type { ApiToken } from './types.js';
+import type { Slicer } from '../slices.js';
 
 export interface FlagTouch {
   /** The flag's project before the change (null: it did not exist, or was archived). */
@@ -20,7 +22,11 @@ export interface Touch {
   flags: Map<string, FlagTouch>;
   /** Segment id → its project before the change (null: shared; undefined: it did not exist). */
   segments: Map<number, string | null | undefined>;
-  /** API tokens changed: open streams must check theirs. */
+  /**
+   * What a token gives access to changed (deleted, revoked, another type, environment, projects or
+   * expiry): open streams must check theirs. Its last use (`seenAt`, written by every metrics
+   * flush) is not such a change.
+   */
   tokens: boolean;
   /** Environments created or deleted. */
   environments: Set<string>;
@@ -58,11 +64,18 @@ export function segmentUsers(state: State, segments: Iterable<number>): { flag: 
   return out;
 }
 
+/** What a token lets its holder see, as one comparable string: everything but its name and uses. */
+function accessOf(token: ApiToken): string {
+  return JSON.stringify([token.type, token.environment, token.projects, token.expiresAt]);
+}
+
 /** Keeps the mirrors and reads each applied change against them. */
 export class Toucher {
   private strategyFlag = new Map<string, { flag: string; environment: string }>();
   private flagProject = new Map<string, string>();
   private segmentProject = new Map<number, string | null>();
+  /** Token hash → what it gives access to, as `accessOf` spells it. */
+  private tokenAccess = new Map<string, string>();
   /** The last change read and what it touched: each reader of a change gets the same reading. */
   private last: { rec: StateChange; touch: Touch } | null = null;
   private lastRollback: StateChange | null = null;
@@ -73,8 +86,26 @@ export class Toucher {
 
   /** What `rec` (just applied) touched, read once however many listeners ask. */
   touchOf(rec: StateChange): Touch {
-    if (this.last?.rec !== rec) this.last = { rec, touch: this.read(rec) };
+    if (this.last?.rec !== rec) {
+      const touch = emptyTouch();
+      for (const step of this.read(rec, touch)) void step;
+      this.last = { rec, touch };
+    }
     return this.last.touch;
+  }
+
+  /**
+   * touchOf for a large change (an import's half a million ops), read a slice at a time before its
+   * listeners hear of it (Engine.onLargeChange): they then find the reading done.
+   */
+  async readInSlices(rec: StateChange, slicer: Slicer): Promise<void> {
+    if (this.last?.rec === rec) return;
+    const touch = emptyTouch();
+    for (const step of this.read(rec, touch)) {
+      void step;
+      if (slicer.due()) await slicer.pause();
+    }
+    this.last = { rec, touch };
   }
 
   /** `rec` was rolled back (with every change after it): read the mirrors again, once. */
@@ -93,11 +124,12 @@ export class Toucher {
     for (const f of this.state.features.values()) if (!f.archived) this.flagProject.set(f.name, f.project);
     this.segmentProject = new Map();
     for (const s of this.state.segments.values()) this.segmentProject.set(s.id, s.project);
+    this.tokenAccess = new Map();
+    for (const tk of this.state.apiTokens.values()) this.tokenAccess.set(tk.hash, accessOf(tk));
   }
 
-  /** What `rec` (just applied) touched; the mirrors move on to the state after it. */
-  private read(rec: StateChange): Touch {
-    const t = emptyTouch();
+  /** What `rec` (just applied) touched, into `t`, an op per step; the mirrors move on to the state after it. */
+  private *read(rec: StateChange, t: Touch): Generator<void> {
     const flag = (name: string, environment: string | null, tags = false) => {
       let f = t.flags.get(name);
       if (!f) t.flags.set(name, (f = { before: this.flagProject.get(name) ?? null, environments: environment === null ? null : new Set(), tags }));
@@ -143,7 +175,13 @@ export class Toucher {
         case 'segment.del':
           segment(op.id);
           break;
-        case 'token.put':
+        case 'token.put': {
+          // A token new to the mirror holds no stream yet; one whose access is unchanged (the
+          // metrics flush writing when it was last seen) must not end the streams that use it.
+          const before = this.tokenAccess.get(op.token.hash);
+          if (before !== undefined && before !== accessOf(op.token)) t.tokens = true;
+          break;
+        }
         case 'token.del':
         case 'token.revoke':
           t.tokens = true;
@@ -174,22 +212,25 @@ export class Toucher {
           // An op kind added later that no reader knows yet: be correct, not fast.
           t.everything = true;
       }
+      yield;
     }
     // Move the mirrors to the state after the change.
     for (const op of rec.ops) {
-      if (op.o === 'strategy.put') this.strategyFlag.set(op.strategy.id, { flag: op.strategy.featureName, environment: op.strategy.environment });
+      if (op.o === 'token.put') this.tokenAccess.set(op.token.hash, accessOf(op.token));
+      else if (op.o === 'token.del') this.tokenAccess.delete(op.hash);
+      else if (op.o === 'strategy.put') this.strategyFlag.set(op.strategy.id, { flag: op.strategy.featureName, environment: op.strategy.environment });
       else if (op.o === 'strategy.del') this.strategyFlag.delete(op.id);
     }
     for (const name of t.flags.keys()) {
       const f = this.state.features.get(name);
       if (f && !f.archived) this.flagProject.set(name, f.project);
       else this.flagProject.delete(name);
+      yield;
     }
     for (const id of t.segments.keys()) {
       const s = this.state.segments.get(id);
       if (s) this.segmentProject.set(id, s.project);
       else this.segmentProject.delete(id);
     }
-    return t;
   }
 }

@@ -1,5 +1,9 @@
 import { constraintListSchema } from '../constraints/constraints.js';
-import { variantSchema } from '../variants/weights.js';
+import { nameSchema } from '../state/names.js';
+
+/** Characters in one strategy parameter's value. */
+export const MAX_PARAMETER_LENGTH = 100_000;
+import { variantListSchema } from '../variants/weights.js';
 
 /**
  * Strategy parameters, as the admin API and the import take them. "__proto__" is refused by name:
@@ -13,15 +17,28 @@ export const parametersSchema = {
     type: 'string', minLength: 1, maxLength: 100, not: { const: '__proto__' },
     description: '1 to 100 characters and not "__proto__"',
   },
-  additionalProperties: { type: ['string', 'number', 'boolean'] },
+  // A group id (the flag's name by default) and a stickiness (a context field's name) are names;
+  // other values (lists of user ids, hosts, addresses) may be long, but not without end: SDKs
+  // receive them with every poll.
+  properties: {
+    groupId: { type: ['string', 'number', 'boolean'], maxLength: 100, description: 'a string, number or boolean of at most 100 characters' },
+    stickiness: { type: ['string', 'number', 'boolean'], maxLength: 100, description: 'a string, number or boolean of at most 100 characters' },
+  },
+  additionalProperties: { type: ['string', 'number', 'boolean'], maxLength: MAX_PARAMETER_LENGTH, description: `a string, number or boolean of at most ${MAX_PARAMETER_LENGTH} characters` },
 };
+
+/**
+ * A strategy id, as imports bring them (the admin API makes uuids): Unleash's uuids and ULIDs,
+ * URL friendly since admin paths carry them.
+ */
+export const strategyIdSchema = nameSchema;
 const parameters = parametersSchema;
 const common = {
   title: { type: ['string', 'null'], maxLength: 200 },
   disabled: { type: ['boolean', 'null'] },
   sortOrder: { type: 'integer', minimum: -1000000, maximum: 1000000 },
   constraints: constraintListSchema,
-  variants: { type: 'array', maxItems: 100, items: variantSchema },
+  variants: variantListSchema,
   parameters,
   segments: { type: 'array', maxItems: 5, uniqueItems: true, items: { type: 'integer', minimum: 1 } },
 };

@@ -1,6 +1,8 @@
 // Bodies of /api/admin/strategies: a strategy type and its parameter definitions.
 import { nameSchema } from '../state/names.js';
 
+export const MAX_STRATEGY_TYPE_PARAMETERS = 50;
+
 export const PARAMETER_TYPES = ['string', 'percentage', 'list', 'number', 'boolean'] as const;
 
 const parameter = {
@@ -20,7 +22,7 @@ const fields = {
   description: { type: ['string', 'null'], maxLength: 5000 },
   editable: { type: 'boolean' },
   deprecated: { type: 'boolean' },
-  parameters: { type: 'array', maxItems: 50, items: parameter },
+  parameters: { type: 'array', maxItems: MAX_STRATEGY_TYPE_PARAMETERS, items: parameter },
 };
 
 export const strategyTypeSchemas = {

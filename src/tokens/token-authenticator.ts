@@ -139,18 +139,64 @@ export class TokenAuthenticator implements Authenticator {
     if (credential === null) {
       throw new AuthenticationRequired('You must authenticate: send an API token in the Authorization header.');
     }
+    const found = this.lookup(credential);
+    if (found === 'expired') throw new AuthenticationRequired('The API token in the Authorization header has expired.');
+    if (found === null) throw new AuthenticationRequired('The API token in the Authorization header is not valid.');
+    return found;
+  }
+
+  /** The stored token a credential proves, 'expired', or null when it proves none. */
+  private lookup(credential: string): Known | 'expired' | null {
     const digest = this.hasher.digest(credential);
     const hash = digest.toString('hex');
     const token = this.state().apiTokens.get(hash);
     if (!token) {
       this.known.delete(hash);
-      throw new AuthenticationRequired('The API token in the Authorization header is not valid.');
+      return null;
     }
     let k = this.known.get(hash);
     if (!k || k.token !== token) k = this.remember(hash, token);
-    if (!sameDigest(k.digest, digest)) throw new AuthenticationRequired('The API token in the Authorization header is not valid.');
-    if (this.now() >= k.expiresAtMs) throw new AuthenticationRequired('The API token in the Authorization header has expired.');
+    if (!sameDigest(k.digest, digest)) return null;
+    if (this.now() >= k.expiresAtMs) return 'expired';
     return k;
+  }
+
+  /**
+   * Of `credentials`, the tokens an SDK or a relay may use (client and frontend ones that exist
+   * and have not expired), in the order given, repeats included. Nothing is said of the others:
+   * unknown, expired, admin and malformed ones are simply left out (POST /edge/validate).
+   */
+  sdkTokens(credentials: readonly string[]): { given: string; token: ApiToken }[] {
+    const out: { given: string; token: ApiToken }[] = [];
+    for (const given of credentials) {
+      const k = this.sdkToken(given);
+      if (k) out.push({ given, token: k.token });
+    }
+    return out;
+  }
+
+  /**
+   * Tokens a relay saw its SDKs use, counted as used now (their `seenAt`, written with the next
+   * metrics flush): the client and frontend ones of `environment`, since a relay's token speaks
+   * for its own environment only. Returns how many were counted.
+   */
+  markSeen(credentials: readonly string[], environment: string): number {
+    let n = 0;
+    const now = this.now();
+    for (const c of credentials) {
+      const k = this.sdkToken(c);
+      if (!k || k.token.environment !== environment) continue;
+      k.usedAt = now;
+      n++;
+    }
+    return n;
+  }
+
+  /** A client or frontend token that exists and has not expired, or null. */
+  private sdkToken(c: string): Known | null {
+    const credential = credentialOf(c);
+    const k = credential === null ? null : this.lookup(credential);
+    return k === null || k === 'expired' || k.token.type === 'admin' ? null : k;
   }
 
   private remember(hash: string, token: ApiToken): Known {
@@ -163,7 +209,7 @@ export class TokenAuthenticator implements Authenticator {
       expiresAtMs: token.expiresAt === null ? Infinity : Date.parse(token.expiresAt),
       actor,
       // Tokens with the same scope share the key, so they share the client API's cached responses.
-      scope: { environment: token.environment, projects: token.projects, key: `${token.environment}|${token.projects.join(',')}`, actor },
+      scope: { environment: token.environment, projects: token.projects, key: `${token.environment}|${token.projects.join(',')}`, actor, token: hash },
       view: { projects: token.projects, environment: token.environment },
       usedAt: 0,
       reportedAt: 0,

@@ -1,10 +1,10 @@
 import { variantReply } from '../strategies/schema.js';
 import { nameSchema } from '../state/names.js';
-import { variantSchema } from './weights.js';
+import { variantListSchema } from './weights.js';
 
-export const MAX_VARIANTS = 100;
+export { MAX_VARIANTS } from './weights.js';
 
-const variants = { type: 'array', maxItems: MAX_VARIANTS, items: variantSchema };
+const variants = variantListSchema;
 
 export const variantSchemas = {
   variantsSchema: variants,

@@ -3,7 +3,8 @@
 // order), and the result is sorted by name as Unleash sorts it (byName).
 import { invalid } from '../errors.js';
 import type { Variant, VariantOverride, VariantPayload } from '../state/types.js';
-import { checkName } from '../state/names.js';
+import { checkName, nameSchema } from '../state/names.js';
+import { MAX_CONSTRAINT_VALUES } from '../constraints/constraints.js';
 
 export const TOTAL_WEIGHT = 1000;
 
@@ -67,29 +68,51 @@ export function normalizeVariants(input: VariantInput[], field: string, allowOve
  */
 export const byName = new Intl.Collator('en-US').compare;
 
+/** Variants per list (a flag's in one environment, or a strategy's). */
+export const MAX_VARIANTS = 100;
+/** Characters in a variant's payload: SDKs receive it with every poll. */
+export const MAX_PAYLOAD_LENGTH = 50_000;
+
+/**
+ * A variant, as every door takes it: the admin API, the state import and the features-batch
+ * import (decisions.md § two doors: weights and order are data, but what cannot be stored or
+ * addressed safely is refused everywhere alike). The name is URL friendly, as docs/api.md says;
+ * every string and list has the admin API's bound, so an import cannot bring a million-character
+ * name or payload that the admin API would refuse.
+ */
 export const variantSchema = {
   type: 'object',
   required: ['name'],
   properties: {
-    name: { type: 'string' },
+    name: nameSchema,
     weight: { type: 'integer', minimum: 0, maximum: TOTAL_WEIGHT },
     weightType: { enum: ['fix', 'variable'] },
     stickiness: { type: 'string', maxLength: 100 },
     payload: {
       type: 'object',
       required: ['type', 'value'],
-      properties: { type: { enum: ['json', 'csv', 'string', 'number'] }, value: { type: 'string' } },
+      properties: {
+        type: { enum: ['json', 'csv', 'string', 'number'] },
+        value: { type: 'string', maxLength: MAX_PAYLOAD_LENGTH, description: `a string of at most ${MAX_PAYLOAD_LENGTH} characters` },
+      },
     },
     overrides: {
       type: 'array',
+      maxItems: MAX_VARIANTS,
       items: {
         type: 'object',
         required: ['contextName', 'values'],
-        properties: { contextName: { type: 'string', minLength: 1 }, values: { type: 'array', items: { type: 'string' } } },
+        properties: {
+          contextName: { type: 'string', minLength: 1, maxLength: 100 },
+          values: { type: 'array', maxItems: MAX_CONSTRAINT_VALUES, items: { type: 'string', maxLength: 1000 } },
+        },
       },
     },
   },
 };
+
+/** A list of variants, in every door. */
+export const variantListSchema = { type: 'array', maxItems: MAX_VARIANTS, items: variantSchema };
 
 /**
  * Variants that come in as data (state and features-batch imports) are stored as given:

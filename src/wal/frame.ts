@@ -1,6 +1,7 @@
 // WAL framing: [u32 LE payload length][u32 LE CRC32 of payload][msgpack payload].
 // The checksum lets replay tell a torn or damaged record from a good one.
 import { crc32 } from 'node:zlib';
+import type { Slicer } from '../slices.js';
 
 export const FRAME_HEADER = 8;
 /** A sanity bound: a length above this is damage, not a record. */
@@ -11,6 +12,27 @@ export function frame(payload: Uint8Array): Buffer {
   out.writeUInt32LE(payload.length, 0);
   out.writeUInt32LE(crc32(payload), 4);
   out.set(payload, FRAME_HEADER);
+  return out;
+}
+
+/**
+ * The frame of a payload given in pieces (encodeRecordInSlices), checksummed and copied a piece
+ * at a time with pauses between: the same bytes as frame(concatenation of the pieces).
+ */
+export async function frameInSlices(pieces: Uint8Array[], slicer: Slicer): Promise<Buffer> {
+  let length = 0;
+  for (const p of pieces) length += p.length;
+  const out = Buffer.allocUnsafe(FRAME_HEADER + length);
+  out.writeUInt32LE(length, 0);
+  let sum = 0;
+  let at = FRAME_HEADER;
+  for (const p of pieces) {
+    sum = crc32(p, sum);
+    out.set(p, at);
+    at += p.length;
+    if (slicer.due()) await slicer.pause();
+  }
+  out.writeUInt32LE(sum, 4);
   return out;
 }
 

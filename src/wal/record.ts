@@ -15,6 +15,7 @@ import { storedEventProblem, storeEvent, type StoredEvent } from '../state/event
 import type { Op } from '../state/ops.js';
 import type { EventRecord } from '../state/types.js';
 import { decodeCommon } from './fast-decode.js';
+import type { Slicer } from '../slices.js';
 
 /** A WAL record is a state change at its LSN; this module owns its encoding. */
 export type WalRecord = StateChange;
@@ -61,6 +62,40 @@ function unpackOp(raw: unknown): Op {
 /** A record's msgpack payload (version 2), ready to be framed. */
 export function encodeRecord(rec: WalRecord): Uint8Array {
   return encoder.encode([VERSION, rec.lsn, rec.ops.map(packOp), rec.events]);
+}
+
+/** A msgpack array header for `n` items: what precedes their encodings, one after another. */
+function arrayHeader(n: number): Uint8Array {
+  if (n < 16) return Uint8Array.of(0x90 | n);
+  if (n < 0x10000) return Uint8Array.of(0xdc, n >> 8, n & 0xff);
+  return Uint8Array.of(0xdd, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff);
+}
+
+/** How many bytes the array header at the start of `encoded` takes. */
+const headerLength = (encoded: Uint8Array) => (encoded[0] === 0xdc ? 3 : encoded[0] === 0xdd ? 5 : 1);
+
+/** Items per encoded slice: small enough that one slice takes milliseconds. */
+const SLICE = 500;
+
+/**
+ * The same bytes as encodeRecord, as a list of pieces, encoded a slice of ops or events at a
+ * time with pauses between (a 50,000-flag import's record is tens of megabytes: encoding it at
+ * once held the event loop for most of a second). A msgpack array is its header followed by its
+ * items' encodings, so slices encoded alone and stripped of their own header join up exactly.
+ */
+export async function encodeRecordInSlices(rec: WalRecord, slicer: Slicer): Promise<Uint8Array[]> {
+  const pieces: Uint8Array[] = [Uint8Array.of(0x94), encoder.encode(VERSION), encoder.encode(rec.lsn)];
+  const list = async <T>(items: T[], map: (item: T) => unknown) => {
+    pieces.push(arrayHeader(items.length));
+    for (let i = 0; i < items.length; i += SLICE) {
+      const encoded = encoder.encode(items.slice(i, i + SLICE).map(map));
+      pieces.push(encoded.subarray(headerLength(encoded)));
+      if (slicer.due()) await slicer.pause();
+    }
+  };
+  await list(rec.ops, packOp);
+  await list(rec.events, (e) => e);
+  return pieces;
 }
 
 /** A version-1 record, for tests that prove old data folders still start. */

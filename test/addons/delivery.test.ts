@@ -5,33 +5,12 @@ import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import t from 'tap';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { RECEIVERS_ALLOWED, receiverFor as receiver, sleep, until, webhook, type Receiver } from '../helpers/receiver.js';
 import { client, ROOT, serve, spawnServer, succeeding, type Spawned } from '../helpers/server.js';
 
 const F = (project = 'default') => `/api/admin/projects/${project}/features`;
-const FAST = { WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_RETRY_MAX_DELAY_MS: '400', WEBHOOK_TIMEOUT_MS: '500' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function receiver(t: { teardown(fn: () => unknown): void }): Promise<Receiver> {
-  const r = await startReceiver();
-  t.teardown(() => r.close());
-  return r;
-}
-
-const webhook = (url: string, over: Record<string, unknown> = {}, params: Record<string, string> = {}) => ({
-  provider: 'webhook', enabled: true, events: ['*'], parameters: { url, ...params }, ...over,
-});
-
+const FAST = { WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_RETRY_MAX_DELAY_MS: '400', WEBHOOK_TIMEOUT_MS: '500', ...RECEIVERS_ALLOWED };
 const bodies = (r: Receiver) => r.received.map((x) => JSON.parse(x.body));
-
-/** Waits until `check` holds (polling), or fails naming what it waited for. */
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);
-    await sleep(25);
-  }
-}
 
 t.test('each event is POSTed as Unleash event JSON, signed with HMAC-SHA256, with the configured headers', async (t) => {
   const r = await receiver(t);
@@ -114,8 +93,9 @@ t.test('receiver errors and timeouts are retried with backoff and shown; deliver
   t.same(names.slice(5), ['two', 'three'], 'then the rest, in order, once each');
   const gaps = r.received.slice(1, 4).map((x, i) => x.at - r.received[i].at);
   // Doubling from the 50 ms base: each wait is at least 50, 100, 200 ms (a busy machine only adds
-  // to them), and the first well under the third (no flat delay passes both).
-  t.ok(gaps.every((g, i) => g >= 50 * 2 ** i - 2) && gaps[0] < 200, `the waits double: ${gaps.join(', ')} ms (at least 50, 100, 200)`);
+  // to them), and one of the first two under the third's 200 (no flat delay passes both; a load
+  // spike once stretched the first to 229 ms, so one slow wait alone does not fail this).
+  t.ok(gaps.every((g, i) => g >= 50 * 2 ** i - 2) && Math.min(gaps[0], gaps[1]) < 200, `the waits double: ${gaps.join(', ')} ms (at least 50, 100, 200)`);
   const done = await ok('GET', `/api/admin/addons/${addon.id}`);
   t.match(done.delivery, { delivered: 3, attempts: 0, pendingEvents: 0 });
   t.ok(done.delivery.failed >= 4, `${done.delivery.failed} failed attempts (3 errors and a timeout)`);
@@ -130,8 +110,12 @@ t.test('an event still failing after WEBHOOK_RETRY_FOR_MS is dropped, logged and
   await ok('POST', F(), { name: 'poison' });
   await ok('POST', F(), { name: 'after' });
   await until('the event after the dropped one', () => r.received.some((x) => JSON.parse(x.body).featureName === 'after'));
+  // Received is not yet answered: wait for Fanion to count the answer.
+  await until('the delivery to be counted', async () => (await ok('GET', `/api/admin/addons/${addon.id}`)).delivery.delivered === 1);
   const status = await ok('GET', `/api/admin/addons/${addon.id}`);
   t.match(status.delivery, { dropped: 1, delivered: 1 });
+  // The log line travels through the child's stdout pipe: it may arrive after the answer above.
+  await until('the drop to be logged', () => /webhook gave up on an event after retrying/.test(srv.output()));
   t.match(srv.output(), /webhook gave up on an event after retrying/);
   const metrics = (await client(srv.url)('GET', '/internal-backstage/prometheus')).text;
   t.match(metrics, /webhook_deliveries_total\{result="dropped"\} 1/);
@@ -148,7 +132,7 @@ t.test('changes made while the receiver is down are delivered, in order, once it
   const during = Array.from({ length: 10 }, (_, i) => `during-${i}`);
   for (const name of during) await ok('POST', F(), { name });
   await until('a failure to be shown', async () => (await ok('GET', `/api/admin/addons/${addon.id}`)).delivery.attempts > 0);
-  t.match((await ok('GET', `/api/admin/addons/${addon.id}`)).delivery.lastError, /ECONNREFUSED/);
+  t.equal((await ok('GET', `/api/admin/addons/${addon.id}`)).delivery.lastError, 'connection failed or no answer within 500 ms', 'the cause (ECONNREFUSED) is only logged');
   await r.up();
   await r.waitFor(11);
   await sleep(300);

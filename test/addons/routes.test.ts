@@ -1,5 +1,6 @@
 // /api/admin/addons over HTTP against a real server: Unleash's shapes, validation with clear
-// errors, secrets masked after creation, events for every change, unlimited admins only, restart.
+// errors, secrets masked after creation, events for every change, unlimited admins only, restart,
+// and no answer kept by a cache.
 import t from 'tap';
 import { client, serve, spawnServer } from '../helpers/server.js';
 
@@ -7,7 +8,7 @@ const ADMIN = '*:*.addons-admin-secret';
 const BASE = '/api/admin/addons';
 const hook = (over: Record<string, unknown> = {}, params: Record<string, string> = {}) => ({
   provider: 'webhook', enabled: true, description: 'to the team chat', events: ['feature-created'],
-  parameters: { url: 'http://127.0.0.1:9/hook', ...params }, ...over,
+  parameters: { url: 'https://hooks.example.com/fanion', ...params }, ...over,
 });
 
 t.test('create, read, list, replace, delete; secrets shown once; events recorded', async (t) => {
@@ -99,4 +100,21 @@ t.test('only unlimited admin tokens reach addons: they see every project\'s even
   const client_ = client(srv.url, { authorization: (await ok('POST', '/api/admin/api-tokens', { tokenName: 'sdk', type: 'client' })).secret });
   t.equal((await client_('GET', BASE)).status, 403);
   t.equal((await client(srv.url)('GET', BASE)).status, 401);
+});
+
+t.test('no cache may keep an addon answer: every one says Cache-Control: no-store', async (t) => {
+  const { api } = await serve(t);
+  const created = await api('POST', BASE, hook({}, { authorization: 'Bearer receiver-token' }));
+  const { id } = created.json;
+  const answers = [
+    ['POST (shows the signing secret)', created],
+    ['GET one', await api('GET', `${BASE}/${id}`)],
+    ['GET all', await api('GET', BASE)],
+    ['PUT', await api('PUT', `${BASE}/${id}`, hook({ description: 'changed' }, { authorization: '*****' }))],
+    ['DELETE', await api('DELETE', `${BASE}/${id}`)],
+  ] as const;
+  for (const [name, res] of answers) {
+    t.equal(res.status, 200, name);
+    t.equal(res.headers.get('cache-control'), 'no-store', name);
+  }
 });

@@ -16,7 +16,7 @@ const KNOWN_CLIENT_ROUTES = ['GET /api/client/features', 'GET /api/client/featur
  * Listings any admin token may call: they show a limited token only its own events
  * (test/auth/event-scopes.test.ts) or flags (test/features/search.test.ts).
  */
-const VISIBLE_ONLY_ROUTES = ['POST /api/admin/events/search', 'GET /api/admin/events', 'GET /api/admin/events/{featureName}', 'GET /api/admin/search/features'];
+const VISIBLE_ONLY_ROUTES = ['POST /api/admin/events/search', 'GET /api/admin/events', 'GET /api/admin/events/{featureName}', 'GET /api/admin/search/features', 'GET /api/admin/feature-types'];
 /**
  * Routes any admin token may call, whose reach is named in the body (project, environment) or
  * found in the flags it exports: a limited token is refused there, once the body is valid
@@ -39,8 +39,11 @@ function walBytes(dir: string): number {
 }
 
 t.test('every route refuses bad credentials with the right status, and nothing changes', async (t) => {
+  // No periodic metrics flush: it writes when valid tokens were last used (those refused with a 403
+  // too), which is bookkeeping, not a change any call made; a run longer than its 10 s (a loaded
+  // machine) would otherwise see WAL bytes appended.
   const srv = await spawnServer({
-    env: { AUTH_TYPE: 'api-token', LOG_LEVEL: 'trace', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT, INIT_FRONTEND_API_TOKENS: FRONTEND },
+    env: { AUTH_TYPE: 'api-token', LOG_LEVEL: 'trace', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT, INIT_FRONTEND_API_TOKENS: FRONTEND, METRICS_FLUSH_MS: '0' },
   });
   t.teardown(() => srv.kill());
   const admin = client(srv.url, { authorization: ADMIN });
@@ -119,6 +122,9 @@ t.test('every route refuses bad credentials with the right status, and nothing c
         t.equal(res.status, 200, 'an admin token scoped to another project searches flags');
         t.ok(res.json.features.every((f: any) => f.project === 'elsewhere'), 'and finds only those of its project');
         t.equal(res.json.features.length, res.json.total, 'and counts only those');
+      } else if (visibleOnly && r.path === '/api/admin/feature-types') {
+        const res = await call(r, scopedAdmin);
+        t.equal(res.status, 200, 'an admin token scoped to another project reads the flag types (the same for every project)');
       } else if (visibleOnly) {
         const res = await call(r, scopedAdmin);
         t.equal(res.status, 200, 'an admin token scoped to another project lists events');

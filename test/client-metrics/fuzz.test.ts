@@ -1,6 +1,7 @@
 // SDK register and metrics bodies come from public tokens: every date-ish or numeric field that
 // passes the schema must be one the server can keep and show. Hostile values in `started`,
-// `interval`, `bucket.start`/`stop` and the counts (client and frontend routes) answer 2xx or a
+// `interval`, `bucket.start`/`stop` and the counts (client and frontend routes, and a relay's bulk
+// post: its applications' `started`/`interval`, its metrics' `timestamp` and counts) answer 2xx or a
 // 400 naming the field, never a 500; the admin views, checked against their reply schemas by
 // `client()`, keep answering 200 with what was accepted.
 import t from 'tap';
@@ -48,6 +49,18 @@ function metrics(r: () => number, i: number): { body: Record<string, unknown>; f
   return { body: { appName: `fuzz-${i % 7}`, instanceId: `i-${i % 5}`, bucket }, field };
 }
 
+/** A relay's bulk body, one date-ish or numeric field of an application or a metric set to a hostile value. */
+function bulk(r: () => number, i: number): { body: Record<string, unknown>; field: string } {
+  const app: Record<string, unknown> = { appName: `fuzz-${i % 7}`, instanceId: `b-${i % 5}`, environment: null, started: START, interval: 15000, strategies: [] };
+  const metric: Record<string, unknown> = { featureName: 'known', appName: `fuzz-${i % 7}`, environment: 'development', timestamp: START, yes: 1, no: 0, variants: { blue: 1 } };
+  const key = pick(r, ['applications.started', 'applications.interval', 'metrics.timestamp', 'metrics.yes', 'metrics.no', 'metrics.variants.blue']);
+  const value = chance(r, 0.5) ? pick(r, NUMBERS) : hostile(r);
+  const [list, name, sub] = key.split('.');
+  if (sub) (metric.variants as Record<string, unknown>)[sub] = value;
+  else (list === 'applications' ? app : metric)[name] = value;
+  return { body: { applications: [app], metrics: [metric] }, field: `${list}[0].${name}${sub ? `.${sub}` : ''}` };
+}
+
 t.test('hostile dates and numbers in register and metrics bodies: 2xx or a 400 naming the field, never a 500', async (t) => {
   const { api, ok } = await serve(t, {
     authorization: ADMIN,
@@ -62,6 +75,7 @@ t.test('hostile dates and numbers in register and metrics bodies: 2xx or a 400 n
       ['/api/client/register', CLIENT, register(r, i)],
       ['/api/client/metrics', CLIENT, metrics(r, i)],
       ['/api/frontend/client/metrics', FRONTEND, metrics(r, i)],
+      ['/api/client/metrics/bulk', CLIENT, bulk(r, i)],
     ] as const);
     const res = await api('POST', path, body, { authorization: token });
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;

@@ -25,7 +25,7 @@ t.test('every case of the client specification, evaluated server-side', async (t
   for (const file of files) {
     const fanion = await openTestFanion(tempDataDir('fanion-eval-spec-'));
     try {
-      await fanion.engine.run({ name: 'spec', userId: null }, importState(stateDocument(file.state, 'development') as unknown as StateDocument, { drop: false, keep: true }));
+      await fanion.engine.runInSlices({ name: 'spec', userId: null }, importState(stateDocument(file.state, 'development') as unknown as StateDocument, { drop: false, keep: true }));
       const prepared = new PreparedFlags(fanion.engine.state, HOSTNAME).env('development');
       const lookup = (name: string) => prepared.flags.get(name);
       let ok = 0;

@@ -53,6 +53,52 @@ t.test('a request whose headers trickle in is closed at HEADERS_TIMEOUT_MS', asy
   t.match(data, /^HTTP\/1\.1 408 /, 'with a 408');
 });
 
+/** The sockets a process holds open (its listening socket included). */
+function socketCount(pid: number): number {
+  let n = 0;
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) n++;
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return n;
+}
+
+t.test('a client that trickles headers, never reads and never closes loses its socket within seconds of the 408', async (t) => {
+  const srv = await spawnServer({ env: { HEADERS_TIMEOUT_MS: '1000' } });
+  t.teardown(() => srv.stop());
+  const pid = srv.proc.pid!;
+  const base = socketCount(pid);
+  // Half-open allowed: the FIN after the 408 does not make these close their side, and paused,
+  // they read nothing (not the answer, not the FIN).
+  const hostile = Array.from({ length: 10 }, () => {
+    const s = net.connect({ port: srv.port, host: '127.0.0.1', allowHalfOpen: true });
+    s.on('error', () => {});
+    s.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+    s.pause();
+    return s;
+  });
+  t.teardown(() => hostile.forEach((s) => s.destroy()));
+  const trickle = setInterval(() => hostile.forEach((s) => !s.destroyed && s.write(`X-Slow-${Date.now()}: 1\r\n`)), 300);
+  t.teardown(() => clearInterval(trickle));
+  const started = Date.now();
+  let most = 0;
+  let held = Infinity;
+  while (held > 0 && Date.now() - started < 15_000) {
+    await new Promise((r) => setTimeout(r, 100));
+    held = socketCount(pid) - base;
+    most = Math.max(most, held);
+  }
+  const ms = Date.now() - started;
+  t.equal(most, 10, 'the server held the ten sockets while their headers trickled');
+  t.equal(held, 0, `then closed every one of them (${ms} ms after they connected)`);
+  // The headers timeout (1 s) and Node's check (1 s), then the grace after the answer (2 s).
+  t.ok(ms < 8000, `within a few seconds of the 408, not never (${ms} ms)`);
+  t.equal((await fetch(`${srv.url}/health`)).status, 200, 'and serves on');
+});
+
 t.test('after a refusal the unread body is not read on: the connection closes at once', async (t) => {
   const srv = await spawnServer({ env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN } });
   t.teardown(() => srv.stop());

@@ -141,7 +141,7 @@ t.test('after a restart: a current id resumes with nothing missed, an older one 
 });
 
 t.test('a revoked token\'s stream ends at once; the cap answers 429; shutdown ends streams', async (t) => {
-  const srv = await spawnServer({ env: { ...env, STREAMING_MAX_CONNECTIONS: '3' } });
+  const srv = await spawnServer({ env: { ...env, STREAMING_MAX_CONNECTIONS: '3', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '3' } });
   const api = client(srv.url, { authorization: ADMIN });
   const made = await api('POST', '/api/admin/api-tokens', { tokenName: 'short-lived', type: 'client', environment: 'development', projects: ['*'] });
   const doomed = await openStream(srv.url, { authorization: made.json.secret });

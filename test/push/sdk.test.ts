@@ -3,17 +3,17 @@
 // answering exactly alike; client specification files 19 and 20 pass when their state arrives as
 // live delta events; with CLIENT_STREAMING_UPGRADE a default-configured SDK moves onto streaming.
 import t from 'tap';
-import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
+import type { Unleash } from 'unleash-client';
 import { specFiles, stateDocument } from '../helpers/client-spec.js';
 import { serve } from '../helpers/server.js';
+import { syncedSdk, type SdkMode } from '../helpers/unleash-sdk.js';
 
 const ADMIN = '*:*.push-sdk-admin';
 const CLIENT = '*:development.push-sdk-client';
 const P = '/api/admin/projects/default/features';
 const ENV = 'development';
 
-type Mode = { type: 'polling'; format: 'full' | 'delta' } | { type: 'streaming' };
-const MODES: Record<string, Mode> = { polling: { type: 'polling', format: 'full' }, delta: { type: 'polling', format: 'delta' }, streaming: { type: 'streaming' } };
+const MODES: Record<string, SdkMode> = { polling: { type: 'polling', format: 'full' }, delta: { type: 'polling', format: 'delta' }, streaming: { type: 'streaming' } };
 
 function waitFor(fn: () => boolean, what: string, ms = 10_000): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -27,20 +27,8 @@ function waitFor(fn: () => boolean, what: string, ms = 10_000): Promise<void> {
   });
 }
 
-async function sdk(t: { teardown(fn: () => void): void }, url: string, mode: Mode | undefined, refreshInterval = 100): Promise<Unleash> {
-  const problems: unknown[] = [];
-  const u = new Unleash({
-    url: `${url}/api/`, appName: `push-${mode?.type ?? 'default'}`, customHeaders: { Authorization: CLIENT }, refreshInterval,
-    disableMetrics: true, storageProvider: new InMemStorageProvider(), skipInstanceCountWarning: true, ...(mode ? { experimentalMode: mode } : {}),
-  });
-  t.teardown(() => u.destroy());
-  u.on(UnleashEvents.Error, (e) => problems.push(e));
-  u.on(UnleashEvents.Warn, () => {});
-  await new Promise<void>((resolve, reject) => {
-    u.once(UnleashEvents.Synchronized, () => resolve());
-    setTimeout(() => reject(new Error(`the ${mode?.type} SDK did not synchronize: ${String(problems[0])}`)), 10_000);
-  });
-  return u;
+function sdk(t: { teardown(fn: () => void): void }, url: string, mode: SdkMode | undefined, refreshInterval = 100): Promise<Unleash> {
+  return syncedSdk(t, url, { token: CLIENT, mode, refreshInterval, appName: `push-${mode?.type ?? 'default'}` });
 }
 
 const contexts = Array.from({ length: 40 }, (_, i) => ({ userId: `u${i}`, sessionId: `s${i}`, properties: { country: i % 2 ? 'NO' : 'SE' } }));

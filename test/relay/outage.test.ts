@@ -61,7 +61,8 @@ t.test('the upstream killed, then the relay restarted while it is down', async (
   t.equal((await poll(again.url, etag)).status, 304);
   const ready = await fetch(`${again.url}/ready`);
   t.equal(ready.status, 200, `/ready is 200 with the upstream down (${Date.now() - t0} ms after listening)`);
-  t.same(await ready.json(), { status: 'READY' });
+  t.same(await ready.json(), { health: 'GOOD' });
+  t.same(await (await fetch(`${again.url}/internal-backstage/ready`)).json(), { status: 'READY' }, 'and so does Edge\'s readiness path');
 
   // The upstream back (same port, same data): the relay follows it again.
   const back = await spawnServer({ dataDir: up.dataDir, env: { AUTH_TYPE: 'api-token', PORT: String(up.port) } });

@@ -15,6 +15,11 @@ t.test('a bad setting fails at once, before the data folder is touched, with one
     [{ LOG_LEVEL: 'loud' }, /^Fanion cannot start: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"\n$/],
     [{ TOKEN_HASH_KEY: 'short' }, /^Fanion cannot start: TOKEN_HASH_KEY must be at least 16 characters long\n$/],
     [{ FRONTEND_CACHE_MAX_BYTES: '64MB' }, /^Fanion cannot start: FRONTEND_CACHE_MAX_BYTES must be a non-negative integer, got "64MB"\n$/],
+    [{ WEBHOOK_ALLOW_RANGES: '10.0.0.0/8,everything' }, /^Fanion cannot start: WEBHOOK_ALLOW_RANGES must list addresses or CIDR ranges such as 10\.1\.2\.0\/24 or fd00::\/8, got "everything"\n$/],
+    [{ WEBHOOK_ALLOW_HOSTS: 'https://hooks.internal' }, /^Fanion cannot start: WEBHOOK_ALLOW_HOSTS must list host names such as hooks\.internal \(no scheme, port or wildcard\), got "https:\/\/hooks\.internal"\n$/],
+    [{ WEBHOOK_TEMPLATE_MAX_STEPS: '0' }, /^Fanion cannot start: WEBHOOK_TEMPLATE_MAX_STEPS must be at least 1, got "0"\n$/],
+    [{ UNKNOWN_FLAGS_MAX_BYTES: '4M' }, /^Fanion cannot start: UNKNOWN_FLAGS_MAX_BYTES must be a non-negative integer, got "4M"\n$/],
+    [{ EDGE_VALIDATE_REQUIRE_TOKEN: 'yes' }, /^Fanion cannot start: EDGE_VALIDATE_REQUIRE_TOKEN must be true or false, got "yes"\n$/],
     [
       { INIT_CLIENT_API_TOKENS: 'default:development.good-secret,not-a-token' },
       /^Fanion cannot start: INIT_CLIENT_API_TOKENS\/INIT_BACKEND_API_TOKENS entry 2 is not of the form <project>:<environment>\.<secret>\n$/,

@@ -1,7 +1,8 @@
 // The import command on its own: atomicity, drop/keep cascades, and that the state it leaves
 // always has every reference resolved. Plus: one import is one WAL record, replayed identically.
 import t from 'tap';
-import { resolveEvents, type Command, type CommandEnv } from '../../src/engine/command.js';
+import { resolveEvents, type CommandEnv, type SlicedCommand } from '../../src/engine/command.js';
+import { Slicer } from '../../src/slices.js';
 import { applyRecord } from '../../src/state/apply.js';
 import { storeEvent } from '../../src/state/events/stored.js';
 import { defaultOps } from '../../src/state/defaults.js';
@@ -18,8 +19,8 @@ function harness() {
   applyRecord(state, { lsn: lsn++, ops: defaultOps('2026-01-01T00:00:00.000Z'), events: [] }, false);
   let ids = 0;
   const env: CommandEnv = { now: '2026-02-01T00:00:00.000Z', newId: () => `id-${++ids}`, actor: { name: 'tester', userId: null } };
-  const run = <R>(cmd: Command<R>) => {
-    const change = cmd(state, env);
+  const run = async <R>(cmd: SlicedCommand<R>) => {
+    const change = await cmd(state, env, new Slicer());
     applyRecord(state, { lsn: lsn++, ops: change.ops, events: resolveEvents(state, env, change.events).map(storeEvent) }, false);
     return change;
   };
@@ -73,19 +74,19 @@ const base: Omit<StateDocument, 'version'> = {
 
 t.test('a document whose last item is invalid changes nothing: no ops, state and events as before', async (t) => {
   const h = harness();
-  h.imp(base);
+  await h.imp(base);
   const before = dumpState(h.state);
   const doc = { ...base, featureStrategies: [...base.featureStrategies!, { featureName: 'b', environment: 'production', strategyName: 'no-such-type' }] };
-  t.throws(() => h.imp(doc, { keep: false }), /featureStrategies\[2\]\.strategyName/);
-  t.throws(() => h.imp({ ...base, featureStrategySegments: [{ segmentId: 99, featureStrategyId: 's-a-stg' }] }, { keep: false }), /featureStrategySegments\[0\]\.segmentId/);
-  t.throws(() => h.imp({ ...base, projects: [{ id: 'shop' }] }, { drop: true }), /features\[1\]\.project/, 'dropping the project a flag in the document needs');
-  t.throws(() => h.imp({ tagTypes: [{ name: 'team' }], featureTags: [{ featureName: 'b', tagType: 'simple', tagValue: 'blue' }] }, { drop: true }), /featureTags\[0\]\.tagType/, 'dropping the tag type a tag in the document needs');
+  await t.rejects(() => h.imp(doc, { keep: false }), /featureStrategies\[2\]\.strategyName/);
+  await t.rejects(() => h.imp({ ...base, featureStrategySegments: [{ segmentId: 99, featureStrategyId: 's-a-stg' }] }, { keep: false }), /featureStrategySegments\[0\]\.segmentId/);
+  await t.rejects(() => h.imp({ ...base, projects: [{ id: 'shop' }] }, { drop: true }), /features\[1\]\.project/, 'dropping the project a flag in the document needs');
+  await t.rejects(() => h.imp({ tagTypes: [{ name: 'team' }], featureTags: [{ featureName: 'b', tagType: 'simple', tagValue: 'blue' }] }, { drop: true }), /featureTags\[0\]\.tagType/, 'dropping the tag type a tag in the document needs');
   t.same(dumpState(h.state), before);
 });
 
 t.test('the imported state is consistent and carries every kind', async (t) => {
   const h = harness();
-  h.imp(base);
+  await h.imp(base);
   assertConsistent(t, h.state);
   t.same(h.state.strategies.get('s-b-prod')!.segments, [4]);
   t.equal(h.state.strategies.get('s-a-stg')!.projectId, 'shop');
@@ -95,8 +96,8 @@ t.test('the imported state is consistent and carries every kind', async (t) => {
 
 t.test('drop=true with environments: configurations and strategies of dropped environments go with them', async (t) => {
   const h = harness();
-  h.imp(base);
-  const change = h.imp({ environments: [{ name: 'development', type: 'development', sortOrder: 100 }, { name: 'production', type: 'production', sortOrder: 200 }] }, { drop: true });
+  await h.imp(base);
+  const change = await h.imp({ environments: [{ name: 'development', type: 'development', sortOrder: 100 }, { name: 'production', type: 'production', sortOrder: 200 }] }, { drop: true });
   t.same(change.events.map((e) => e.type), ['drop-environments', 'environment-import', 'environment-import']);
   t.notOk(h.state.environments.has('staging'));
   t.notOk(h.state.strategies.has('s-a-stg'));
@@ -106,12 +107,12 @@ t.test('drop=true with environments: configurations and strategies of dropped en
 
 t.test('drop=true with projects that flags still need is refused', async (t) => {
   const h = harness();
-  h.imp(base);
+  await h.imp(base);
   const before = dumpState(h.state);
-  t.throws(() => h.imp({ projects: [{ id: 'default' }] }, { drop: true }), /flag "a" belongs to project "shop"/);
+  await t.rejects(() => h.imp({ projects: [{ id: 'default' }] }, { drop: true }), /flag "a" belongs to project "shop"/);
   t.same(dumpState(h.state), before);
   // …but fine when the flags are dropped too.
-  h.imp({ projects: [{ id: 'default' }], features: [{ name: 'c' }] }, { drop: true });
+  await h.imp({ projects: [{ id: 'default' }], features: [{ name: 'c' }] }, { drop: true });
   t.same([...h.state.features.keys()], ['c']);
   t.same(h.state.strategies.size, 0);
   assertConsistent(t, h.state);
@@ -119,8 +120,8 @@ t.test('drop=true with projects that flags still need is refused', async (t) => 
 
 t.test('drop=true with tag types removes their tags and their uses on flags', async (t) => {
   const h = harness();
-  h.imp(base);
-  const change = h.imp({ tagTypes: [{ name: 'simple' }] }, { drop: true });
+  await h.imp(base);
+  const change = await h.imp({ tagTypes: [{ name: 'simple' }] }, { drop: true });
   t.same(change.events.map((e) => e.type), ['drop-tag-types', 'tag-type-import']);
   t.notOk(h.state.tagTypes.has('team'));
   t.same(h.state.featureTags.get('a'), undefined);
@@ -130,19 +131,19 @@ t.test('drop=true with tag types removes their tags and their uses on flags', as
 
 t.test('drop=true with segments unlinks them from strategies', async (t) => {
   const h = harness();
-  h.imp(base);
-  h.imp({ segments: [{ id: 5, name: 'other', constraints: [] }] }, { drop: true });
+  await h.imp(base);
+  await h.imp({ segments: [{ id: 5, name: 'other', constraints: [] }] }, { drop: true });
   t.same(h.state.strategies.get('s-b-prod')!.segments, []);
   assertConsistent(t, h.state);
 });
 
 t.test('keep=false moves a strategy id to another flag cleanly; keep=true leaves it', async (t) => {
   const h = harness();
-  h.imp(base);
+  await h.imp(base);
   const moved = { featureStrategies: [{ id: 's-b-prod', featureName: 'a', environment: 'production', strategyName: 'default' }] };
-  h.imp(moved);
+  await h.imp(moved);
   t.equal(h.state.strategies.get('s-b-prod')!.featureName, 'b', 'keep=true: existing strategy untouched');
-  h.imp(moved, { keep: false });
+  await h.imp(moved, { keep: false });
   t.equal(h.state.strategies.get('s-b-prod')!.featureName, 'a');
   t.equal(h.state.strategies.get('s-b-prod')!.projectId, 'shop');
   assertConsistent(t, h.state);
@@ -150,18 +151,18 @@ t.test('keep=false moves a strategy id to another flag cleanly; keep=true leaves
 
 t.test('keep=false moving a flag to another project takes its strategies along', async (t) => {
   const h = harness();
-  h.imp(base);
-  h.imp({ features: [{ name: 'b', project: 'shop' }] }, { keep: false });
+  await h.imp(base);
+  await h.imp({ features: [{ name: 'b', project: 'shop' }] }, { keep: false });
   t.equal(h.state.strategies.get('s-b-prod')!.projectId, 'shop');
   assertConsistent(t, h.state);
 });
 
 t.test('export of an imported state re-imports to the same export (pure)', async (t) => {
   const h = harness();
-  h.imp(base);
+  await h.imp(base);
   const doc = exportState(h.state);
   const h2 = harness();
-  h2.imp(doc as unknown as StateDocument, { keep: false });
+  await h2.imp(doc as unknown as StateDocument, { keep: false });
   t.same(exportState(h2.state), doc);
 });
 

@@ -1,5 +1,6 @@
-// The applications view fed by the official Node SDK's own registration and metrics, and the
-// console of a server run with AUTH_TYPE=none (no sign-in), in Debian's Chromium.
+// The applications view fed by the official Node SDK's own registration and metrics (what the SDK
+// says of itself, and the flag names it asked for that do not exist), and the console of a server
+// run with AUTH_TYPE=none (no sign-in), in Debian's Chromium.
 import t from 'tap';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 import { artifactPath, openBrowser, signIn, watchPage } from '../helpers/browser.js';
@@ -29,12 +30,13 @@ t.test('applications: the SDK instances seen and per-flag yes/no counts, with a 
   // The SDK registers, evaluates (banner: 3 of 8 users on; beta: off for all 4) and sends its counts.
   const sdk = new Unleash({
     url: `${srv.url}/api/`, appName: 'checkout-web', instanceId: 'web-1', environment: 'development', customHeaders: { Authorization: CLIENT },
-    refreshInterval: 60_000, metricsInterval: 200, storageProvider: new InMemStorageProvider(), skipInstanceCountWarning: true,
+    sdkFlavor: 'openfeature-node', sdkFlavorVersion: '0.9.1', refreshInterval: 60_000, metricsInterval: 200, storageProvider: new InMemStorageProvider(), skipInstanceCountWarning: true,
   });
   t.teardown(() => sdk.destroy());
   await new Promise((resolve) => sdk.once(UnleashEvents.Synchronized, resolve));
   for (let i = 0; i < 8; i++) sdk.isEnabled('banner', { userId: `u${i}` });
   for (let i = 0; i < 4; i++) sdk.isEnabled('beta', { userId: `u${i}` });
+  sdk.isEnabled('chekout-banner');
 
   // No reload: the page looks again by itself.
   const app = page.getByRole('region', { name: 'checkout-web' });
@@ -45,7 +47,13 @@ t.test('applications: the SDK instances seen and per-flag yes/no counts, with a 
   t.ok(rows.some((r) => /^beta\s+development\s+0\s+4/.test(r)), "beta's counts listed");
   t.match(await app.innerText(), /1 instance · development/, 'one instance, in development');
   await app.getByText('Instances').click();
-  t.match(await app.getByRole('listitem').first().innerText(), /^web-1 \(development, unleash-node-sdk:\d/, 'the instance with its SDK version');
+  const line = await app.getByRole('listitem').first().innerText();
+  t.match(line, /^web-1 \(development, unleash-node-sdk:\d/, 'the instance with its SDK version');
+  t.match(line, /via openfeature-node 0\.9\.1\) · every 200 ms · .* connection [0-9a-f-]{36}/, 'the integration built on the SDK, its interval and its connection id');
+  const unknown = page.getByRole('region', { name: 'Unknown flags' });
+  await unknown.getByRole('row', { name: /chekout-banner/ }).waitFor({ timeout: 15_000 });
+  t.match(await unknown.getByRole('row', { name: /chekout-banner/ }).innerText(), /^chekout-banner\s+checkout-web\s+development/, 'the misspelt name the SDK asked for is listed as an unknown flag, with who asked where');
+  t.equal(await unknown.getByRole('row', { name: /banner\s/ }).count(), 1, 'the real flags are not');
   await page.screenshot({ path: artifactPath('console-applications.png'), fullPage: true });
   t.same(problems, []);
   t.same(elsewhere, []);

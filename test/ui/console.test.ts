@@ -167,6 +167,37 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   t.same(elsewhere, [], 'nothing loaded from another site');
 });
 
+t.test('the type picker offers Unleash 8\'s types, sunset included, and says what each is for', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const { srv, ok } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN }, authorization: ADMIN });
+  const page = await browser.newPage();
+  const { problems, elsewhere } = watchPage(page, srv.url);
+  await signIn(page, srv.url, ADMIN);
+  await page.getByText('Create a flag').click();
+  const create = page.getByRole('form', { name: 'Create a flag' });
+  t.same(await create.getByLabel('Type').locator('option').allInnerTexts(), ['Release', 'Experiment', 'Operational', 'Kill switch', 'Permission', 'Sunset']);
+  await create.getByLabel('Type').selectOption('sunset');
+  await create.getByText('Expected lifetime: ~90 days').waitFor();
+  t.pass('the chosen type\'s purpose and expected lifetime are shown');
+  await create.getByLabel('Name', { exact: true }).fill('old-search');
+  await page.getByRole('button', { name: 'Create flag' }).click();
+  await page.getByRole('heading', { name: 'old-search' }).waitFor();
+  t.equal((await ok('GET', '/api/admin/projects/default/features/old-search')).type, 'sunset', 'created as a sunset flag');
+  const about = page.getByRole('form', { name: 'Flag details' });
+  await about.getByText('Coordinate the planned removal').waitFor();
+  await about.getByLabel('Type').selectOption('kill-switch');
+  await about.getByRole('button', { name: 'Save details' }).click();
+  await about.getByText('Expected lifetime: permanent').waitFor();
+  for (let i = 0; i < 50 && (await ok('GET', '/api/admin/projects/default/features/old-search')).type !== 'kill-switch'; i++) await new Promise((r) => setTimeout(r, 100));
+  t.equal((await ok('GET', '/api/admin/projects/default/features/old-search')).type, 'kill-switch', 'changed from the flag\'s page');
+  await page.getByRole('link', { name: 'Flags' }).click();
+  await page.getByRole('search').getByLabel('Type').selectOption('kill-switch');
+  await page.getByText('1 flag', { exact: true }).waitFor();
+  t.same(problems, []);
+  t.same(elsewhere, []);
+});
+
 t.test('limited tokens: one project\'s sees only that project, one environment\'s changes only that environment; the API\'s 403 is shown as it is', async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;

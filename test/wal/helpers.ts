@@ -13,6 +13,8 @@ import type { FileLayer } from '../../src/wal/file-layer.js';
 import { frame } from '../../src/wal/frame.js';
 import { encodeRecord, type WalRecord } from '../../src/wal/record.js';
 import { segmentName } from '../../src/wal/scan.js';
+import type { Op } from '../../src/state/ops.js';
+import { storeEvent, type StoredEvent } from '../../src/state/events/stored.js';
 
 export const silent = pino({ level: 'silent' });
 export const actor = { name: 'tester', userId: null };
@@ -71,4 +73,36 @@ export async function addFlag(engine: Engine, name: string): Promise<void> {
   await engine.run(actor, createFeature('default', { name }));
   await engine.run(actor, addStrategy(where(name), { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: name } }));
   await engine.run(actor, setEnvironmentEnabled('default', name, 'development', true));
+}
+
+/**
+ * The first `bytes` bytes of the frame of a record like a large features-batch import's (a flag,
+ * its environments, a strategy with a constraint and variants, and their events, over and over),
+ * whose header claims more: what a crash in the middle of writing such a record leaves.
+ */
+export function tornImportFrame(lsn: number, bytes: number): Buffer {
+  const ops: Op[] = [];
+  const events: StoredEvent[] = [];
+  const at = '2026-01-01T00:00:00.000Z';
+  // About 1.3 KB of payload per flag; a few more than needed, so the cut falls inside the record.
+  for (let i = 0; i < bytes / 1200 + 10; i++) {
+    const name = `imported-flag-${i}`;
+    ops.push({ o: 'feature.put', feature: { name, project: 'default', type: 'release', description: `Flag ${i} of a large import`, impressionData: false, stale: false, archived: false, archivedAt: null, createdAt: at, lastSeenAt: null, dependencies: [] } });
+    for (const environment of ['development', 'production', 'staging']) {
+      ops.push({ o: 'featureEnv.put', feature: name, env: { environment, enabled: i % 2 === 0, variants: [], lastSeenAt: null } });
+    }
+    const strategy = {
+      id: `0b5e7c1e-0000-4000-8000-${String(i).padStart(12, '0')}`, featureName: name, projectId: 'default', environment: 'development', name: 'flexibleRollout',
+      title: null, disabled: false, sortOrder: 0, constraints: [{ contextName: 'userId', operator: 'IN' as const, values: [`user-${i}`, `user-${i + 1}`], caseInsensitive: false, inverted: false }],
+      parameters: { rollout: String(i % 101), stickiness: 'default', groupId: name }, variants: [{ name: 'blue', weight: 1000, weightType: 'variable' as const, stickiness: 'default' }],
+      segments: [], createdAt: at, seq: i,
+    };
+    ops.push({ o: 'strategy.put', strategy });
+    const base = { createdAt: at, createdBy: 'admin', createdByUserId: null, environment: null, project: 'default', featureName: name, preData: null, tags: null };
+    events.push(storeEvent({ ...base, id: 2 * i + 1, type: 'feature-created', data: { name, type: 'release' } }));
+    events.push(storeEvent({ ...base, id: 2 * i + 2, type: 'feature-strategy-add', environment: 'development', data: strategy }));
+  }
+  const whole = frame(encodeRecord({ lsn, ops, events }));
+  if (whole.length <= bytes) throw new Error(`the record is only ${whole.length} bytes`);
+  return whole.subarray(0, bytes);
 }

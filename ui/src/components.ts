@@ -91,12 +91,12 @@ export function Field(props: { label: string; value: string; onInput: (v: string
 }
 
 /** A labelled select. */
-export function Select(props: { label: string; value: string; options: (string | [string, string])[]; onChange: (v: string) => void }) {
+export function Select(props: { label: string; value: string; options: (string | [string, string])[]; onChange: (v: string) => void; hint?: string }) {
   const [id] = useState(() => `f${++fieldIds}`);
   return html`<div class="field"><label for=${id}>${props.label}</label>
     <select id=${id} value=${props.value} onChange=${(e: Event) => props.onChange((e.target as HTMLSelectElement).value)}>
       ${props.options.map((o) => (Array.isArray(o) ? html`<option value=${o[0]}>${o[1]}</option>` : html`<option value=${o}>${o}</option>`))}
-    </select></div>`;
+    </select>${props.hint ? html`<small>${props.hint}</small>` : null}</div>`;
 }
 
 /** A labelled checkbox. */

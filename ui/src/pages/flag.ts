@@ -2,13 +2,13 @@
 // delete, reorder) and variants, its dependencies, and its events.
 import { useState } from 'preact/hooks';
 import { api, enc, get } from '../api.js';
-import { Action, Check, ErrorNote, Field, Form, Page, Select, useLoad, when } from '../components.js';
+import { Action, Check, ErrorNote, Field, Form, Page, useLoad, when } from '../components.js';
 import { describeConstraint } from '../constraint-editor.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { navigate } from '../router.js';
 import { StrategyEditor, useChoices, VariantsEditor, type Choices, type Strategy, type Variant } from '../strategy-editor.js';
-import { FEATURE_TYPES, setEnabled } from './flags.js';
+import { setEnabled, TypeSelect, useFlagTypes } from './flags.js';
 import { EventList, type EventRow } from './events.js';
 
 interface FlagEnv { name: string; enabled: boolean; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }
@@ -52,6 +52,7 @@ function Metadata({ flag, base, after }: { flag: Flag; base: string; after: Afte
   const [type, setType] = useState(flag.type);
   const [stale, setStale] = useState(flag.stale);
   const [impressionData, setImpressionData] = useState(flag.impressionData);
+  const types = useFlagTypes();
   return html`<section class="panel" aria-labelledby="flag-meta"><h2 id="flag-meta">About</h2>
     <${Form} label="Flag details" submit="Save details" onSubmit=${() => after(api('PATCH', base, [
       { op: 'replace', path: '/description', value: description },
@@ -60,7 +61,7 @@ function Metadata({ flag, base, after }: { flag: Flag; base: string; after: Afte
       { op: 'replace', path: '/impressionData', value: impressionData },
     ]))}>
       <${Field} label="Description" value=${description} onInput=${setDescription} />
-      <${Select} label="Type" value=${type} options=${FEATURE_TYPES} onChange=${setType} />
+      <${TypeSelect} value=${type} onChange=${setType} types=${types.data} />
       <${Check} label="Stale" checked=${stale} onChange=${setStale} />
       <${Check} label="Impression data" checked=${impressionData} onChange=${setImpressionData} />
     <//>

@@ -7,8 +7,20 @@ import { html } from '../html.js';
 import { changed } from '../live.js';
 import { navigate } from '../router.js';
 
-export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'];
 const PAGE = 50;
+
+export interface FlagType { id: string; name: string; description: string; lifetimeDays: number | null }
+
+/** The flag types the server knows (Unleash 8's, `sunset` included), with what each is for. */
+export function useFlagTypes() {
+  return useLoad(() => get<{ types: FlagType[] }>('/api/admin/feature-types').then((r) => r.types), []);
+}
+
+/** Picks a flag's type, and says what the chosen type is for and how long such a flag should live. */
+export function TypeSelect({ value, onChange, types }: { value: string; onChange: (v: string) => void; types: FlagType[] | undefined }) {
+  const options = types ? types.map((t) => [t.id, t.name] as [string, string]) : [value];
+  return html`<${Select} label="Type" value=${value} options=${options} onChange=${onChange} hint=${types?.find((t) => t.id === value)?.description} />`;
+}
 
 interface EnvState { name: string; enabled: boolean }
 export interface FlagRow {
@@ -49,6 +61,7 @@ export function FlagsPage({ project }: { project: string }) {
   const [all, setAll] = useState(false);
   const envs = useEnvironments();
   const projects = useProjects();
+  const types = useFlagTypes();
   const params = new URLSearchParams({ sortBy, sortOrder, offset: String(offset), limit: String(PAGE) });
   if (!all) params.set('project', `IS:${project}`);
   if (query) params.set('query', query);
@@ -82,7 +95,7 @@ export function FlagsPage({ project }: { project: string }) {
       ${projects.data ? html`<${Select} label="Project" value=${all ? '*' : project} options=${[['*', 'All projects'], ...projects.data.map((p) => [p.id, p.name] as [string, string])]}
         onChange=${(v: string) => chooseProject(v)} />` : null}
       <${Field} label="Search" value=${query} onInput=${reset(setQuery)} placeholder="name, description or tag" />
-      <${Select} label="Type" value=${type} options=${[['', 'Any type'], ...FEATURE_TYPES.map((t) => [t, t] as [string, string])]} onChange=${reset(setType)} />
+      <${Select} label="Type" value=${type} options=${[['', 'Any type'], ...(types.data ?? []).map((t) => [t.id, t.name] as [string, string])]} onChange=${reset(setType)} />
       <${Select} label="State" value=${state} options=${[['', 'Any state'], ['active', 'active'], ['stale', 'stale']]} onChange=${reset(setState)} />
       <${Field} label="Tag" value=${tag} onInput=${reset(setTag)} placeholder="type:value" />
     </div>
@@ -107,11 +120,11 @@ export function FlagsPage({ project }: { project: string }) {
       <span>${total === 0 ? '' : `${offset + 1}–${Math.min(offset + PAGE, total)} of ${total}`}</span>
       <button type="button" disabled=${offset + PAGE >= total} onClick=${() => setOffset(offset + PAGE)}>Next</button>
     </nav>
-    <details class="create"><summary>Create a flag</summary><${CreateFlag} project=${project} projects=${projects.data?.map((p) => p.id)} /></details>
+    <details class="create"><summary>Create a flag</summary><${CreateFlag} project=${project} projects=${projects.data?.map((p) => p.id)} types=${types.data} /></details>
   <//>`;
 }
 
-function CreateFlag({ project, projects }: { project: string; projects?: string[] }) {
+function CreateFlag({ project, projects, types }: { project: string; projects?: string[]; types: FlagType[] | undefined }) {
   const [name, setName] = useState('');
   const [target, setTarget] = useState(project);
   const [type, setType] = useState('release');
@@ -123,7 +136,7 @@ function CreateFlag({ project, projects }: { project: string; projects?: string[
   }}>
     <${Field} label="Name" value=${name} onInput=${setName} required />
     ${projects ? html`<${Select} label="Project" value=${target} options=${projects} onChange=${setTarget} />` : html`<${Field} label="Project" value=${target} onInput=${setTarget} required />`}
-    <${Select} label="Type" value=${type} options=${FEATURE_TYPES} onChange=${setType} />
+    <${TypeSelect} value=${type} onChange=${setType} types=${types} />
     <${Field} label="Description" value=${description} onInput=${setDescription} />
   <//>`;
 }
