@@ -117,10 +117,11 @@ export function differences(a: string[], b: string[], flags: readonly string[], 
 }
 
 /**
- * A pass-through proxy in front of an upstream that counts what is asked of it (by path) and can
- * play dead: while `down`, every connection is cut, as if the upstream were unreachable.
+ * A pass-through proxy in front of an upstream that counts what is asked of it (by path), can hide
+ * routes (`notFound`: 404, as an older upstream answers) and can play dead: while `down`, every
+ * connection is cut, as if the upstream were unreachable.
  */
-export async function countingProxy(t: Teardown, target: string) {
+export async function countingProxy(t: Teardown, target: string, opts: { notFound?: string[] } = {}) {
   const counts = new Map<string, number>();
   const to = new URL(target);
   const state = { down: false };
@@ -132,6 +133,12 @@ export async function countingProxy(t: Teardown, target: string) {
     }
     const path = req.url!.split('?')[0];
     counts.set(path, (counts.get(path) ?? 0) + 1);
+    // An upstream without that route (an older Unleash): 404, as it would answer.
+    if (opts.notFound?.includes(path)) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ name: 'NotFoundError', message: 'Not found' }));
+      return;
+    }
     const out = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
       res.writeHead(up.statusCode!, up.headers);
       up.pipe(res);

@@ -1,7 +1,8 @@
 // A relay behind a relay, and the other clients a relay serves: the Node SDK on the second relay
 // answers like the SDK on the upstream and hears of an upstream change within a second (each hop
 // streams); the browser SDK (unleash-proxy-client) on Edge's /api/proxy path and OpenFeature's
-// OFREP provider on the relay answer as the Node SDK does on the upstream.
+// OFREP provider on the relay answer as the Node SDK does on the upstream; SDK metrics cross both
+// relays.
 import { OpenFeature as ServerFeature } from '@openfeature/server-sdk';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import t from 'tap';
@@ -42,9 +43,9 @@ t.test('a relay behind a relay; the browser SDK and OFREP on a relay', async (t)
   await ok('POST', '/api/admin/state/import', doc);
   await ok('POST', P, { name: 'probe' });
   await ok('POST', `${P}/probe/environments/development/strategies`, { name: 'default' });
-  const first = await startRelay(t, up.url);
+  const first = await startRelay(t, up.url, { env: { METRICS_INTERVAL_SECONDS: '1' } });
   await waitReady(first.url);
-  const second = await startRelay(t, first.url);
+  const second = await startRelay(t, first.url, { env: { METRICS_INTERVAL_SECONDS: '1' } });
   await waitReady(second.url);
   const oracle = await sdkOn(t, up.url, UP_CLIENT, SDK_MODES.polling);
 
@@ -64,6 +65,18 @@ t.test('a relay behind a relay; the browser SDK and OFREP on a relay', async (t)
       times.push(Math.round(performance.now() - started));
     }
     t.ok(Math.max(...times) < 1000, `upstream → relay → relay → SDK: ${times.join(', ')} ms`);
+  });
+
+  await t.test('SDK metrics two relays away reach the upstream (the first relay forwards the bulk it gets)', async (t) => {
+    const sdk = await sdkOn(t, second.url, UP_CLIENT, SDK_MODES.polling, { appName: 'chained-app', metricsInterval: 300, disableMetrics: false });
+    for (let i = 0; i < 12; i++) sdk.isEnabled('probe');
+    const app = await waitFor(async () => {
+      const res = await fetch(`${up.url}/api/admin/metrics/applications/chained-app`, { headers: { authorization: '*:*.relay-test-admin' } });
+      const body = res.status === 200 ? ((await res.json()) as { toggles: { featureName: string; yes: number; no: number }[] }) : null;
+      const c = body?.toggles.find((x) => x.featureName === 'probe');
+      return c && c.yes + c.no === 12 ? c : undefined;
+    }, 'the counts to cross both relays', 15_000, 100);
+    t.equal(app.yes + app.no, 12, '12 evaluations on the second relay: 12 upstream');
   });
 
   const contexts = Array.from({ length: 40 }, () => frontendContext(randomContext(r)));

@@ -66,3 +66,20 @@ t.test('past UPSTREAM_METRICS_MAX_BYTES, waiting metrics are dropped, counted an
   await waitFor(() => /SDK metrics dropped/.test(relay.output()), 'the drop to be logged', 5000, 100);
   t.pass('logged');
 });
+
+t.test('an upstream without the bulk route gets them per application', async (t) => {
+  const { srv: up, ok } = await startUpstream(t);
+  await ok('POST', P, { name: 'counted' });
+  await ok('POST', `${P}/counted/environments/development/on`);
+  const proxy = await countingProxy(t, up.url, { notFound: ['/api/client/metrics/bulk'] });
+  const relay = await startRelay(t, proxy.url, { tokens: [UP_CLIENT], protocol: 'polling', env: { METRICS_INTERVAL_SECONDS: '1' } });
+  await waitReady(relay.url);
+  const sdk = await sdkOn(t, relay.url, UP_CLIENT, SDK_MODES.polling, { appName: 'legacy-app', metricsInterval: 300, disableMetrics: false });
+  for (let i = 0; i < 7; i++) sdk.isEnabled('counted');
+  await waitFor(async () => {
+    const res = await fetch(`${up.url}/api/admin/metrics/applications/legacy-app`, { headers: { authorization: '*:*.relay-test-admin' } });
+    return res.status === 200 && ((await res.json()) as { toggles: { featureName: string; yes: number }[] }).toggles.some((c) => c.featureName === 'counted' && c.yes === 7);
+  }, 'the counts to arrive per application', 15_000, 100);
+  t.equal(proxy.counts.get('/api/client/metrics/bulk'), 1, 'the bulk route was tried once');
+  t.ok((proxy.counts.get('/api/client/metrics') ?? 0) >= 1 && (proxy.counts.get('/api/client/register') ?? 0) >= 1, 'then register and metrics per application');
+});

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { CHECKS_PER_SECOND } from '../../src/relay/validator.js';
 import { openStream } from '../helpers/sse.js';
-import { countingProxy, startRelay, startUpstream, UP_CLIENT, waitFor, waitReady } from '../helpers/relay.js';
+import { countingProxy, startRelay, startUpstream, UP_CLIENT, UP_FRONTEND, waitFor, waitReady } from '../helpers/relay.js';
 
 const P = '/api/admin/projects';
 
@@ -100,4 +100,16 @@ t.test('a token sees what the upstream grants it, no more', async (t) => {
   t.same(body.features.filter((f) => f.enabled).map((f) => f.name), ['in-default'], 'a production token: production\'s flags, followed for it');
   const forged = shopOnly.secret.replace(/^shop:/, '*:');
   t.equal((await fetch(`${relay.url}/api/client/features`, { headers: { authorization: forged } })).status, 401, 'editing the scope written in a token gives an unknown token');
+});
+
+t.test('an upstream without /edge/validate: tokens are checked the way an SDK would use them', async (t) => {
+  const { srv: up, ok } = await startUpstream(t);
+  const made = await ok('POST', '/api/admin/api-tokens', { tokenName: 'later', type: 'client', environment: 'development', projects: ['*'] });
+  const proxy = await countingProxy(t, up.url, { notFound: ['/edge/validate'] });
+  const relay = await startRelay(t, proxy.url, { tokens: [UP_CLIENT, UP_FRONTEND] });
+  await waitReady(relay.url);
+  t.equal((await fetch(`${relay.url}/api/frontend`, { headers: { authorization: UP_FRONTEND } })).status, 200, 'a configured frontend token, told apart by the upstream\'s frontend API');
+  t.equal((await fetch(`${relay.url}/api/client/features`, { headers: { authorization: made.secret } })).status, 200, 'a new client token, accepted by the upstream\'s client API');
+  t.equal((await fetch(`${relay.url}/api/client/features`, { headers: { authorization: `*:development.${randomBytes(16).toString('hex')}` } })).status, 401, 'a made-up one');
+  t.equal(proxy.counts.get('/edge/validate'), 1, '/edge/validate was tried once');
 });
