@@ -112,7 +112,7 @@ export function syncScope(scope: RelayScope, update: ScopeUpdate, source: string
         createdAt: had?.createdAt ?? env.now, createdBy: had?.createdBy ?? source,
       };
       ops.push({ o: 'segment.put', segment });
-      events.push({ type: had ? 'segment-updated' : 'segment-created', data: { source, segment: seg }, preData: had ? { name: had.name, constraints: had.constraints } : null });
+      events.push({ type: had ? 'segment-updated' : 'segment-created', data: { source, id, name: seg.name }, preData: had ? { name: had.name } : null });
       result.segments++;
     }
 
@@ -172,9 +172,10 @@ export function syncScope(scope: RelayScope, update: ScopeUpdate, source: string
         changed = true;
       }
       if (!changed) return;
+      // The event says what came, from where; the flag itself is in the state (and the WAL's ops).
       events.push({
         type: had && state.featureEnvs.get(r.name)?.has(environment) ? 'feature-updated' : 'feature-created',
-        featureName: r.name, project: r.project, environment, data: { source, flag: r },
+        featureName: r.name, project: r.project, environment, data: { source, enabled: r.enabled, strategies: r.strategies.length },
       });
       result.updated++;
     };
