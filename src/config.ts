@@ -278,7 +278,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   else throw new ConfigError(`AUTH_TYPE must be "api-token", "open-source" or "none", got "${rawAuth}"`);
   const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
-  const logFormat = (env.LOG_FORMAT || 'json').toLowerCase();
+  // `plain` is Unleash Edge's name for lines meant for people.
+  const logFormat = (env.LOG_FORMAT || 'json').toLowerCase().replace(/^plain$/, 'pretty');
   if (logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError(`LOG_FORMAT must be "json" or "pretty", got "${env.LOG_FORMAT}"`);
   const tokenHashKey = env.TOKEN_HASH_KEY || undefined;
   if (tokenHashKey !== undefined && tokenHashKey.length < 16) throw new ConfigError('TOKEN_HASH_KEY must be at least 16 characters long');
