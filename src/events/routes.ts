@@ -4,6 +4,7 @@ import type { AppContext, RouteDef } from '../http/route.js';
 import type { EventFilter } from '../state/events/event-log.js';
 import { eventReplies, eventSchemas, MAX_EVENT_PAGE, type SearchEventsBody } from './schema.js';
 import { searchVisible } from './search-visible.js';
+import { EVENT_TYPES } from './types.js';
 
 const TAG = 'Events';
 /** Any admin token may list events; a limited one sees only its own (search-visible.ts). */
@@ -49,6 +50,11 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
         const timing = `search;dur=${(performance.now() - wall).toFixed(2)}, cpu;dur=${((used.user + used.system) / 1000).toFixed(2)}`;
         return { status: 200, body: { version: 1, events: page.events, totalEvents: page.total }, headers: { 'Server-Timing': timing } };
       },
+    },
+    {
+      method: 'GET', path: '/api/admin/event-types', tag: TAG, permission: 'READ', scope: visibleOnly, reply: eventReplies.eventTypesSchema,
+      summary: 'The event types the search takes (what the console offers to filter by)',
+      handler: () => ({ status: 200, body: { types: [...EVENT_TYPES].sort() } }),
     },
     {
       method: 'GET', path: '/api/admin/events', tag: TAG, permission: 'READ', scope: visibleOnly, background: true,
