@@ -172,7 +172,7 @@ t.test("a person works on one flag's page", async (t) => {
     await page.reload();
     const events = page.getByRole('region', { name: 'History' });
     await events.getByText('feature-dependency-removed').first().waitFor();
-    const types = await events.locator('tbody tr td:nth-child(3)').allInnerTexts();
+    const types = await events.locator('ol.history code.type').allInnerTexts();
     for (const type of ['feature-strategy-update', 'feature-strategy-remove', 'feature-environment-enabled', 'feature-dependency-added', 'feature-dependency-removed', 'feature-stale-on']) {
       t.ok(types.includes(type), `lists ${type}`);
     }

@@ -89,13 +89,13 @@ export function Empty(props: { title: string; children?: ComponentChildren }) {
 }
 
 /** A button running an async action; its error appears beside it. */
-export function Action(props: { label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | ''; confirm?: string; disabled?: boolean; title?: string }) {
+export function Action(props: { label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | 'link' | ''; confirm?: string; disabled?: boolean; title?: string; icon?: string }) {
   const { busy, error, run } = useRunner(props.run);
   const click = () => {
     if (props.confirm && !confirm(props.confirm)) return;
     void run();
   };
-  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled} title=${props.title} onClick=${click}>${props.label}</button><${ErrorNote} error=${error} /></span>`;
+  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled} title=${props.title} aria-label=${props.icon ? props.label : undefined} onClick=${click}>${props.icon ?? props.label}</button><${ErrorNote} error=${error} /></span>`;
 }
 
 /** A form whose submit runs an async action; the API's error is shown under it. */

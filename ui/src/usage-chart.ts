@@ -54,8 +54,8 @@ export function Usage({ flag, environments }: { flag: string; environments: stri
   const hours = hourly(entries, { hours: Number(period), now: Date.now(), environment: environment || undefined, appName: appName || undefined });
   const variants = variantNames(hours);
   const sum = totals(hours);
-  const where = `${environment || 'every environment'}, ${appName || 'every application'}`;
-  const label = `Evaluations per hour over the last ${period} hours in ${where}: ${n(sum.yes)} yes, ${n(sum.no)} no`;
+  const where = [environment, appName].filter(Boolean).join(', ');
+  const label = `Evaluations per hour over the last ${period} hours${where ? ` in ${where}` : ''}: ${n(sum.yes)} yes, ${n(sum.no)} no`;
   return html`<section class="panel" aria-labelledby="flag-usage"><h2 id="flag-usage">Usage</h2>
     <${ErrorNote} error=${raw.error} />
     <div class="toolbar">
@@ -65,7 +65,7 @@ export function Usage({ flag, environments }: { flag: string; environments: stri
       <${Select} label="Period" value=${period} options=${[['24', 'Last 24 hours'], ['48', 'Last 48 hours']]} onChange=${setPeriod} />
     </div>
     ${raw.data && sum.yes + sum.no === 0
-      ? html`<p class="muted">No SDK has evaluated ${flag} in ${where} in the last ${period} hours. An SDK's counts show here once it sends its metrics (every minute by default).</p>`
+      ? html`<p class="muted">No SDK has evaluated ${flag}${where ? ` in ${where}` : ''} in the last ${period} hours. An SDK's counts show here once it sends its metrics (every minute by default).</p>`
       : raw.data ? html`<p class="usage-total">${n(sum.yes + sum.no)} evaluations: <span class="yes">${n(sum.yes)} yes</span>, <span>${n(sum.no)} no</span>
           ${mode === 'variants' && variants.length > 0 ? html` · ${variants.map((v, k) => html`<span class=${`key v${Math.min(k, PALETTE - 1)}`}>${v}</span> `)}` : null}</p>
         <${Chart} hours=${hours} mode=${mode} variants=${variants} label=${label} />

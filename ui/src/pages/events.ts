@@ -24,15 +24,17 @@ const flagLink = (e: EventRow) => (e.featureName && e.project
   ? html`<a href=${`#/projects/${enc(e.project)}/flags/${enc(e.featureName)}`}>${e.featureName}</a>`
   : (e.featureName ?? ''));
 
-/** Events in a table; `compact` leaves out project and flag (a flag's own history). */
+/** Events in a table; `compact`: as a list of what changed, who did it and when (a flag's own history). */
 export function EventList({ events, segmentName, compact }: { events: EventRow[]; segmentName?: (id: number) => string; compact?: boolean }) {
   if (events.length === 0) return html`<p class="muted">No events.</p>`;
-  return html`<div class="table-wrap"><table class=${`events${compact ? ' compact' : ''}`}>
-    <thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Type</th><th scope="col">By</th>
-      ${compact ? null : html`<th scope="col">Project</th>`}<th scope="col">Environment</th>${compact ? null : html`<th scope="col">Flag</th>`}<th scope="col">What changed</th></tr></thead>
+  if (compact) return html`<ol class="history">${events.map((e) => html`<li>
+    <div class="meta"><span>${when(e.createdAt)}</span> · <strong>${e.createdBy}</strong>${e.environment ? ` · ${e.environment}` : ''} · <code class="type">${e.type}</code></div>
+    <${Change} e=${e} segmentName=${segmentName} /></li>`)}</ol>`;
+  return html`<div class="table-wrap"><table class="events">
+    <thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Type</th><th scope="col">By</th><th scope="col">Project</th><th scope="col">Environment</th><th scope="col">Flag</th><th scope="col">What changed</th></tr></thead>
     <tbody>${events.map((e) => html`<tr>
-      <td>${e.id}</td><td>${when(e.createdAt)}</td><td>${e.type}</td><td>${e.createdBy}</td>${compact ? null : html`<td>${e.project ?? ''}</td>`}<td>${e.environment ?? ''}</td>
-      ${compact ? null : html`<td>${flagLink(e)}</td>`}<td class="change"><${Change} e=${e} segmentName=${segmentName} /></td>
+      <td>${e.id}</td><td>${when(e.createdAt)}</td><td>${e.type}</td><td>${e.createdBy}</td><td>${e.project ?? ''}</td><td>${e.environment ?? ''}</td>
+      <td>${flagLink(e)}</td><td class="change"><${Change} e=${e} segmentName=${segmentName} /></td>
     </tr>`)}</tbody></table></div>`;
 }
 

@@ -95,8 +95,8 @@ function Tags({ flag, after }: { flag: Flag; after: After }) {
   const path = `/api/admin/features/${enc(flag.name)}/tags`;
   return html`<section class="panel" aria-labelledby="flag-tags"><h2 id="flag-tags">Tags</h2>
     ${flag.tags.length === 0 ? html`<p class="muted">No tags yet.</p>` : null}
-    <ul class="chips">${flag.tags.map((t) => html`<li><span class="badge">${t.type}:${t.value}</span>
-      <${Action} label=${`Remove ${t.type}:${t.value}`} run=${() => after(api('DELETE', `${path}/${enc(t.type)}/${enc(t.value)}`))} /></li>`)}</ul>
+    <ul class="chips">${flag.tags.map((t) => html`<li class="badge">${t.type}:${t.value}
+      <${Action} kind="link" icon="✕" label=${`Remove ${t.type}:${t.value}`} run=${() => after(api('DELETE', `${path}/${enc(t.type)}/${enc(t.value)}`))} /></li>`)}</ul>
     <${Form} label="Add a tag" submit="Add tag" onSubmit=${async () => {
       await after(api('POST', path, { type, value }));
       setValue('');
@@ -115,7 +115,7 @@ function RolloutBar({ share }: { share: number }) {
 function StrategyLine({ s, segmentName }: { s: Strategy; segmentName: (id: number) => string }) {
   const share = rolloutOf(s);
   return html`<div class="strategy">
-    <p class="strategy-words"><strong>${s.title || strategyWords(s)}</strong>${s.title ? html` <span class="muted">${strategyWords(s)}</span>` : null}
+    <p class="strategy-words"><strong>${s.title || strategyWords(s)}</strong>${s.title && s.title !== strategyWords(s) ? html` <span class="muted">${strategyWords(s)}</span>` : null}
       ${s.disabled ? html` <span class="badge warn">disabled</span>` : null}</p>
     ${share !== null ? html`<${RolloutBar} share=${share} />` : null}
     ${s.constraints.length > 0 ? html`<div class="where"><span class="muted">where</span><ul class="constraint-list">${s.constraints.map((c, i) => html`<li><span class="constraint-text">${describeConstraint(c)}</span>${i < s.constraints.length - 1 ? html` <span class="muted">and</span>` : null}</li>`)}</ul></div>` : null}

@@ -14,7 +14,7 @@ interface Addon {
   delivery?: Delivery;
 }
 
-const BLANK: Addon = { id: 0, description: '', enabled: true, parameters: { url: '', contentType: 'application/json' }, events: ['*'], projects: [], environments: [] };
+const BLANK: Addon = { id: 0, description: '', enabled: true, parameters: { url: '', contentType: 'application/json' }, events: ['*'], projects: ['*'], environments: ['*'] };
 const TEXT_PARAMETERS: [string, string, string][] = [
   ['contentType', 'Content type', 'default application/json'],
   ['authorization', 'Authorization header', 'sent as it is; kept secret'],
@@ -23,15 +23,18 @@ const TEXT_PARAMETERS: [string, string, string][] = [
 
 /** Every value, or `*` for all: checkboxes with an "All" first. */
 function Choices({ legend, all, chosen, onChange }: { legend: string; all: string[]; chosen: string[]; onChange: (v: string[]) => void }) {
-  const any = chosen.length === 0 || chosen.includes('*');
+  const any = chosen.includes('*');
   return html`<fieldset class="choices"><legend>${legend}</legend>
     <${Check} label=${`All ${legend.toLowerCase()}`} checked=${any} onChange=${(on: boolean) => onChange(on ? ['*'] : [])} />
     ${any ? null : all.map((v) => html`<${Check} label=${v} checked=${!any && chosen.includes(v)} onChange=${(on: boolean) => onChange(on ? [...chosen.filter((x) => x !== '*'), v] : chosen.filter((x) => x !== v))} />`)}
   </fieldset>`;
 }
 
+/** An empty filter list means all, as `*` does. */
+const allWhenEmpty = (list: string[]) => (list.length === 0 ? ['*'] : list);
+
 function WebhookForm({ initial, eventTypes, submit, onSave }: { initial: Addon; eventTypes: string[]; submit: string; onSave: (a: Addon) => Promise<unknown> }) {
-  const [a, setA] = useState(initial);
+  const [a, setA] = useState({ ...initial, projects: allWhenEmpty(initial.projects), environments: allWhenEmpty(initial.environments) });
   const envs = useEnvironments();
   const projects = useProjects();
   const param = (k: string) => (v: string) => setA({ ...a, parameters: { ...a.parameters, [k]: v } });
@@ -50,7 +53,7 @@ function WebhookForm({ initial, eventTypes, submit, onSave }: { initial: Addon; 
 /** The body the API takes: parameters left empty are left out (the API keeps masked ones as they were). */
 function body(a: Addon) {
   const parameters = Object.fromEntries(Object.entries(a.parameters).filter(([k, v]) => v !== '' && k !== 'signingSecret'));
-  return { provider: 'webhook', enabled: a.enabled, description: a.description || undefined, parameters, events: a.events.length ? a.events : ['*'], projects: a.projects, environments: a.environments };
+  return { provider: 'webhook', enabled: a.enabled, description: a.description || undefined, parameters, events: a.events, projects: a.projects, environments: a.environments };
 }
 
 function DeliveryLine({ d }: { d?: Delivery }) {
