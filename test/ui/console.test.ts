@@ -180,6 +180,7 @@ t.test('the type picker offers Unleash 8\'s types, sunset included, and says wha
   await signIn(page, srv.url, ADMIN);
   await page.getByRole('button', { name: 'New flag' }).click();
   const create = page.getByRole('form', { name: 'Create a flag' });
+  await create.getByLabel('Type').locator('option', { hasText: 'Sunset' }).waitFor({ state: 'attached' });
   t.same(await create.getByLabel('Type').locator('option').allInnerTexts(), ['Release', 'Experiment', 'Operational', 'Kill switch', 'Permission', 'Sunset']);
   await create.getByLabel('Type').selectOption('sunset');
   await create.getByText('Expected lifetime: ~90 days').waitFor();
@@ -236,6 +237,7 @@ t.test('limited tokens: one project\'s sees only that project, one environment\'
   await create.getByLabel('Token name').fill('dev-admin');
   await create.getByLabel('Type').selectOption('admin');
   t.equal(await create.getByLabel('Environment').inputValue(), '*', 'an admin token: every environment unless narrowed');
+  await create.getByLabel('Environment').locator('option', { hasText: 'production' }).waitFor({ state: 'attached' });
   t.same(await create.getByLabel('Environment').locator('option').allInnerTexts(), ['All environments', 'development', 'production'], 'the environments to choose from');
   await create.getByLabel('Environment').selectOption('development');
   await create.getByRole('button', { name: 'Create token' }).click();

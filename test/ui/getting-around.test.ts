@@ -57,6 +57,7 @@ t.test('getting around the console', async (t) => {
     await other.close();
 
     await page.getByRole('link', { name: 'pay-later' }).click();
+    await page.getByRole('heading', { name: 'pay-later' }).waitFor();
     const crumbs = page.getByRole('navigation', { name: 'Breadcrumb' });
     t.same(await crumbs.getByRole('listitem').allInnerTexts(), ['Projects', 'default', 'Flags', 'pay-later'], 'breadcrumbs: where the flag sits');
     await page.goBack();
@@ -70,6 +71,7 @@ t.test('getting around the console', async (t) => {
     await page.getByRole('link', { name: 'Project overview' }).click();
     await page.getByRole('heading', { name: 'Default', exact: true }).waitFor();
     const types = page.getByRole('region', { name: `${flags.length} flags by type` });
+    await types.getByRole('link', { name: 'Kill switch' }).waitFor();
     t.match(await types.innerText(), /Release\s+4[\s\S]*Experiment\s+3[\s\S]*Kill switch\s+1/, `flags by type: ${await types.innerText()}`);
     const unused = page.getByRole('region', { name: 'On but never evaluated' });
     t.match(await unused.innerText(), /banner\s+in development/, 'banner is on in development and no SDK asked for it');
@@ -102,6 +104,7 @@ t.test('getting around the console', async (t) => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API tokens' }).click();
     const create = page.getByRole('form', { name: 'Create a token' });
     await create.getByLabel('Token name').fill('checkout-server');
+    await create.getByLabel('Environment').locator('option', { hasText: 'production' }).waitFor({ state: 'attached' });
     t.same(await create.getByLabel('Environment').locator('option').allInnerTexts(), ['development', 'production'], 'an SDK token: one environment, chosen');
     await create.getByLabel('Environment').selectOption('production');
     await create.getByLabel('All projects').uncheck();

@@ -46,7 +46,8 @@ export function Usage({ flag, environments }: { flag: string; environments: stri
   const [period, setPeriod] = useState('48');
   const raw = useLoad(() => poll<{ data: UsageEntry[] }>(`/api/admin/client-metrics/features/${enc(flag)}/raw?hoursBack=48`).then((r) => r.data), [flag]);
   useEffect(() => {
-    const timer = setInterval(raw.reload, EVERY_MS);
+    // A tab in the background asks nothing; it catches up when shown again.
+    const timer = setInterval(() => document.hidden || raw.reload(), EVERY_MS);
     return () => clearInterval(timer);
   }, []);
   const entries = raw.data ?? [];

@@ -38,6 +38,12 @@ export function EventList({ events, segmentName, compact }: { events: EventRow[]
     </tr>`)}</tbody></table></div>`;
 }
 
+/** Segment names by id, for events that name segments by id. */
+export function useSegmentNames() {
+  const segments = useLoad(() => get<{ segments: { id: number; name: string }[] }>('/api/admin/segments').then((r) => new Map(r.segments.map((x) => [x.id, x.name]))), []);
+  return (id: number) => segments.data?.get(id) ?? `#${id}`;
+}
+
 const PAGE = 50;
 
 export function EventsPage({ path }: { path: string }) {
@@ -49,6 +55,7 @@ export function EventsPage({ path }: { path: string }) {
   const [cursors, setCursors] = useState<number[]>([0]);
   const types = useLoad(() => get<{ types: string[] }>('/api/admin/event-types').then((r) => r.types), []);
   const projects = useProjects();
+  const segmentName = useSegmentNames();
   const offset = cursors[cursors.length - 1];
   const body = { type: type || undefined, project: project || undefined, feature: feature || undefined, query: query || undefined, limit: PAGE, offset };
   const key = JSON.stringify(body);
@@ -65,7 +72,7 @@ export function EventsPage({ path }: { path: string }) {
     </div>
     <${ErrorNote} error=${page.error} />
     <p class="count" aria-live="polite">${page.data ? `${page.data.totalEvents} event${page.data.totalEvents === 1 ? '' : 's'}` : 'Loading…'}</p>
-    ${page.data && events.length === 0 && filtered ? html`<${Empty} title="No event matches these filters." />` : html`<${EventList} events=${events} />`}
+    ${page.data && events.length === 0 && filtered ? html`<${Empty} title="No event matches these filters." />` : html`<${EventList} events=${events} segmentName=${segmentName} />`}
     <nav class="pager" aria-label="Pages">
       <button type="button" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Newer</button>
       <button type="button" disabled=${events.length < PAGE} onClick=${() => setCursors([...cursors, events[events.length - 1].id - 1])}>Older</button>

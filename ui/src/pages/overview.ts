@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, enc, get } from '../api.js';
 import { Empty, ErrorNote, Page, useLoad, when } from '../components.js';
 import { html } from '../html.js';
-import { EventList, type EventRow } from './events.js';
+import { EventList, useSegmentNames, type EventRow } from './events.js';
 import { NewFlag, useFlagTypes } from './flags.js';
 
 interface Listed<T> { count: number; items: T[] }
@@ -35,6 +35,7 @@ export function OverviewPage({ project }: { project: string }) {
   const events = useLoad(() => api<{ events: EventRow[] }>('POST', '/api/admin/events/search', { project, limit: 10 }), [project]);
   const unknown = useLoad(() => get<{ unknownFlags: { name: string }[] }>('/api/admin/metrics/unknown-flags').then((r) => r.unknownFlags.length).catch(() => null), []);
   const types = useFlagTypes();
+  const segmentName = useSegmentNames();
   const [creating, setCreating] = useState(false);
   const o = overview.data;
   const flags = `#/projects/${enc(project)}`;
@@ -68,7 +69,7 @@ export function OverviewPage({ project }: { project: string }) {
       </section>
     </div>` : null}
     <section class="panel" aria-labelledby="ov-events"><h2 id="ov-events">Recent changes</h2>
-      <${EventList} events=${events.data?.events ?? []} />
+      <${EventList} events=${events.data?.events ?? []} segmentName=${segmentName} />
       <p><a href=${`#/events?project=${enc(project)}`}>All of ${o?.name ?? project}'s events</a></p>
     </section>
     ${creating ? html`<${NewFlag} project=${project} onClose=${() => setCreating(false)} />` : null}
