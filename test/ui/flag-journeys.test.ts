@@ -159,7 +159,7 @@ t.test("a person's journeys on a flag's page", async (t) => {
     t.ok(yes >= 10 && yes < 40, `${yes} yes: the staff at least`);
     const started = Date.now();
     // The SDK sends every second; the page asks every 5 s: both within a flush interval and its margin.
-    await usage.getByText(`40 evaluations: ${yes} yes, ${40 - yes} no`).waitFor({ timeout: 15_000 });
+    await usage.getByText(`40 evaluations: ${yes} yes, ${40 - yes} no`).waitFor({ timeout: 20_000 });
     t.pass(`the page shows the SDK's 40 evaluations (${yes} yes) ${Date.now() - started} ms after them`);
     t.same(await usage.getByLabel('Application', { exact: true }).locator('option').allInnerTexts(), ['All applications', 'checkout-web'], 'the application that evaluated it, to choose');
     t.match(await usage.getByRole('img').getAttribute('aria-label'), new RegExp(`${yes} yes, ${40 - yes} no`), 'the chart says its numbers to screen readers');

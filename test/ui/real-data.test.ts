@@ -98,7 +98,7 @@ async function everydayFlags(ok: (method: string, p: string, body?: unknown) => 
 t.test("the README's screenshots: the flags table and a flag's page", async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;
-  const { srv, ok, api } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT }, authorization: ADMIN });
+  const { srv, ok, api } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT, METRICS_FLUSH_MS: '100' }, authorization: ADMIN });
   await everydayFlags(ok);
   // An hour of a shop's evaluations, as its SDKs report them (the flag's usage chart).
   const now = new Date().toISOString();
@@ -106,6 +106,8 @@ t.test("the README's screenshots: the flags table and a flag's page", async (t) 
     const variants = { 'one-page': Math.round(yes / 2), 'two-step': yes - Math.round(yes / 2) };
     await api('POST', '/api/client/metrics', { appName, bucket: { start: now, stop: now, toggles: { 'new-checkout': { yes, no, variants } } } }, { authorization: CLIENT });
   }
+  // Their "last evaluated" time, written by the next metrics flush.
+  for (let i = 0; i < 50 && !(await ok('GET', '/api/admin/projects/default/features/new-checkout')).lastSeenAt; i++) await new Promise((r) => setTimeout(r, 100));
   const page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
   const { problems } = watchPage(page, srv.url);
   await signIn(page, srv.url, ADMIN);
