@@ -72,7 +72,7 @@ export function ApplicationsPage() {
       <details><summary>Instances</summary><ul>${a.instances.map((i) => html`<${InstanceLine} i=${i} />`)}</ul></details>
       <div class="table-wrap"><table>
         <thead><tr><th scope="col">Flag</th><th scope="col">Environment</th><th scope="col">Yes</th><th scope="col">No</th><th scope="col">Share on</th></tr></thead>
-        <tbody>${a.toggles.map((t) => html`<tr><th scope="row">${t.featureName}</th><td>${t.environment}</td><td>${t.yes}</td><td>${t.no}</td><td><${Bar} yes=${t.yes} no=${t.no} /></td></tr>`)}</tbody>
+        <tbody>${a.toggles.map((t) => html`<tr><th scope="row"><a href=${`#/?project=*&query=${encodeURIComponent(t.featureName)}`} title="Find this flag (its page has its usage over time)">${t.featureName}</a></th><td>${t.environment}</td><td>${t.yes}</td><td>${t.no}</td><td><${Bar} yes=${t.yes} no=${t.no} /></td></tr>`)}</tbody>
       </table></div>
     </section>`)}
     <${UnknownFlags} />
