@@ -22,6 +22,7 @@ import { FanionMetrics } from './operations/metrics.js';
 import { Readiness } from './operations/readiness.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
+import { checkRelayFolder, Relay } from './relay/relay.js';
 import { Toucher } from './state/touch.js';
 import type { Logger } from './log.js';
 import { Checkpointer } from './storage/checkpointer.js';
@@ -83,6 +84,8 @@ export interface Fanion {
   /** Webhooks: every durable event to the addons that want it. */
   webhooks: WebhookDeliverer;
   flusher: MetricsFlusher;
+  /** Relay mode (UPSTREAM_URL): what follows the upstream and forwards SDK metrics; null otherwise. */
+  relay: Relay | null;
   /** The conditions `GET /ready` waits for. */
   readiness: Readiness;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
@@ -115,13 +118,16 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
   try {
     // The key is loaded in both auth modes so tokens made while AUTH_TYPE=none still work after switching.
     const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
+    const wrongFolder = config.relay ? checkRelayFolder(engine.state) : null;
+    if (wrongFolder) throw new Error(wrongFolder);
     await seedTokens({ engine, config, hasher, log });
     // Built in both modes: it also answers which tokens are valid (POST /edge/validate) and counts
     // the tokens a relay saw as used, which mean the same with AUTH_TYPE=none.
     const tokens = new TokenAuthenticator(() => engine.state, hasher);
     // People sign in with a session cookie or act through personal tokens, beside API tokens.
-    const people = config.authType === 'api-token' ? new PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
-    const auth: Authenticator = people ?? new OpenAuthenticator();
+    // (Not on a relay, which has no admin API and so nobody to sign in.)
+    const people = config.authType === 'api-token' && !config.relay ? new PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
+    const auth: Authenticator = people ?? (config.authType === 'api-token' ? tokens : new OpenAuthenticator());
     const passwords = new PasswordHasher({ logN: config.passwordScryptLogN, concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
     const guard = new SignInGuard({ perAddress: config.signInPerAddress, perAccount: config.signInPerAccount, entries: config.signInLimiterEntries });
     const oidc = config.oidc && config.publicUrl ? new OidcSignIn(config.oidc, config.publicUrl, log) : null;
@@ -151,15 +157,20 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: storage.replayed.ms });
     const flusher = new MetricsFlusher(engine, metrics, log, tokens, people);
     flusher.start(config.metricsFlushMs);
+    const readiness = deps.readiness ?? new Readiness();
+    // A relay is a change source like the admin API: what it applies is served by all of the above.
+    const relay = config.relay ? new Relay({ engine, config: config.relay, log, hasher, metrics, readiness, maxAnswerBytes: config.importBodyLimit }) : null;
+    relay?.registerMetrics(operations.registry);
+    relay?.start();
     let closing: Promise<void> | null = null;
     const close = () => {
       push.close();
-      // Webhooks first: their last progress is written before the WAL closes.
-      closing ??= webhooks.close().then(() => flusher.stop()).then(closeStorage);
+      // The relay first (no change arrives after it), then webhooks: their last progress is
+      // written before the WAL closes.
+      closing ??= Promise.resolve(relay?.close()).then(() => webhooks.close()).then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
-    const readiness = deps.readiness ?? new Readiness();
-    return { engine, storage, checkpointer, hasher, auth, tokens, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks, flusher, readiness, close };
+    return { engine, storage, checkpointer, hasher, auth, tokens, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks, flusher, relay, readiness, close };
   } catch (err) {
     await closeStorage();
     throw err;

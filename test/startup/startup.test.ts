@@ -20,6 +20,11 @@ t.test('a bad setting fails at once, before the data folder is touched, with one
     [{ WEBHOOK_TEMPLATE_MAX_STEPS: '0' }, /^Fanion cannot start: WEBHOOK_TEMPLATE_MAX_STEPS must be at least 1, got "0"\n$/],
     [{ UNKNOWN_FLAGS_MAX_BYTES: '4M' }, /^Fanion cannot start: UNKNOWN_FLAGS_MAX_BYTES must be a non-negative integer, got "4M"\n$/],
     [{ EDGE_VALIDATE_REQUIRE_TOKEN: 'yes' }, /^Fanion cannot start: EDGE_VALIDATE_REQUIRE_TOKEN must be true or false, got "yes"\n$/],
+    [{ UPSTREAM_URL: 'unleash:4242', AUTH_TYPE: 'api-token' }, /^Fanion cannot start: UPSTREAM_URL must be an http\(s\) URL such as http:\/\/unleash:4242 \(no query, no credentials\), got "unleash:4242"\n$/],
+    [{ UPSTREAM_URL: 'http://unleash:4242/api/', AUTH_TYPE: 'api-token' }, /^Fanion cannot start: UPSTREAM_URL is the upstream's base URL, without \/api: use http:\/\/unleash:4242\n$/],
+    [{ TOKENS: 'default:development.secret' }, /^Fanion cannot start: TOKENS is set but UPSTREAM_URL is not: a relay needs the URL of its upstream\n$/],
+    [{ UPSTREAM_URL: 'http://unleash:4242' }, /^Fanion cannot start: AUTH_TYPE=none cannot be used with UPSTREAM_URL: a relay serves the tokens its upstream grants\n$/],
+    [{ FEATURES_REFRESH_INTERVAL_SECONDS: 'often', UPSTREAM_URL: 'http://unleash:4242', AUTH_TYPE: 'api-token' }, /^Fanion cannot start: FEATURES_REFRESH_INTERVAL_SECONDS must be a number of seconds of at least 0.05, got "often"\n$/],
     [
       { INIT_CLIENT_API_TOKENS: 'default:development.good-secret,not-a-token' },
       /^Fanion cannot start: INIT_CLIENT_API_TOKENS\/INIT_BACKEND_API_TOKENS entry 2 is not of the form <project>:<environment>\.<secret>\n$/,

@@ -106,13 +106,14 @@ t.test('people in the console', async (t) => {
     await signInWithPassword(page, srv.url, 'mia', STRONG);
     await page.goto(`${srv.url}/#/projects/alpha/flags/alpha-flag`);
     const dev = page.getByRole('region', { name: 'development' });
-    await dev.getByRole('button', { name: 'Off in development' }).click();
-    await dev.getByRole('button', { name: 'On in development' }).waitFor();
+    await dev.getByRole('switch', { name: 'Turn on alpha-flag in development' }).click();
+    await dev.getByRole('switch', { name: 'Turn off alpha-flag in development' }).waitFor();
     t.pass('switched on in their project');
     await page.goto(`${srv.url}/#/projects/default/flags/default-flag`);
     const other = page.getByRole('region', { name: 'development' });
-    await other.getByRole('button', { name: 'Off in development' }).waitFor();
-    t.ok(await other.getByRole('button', { name: 'Off in development' }).isDisabled(), 'in another project the switch is disabled');
+    const otherSwitch = other.getByRole('switch', { name: 'Turn on default-flag in development' });
+    await otherSwitch.waitFor();
+    t.ok(await otherSwitch.isDisabled(), 'in another project the switch is disabled');
     t.match(await other.getByRole('note').innerText(), /Your role \(Viewer\) does not allow this in project default/);
     t.ok(await page.getByRole('button', { name: 'Archive' }).isDisabled(), 'and so is archiving');
     // The API refuses it too, whatever a page would send.
@@ -129,16 +130,18 @@ t.test('people in the console', async (t) => {
     await signInWithPassword(page, srv.url, 'devon', STRONG);
     await page.goto(`${srv.url}/#/projects/default/flags/default-flag`);
     const dev = page.getByRole('region', { name: 'development' });
-    await dev.getByRole('button', { name: 'Off in development' }).click();
-    await dev.getByRole('button', { name: 'On in development' }).waitFor();
+    await dev.getByRole('switch', { name: 'Turn on default-flag in development' }).click();
+    await dev.getByRole('switch', { name: 'Turn off default-flag in development' }).waitFor();
     const prod = page.getByRole('region', { name: 'production' });
-    t.ok(await prod.getByRole('button', { name: 'Off in production' }).isDisabled(), 'production is disabled');
+    t.ok(await prod.getByRole('switch', { name: 'Turn on default-flag in production' }).isDisabled(), 'production is disabled');
     t.equal(await prod.getByRole('note').innerText(), 'You may change only development.', 'with the reason');
     t.ok(await prod.getByRole('button', { name: 'Add strategy in production' }).isDisabled(), 'and its strategies');
-    await page.getByRole('link', { name: 'Flags' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flags' }).click();
     const row = page.getByRole('row', { name: /default-flag/ });
     await row.waitFor();
-    t.equal(await row.getByRole('button', { name: 'Off' }).getAttribute('title'), 'You may change only development.', 'in the table too');
+    const inTable = row.getByRole('switch', { name: 'Turn on default-flag in production' });
+    t.equal(await inTable.getAttribute('title'), 'You may change only development.', 'in the table too');
+    t.ok(await inTable.isDisabled());
     await page.screenshot({ path: artifactPath('console-environment-limit.png') });
     const stored = await ok('GET', '/api/admin/projects/default/features/default-flag');
     t.same(stored.environments.map((e: { name: string; enabled: boolean }) => [e.name, e.enabled]), [['development', true], ['production', false]]);
@@ -194,10 +197,10 @@ t.test('people in the console', async (t) => {
     await row.waitFor();
     t.match(await row.innerText(), /eddie/, 'the event names the person');
     await page.getByRole('search').getByLabel('Flag').fill('');
-    await page.getByRole('search').getByLabel('Type').fill('user-updated');
+    await page.getByRole('search').getByLabel('Type').selectOption('user-updated');
     const change = page.getByRole('row', { name: /user-updated/ }).first();
-    await change.getByText('Before → after').click();
-    t.match(await change.locator('dl.change').innerText(), /active\s+true\s*→\s*false/, 'before and after: the deactivation');
+    await change.waitFor();
+    t.match(await change.locator('ul.diff').innerText(), /active true → false/, 'what changed, in words: the deactivation');
     await page.screenshot({ path: artifactPath('console-events-people.png'), fullPage: true });
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'eddie' }).click();

@@ -108,7 +108,7 @@ function EditPerson({ person, roles, done }: { person: Person; roles: { id: numb
     </fieldset>
     <fieldset><legend>Environments they may change</legend>
       <${Check} label="Only some environments" checked=${limited} onChange=${setLimited} />
-      ${limited ? (envs.data ?? []).map((e) => html`<${Check} label=${e} checked=${environments.includes(e)}
+      ${limited ? (envs.data ?? []).map(({ name: e }) => html`<${Check} label=${e} checked=${environments.includes(e)}
         onChange=${(on: boolean) => setEnvironments(on ? [...environments, e] : environments.filter((x) => x !== e))} />`) : null}
     </fieldset>
   <//>`;
