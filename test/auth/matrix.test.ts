@@ -18,6 +18,7 @@ const KNOWN_CLIENT_ROUTES = ['GET /api/client/features', 'GET /api/client/featur
  */
 const VISIBLE_ONLY_ROUTES = [
   'POST /api/admin/events/search', 'GET /api/admin/events', 'GET /api/admin/events/{featureName}', 'GET /api/admin/search/features', 'GET /api/admin/feature-types', 'GET /api/admin/user',
+  'GET /api/admin/event-types',
 ];
 /**
  * Routes any admin token may call, whose reach is named in the body (project, environment) or
@@ -128,7 +129,7 @@ t.test('every route refuses bad credentials with the right status, and nothing c
         t.equal(res.status, 200, 'an admin token scoped to another project searches flags');
         t.ok(res.json.features.every((f: any) => f.project === 'elsewhere'), 'and finds only those of its project');
         t.equal(res.json.features.length, res.json.total, 'and counts only those');
-      } else if (visibleOnly && r.path === '/api/admin/feature-types') {
+      } else if (visibleOnly && (r.path === '/api/admin/feature-types' || r.path === '/api/admin/event-types')) {
         const res = await call(r, scopedAdmin);
         t.equal(res.status, 200, 'an admin token scoped to another project reads the flag types (the same for every project)');
       } else if (visibleOnly) {
