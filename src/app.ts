@@ -90,6 +90,8 @@ export interface Fanion {
   readiness: Readiness;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
   close(): Promise<void>;
+  /** What close() is waiting for now, for a shutdown that takes too long to say so. */
+  closingStep(): string;
 }
 
 /**
@@ -163,14 +165,24 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     relay?.registerMetrics(operations.registry);
     relay?.start();
     let closing: Promise<void> | null = null;
+    let closingStep = 'not closing';
     const close = () => {
       push.close();
       // The relay first (no change arrives after it), then webhooks: their last progress is
       // written before the WAL closes.
-      closing ??= Promise.resolve(relay?.close()).then(() => webhooks.close()).then(() => flusher.stop()).then(closeStorage);
+      const step = <T>(name: string, fn: () => T) => () => {
+        closingStep = name;
+        return fn();
+      };
+      closing ??= Promise.resolve()
+        .then(step('the relay', () => relay?.close()))
+        .then(step('webhook deliveries', () => webhooks.close()))
+        .then(step('the last SDK metrics', () => flusher.stop()))
+        .then(step('the write-ahead log', closeStorage))
+        .then(step('done', () => undefined));
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, tokens, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks, flusher, relay, readiness, close };
+    return { engine, storage, checkpointer, hasher, auth, tokens, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks, flusher, relay, readiness, close, closingStep: () => closingStep };
   } catch (err) {
     await closeStorage();
     throw err;

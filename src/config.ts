@@ -49,6 +49,8 @@ export interface Config {
   tokenHashKey: string | undefined;
   /** A request's headers must arrive within this (ms). */
   headersTimeoutMs: number;
+  /** SHUTDOWN_TIMEOUT_MS: a stop that has not finished by then exits anyway (what was acknowledged is durable). */
+  shutdownTimeoutMs: number;
   /** A whole request, headers and body, must arrive within this (ms); answers are not limited. */
   requestTimeoutMs: number;
   /** MAX_CONNECTIONS; when unset, derived from the descriptor limit at start (http/connections.ts). */
@@ -431,6 +433,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenHashKey,
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     headersTimeoutMs,
+    shutdownTimeoutMs: positive(env, 'SHUTDOWN_TIMEOUT_MS', 30_000),
     requestTimeoutMs,
     maxConnections: env.MAX_CONNECTIONS ? positive(env, 'MAX_CONNECTIONS', 0) : undefined,
     clientMetricsMaxBytes: int(env, 'CLIENT_METRICS_MAX_BYTES', 32 * 1024 * 1024),

@@ -34,9 +34,19 @@ startServer({ config, log })
     );
     let stopping = false;
     const stop = (signal: string) => {
-      if (stopping) return;
+      if (stopping) {
+        // A second Ctrl-C: the person wants it gone. What was acknowledged is durable already.
+        log.warn({ signal, waitingFor: running.closingStep() }, 'stopping at once (second signal)');
+        process.exit(1);
+      }
       stopping = true;
       log.info({ signal }, 'shutting down: finishing in-flight requests and closing the write-ahead log');
+      // A stop that hangs (a peer that never lets go, a bug) must not keep the process, its port
+      // and its data folder's lock for ever: exiting is as safe as a kill -9, which Fanion survives.
+      setTimeout(() => {
+        log.error({ waitingFor: running.closingStep(), ms: config.shutdownTimeoutMs }, `shutdown did not finish within SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs} ms); exiting anyway`);
+        process.exit(1);
+      }, config.shutdownTimeoutMs).unref();
       running.close().then(
         () => {
           log.info('stopped cleanly');

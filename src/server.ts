@@ -96,6 +96,8 @@ export interface RunningServer {
   /** What GET /ready waits for. */
   readiness: Readiness;
   close(): Promise<void>;
+  /** What close() is waiting for now. */
+  closingStep(): string;
 }
 
 /** The page a relay shows at `/`, in place of the console. */
@@ -322,6 +324,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   serving();
 
   let closing: Promise<void> | null = null;
+  let httpClosed = false;
   const close = () => {
     closing ??= (async () => {
       // Streams first: they never end by themselves, and SDKs should reconnect elsewhere now.
@@ -331,9 +334,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 5_000).unref();
       });
+      httpClosed = true;
       await fanion.close();
     })();
     return closing;
   };
-  return { port, engine, checkpointer, server, connections, push: fanion.push, readiness, close };
+  const closingStep = () => (closing === null ? 'not closing' : httpClosed ? fanion.closingStep() : 'in-flight requests and open connections');
+  return { port, engine, checkpointer, server, connections, push: fanion.push, readiness, close, closingStep };
 }

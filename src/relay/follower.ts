@@ -161,7 +161,14 @@ export class Follower {
 
   private async pollOnce(protocol: 'delta' | 'polling'): Promise<void> {
     const path = protocol === 'delta' ? '/api/client/delta' : '/api/client/features';
-    const answer = await this.opts.upstream.get(path, this.token, protocol === 'delta' ? this.deltaEtag : this.etag);
+    const abort = new AbortController();
+    this.abort = abort;
+    let answer;
+    try {
+      answer = await this.opts.upstream.get(path, this.token, protocol === 'delta' ? this.deltaEtag : this.etag, abort.signal);
+    } finally {
+      if (this.abort === abort) this.abort = null;
+    }
     if (answer.status === 304) return this.synced();
     if (answer.status !== 200) {
       if (protocol === 'delta' && (answer.status === 404 || answer.status === 405 || answer.status === 501)) throw new Unsupported(`GET ${path} answered ${answer.status}`);

@@ -60,17 +60,21 @@ export class Upstream {
     return { ...h, ...extra };
   }
 
-  /** A GET of JSON; `etag` goes as If-None-Match. Throws UpstreamError on a network error or timeout. */
-  get(path: string, token: string, etag: string | null = null): Promise<UpstreamAnswer> {
-    return this.request('GET', path, token, undefined, etag ? { 'if-none-match': etag } : {});
+  /**
+   * A GET of JSON; `etag` goes as If-None-Match. Throws UpstreamError on a network error or timeout,
+   * or when `stop` aborts it (a follower stopping must not wait for an upstream that hangs).
+   */
+  get(path: string, token: string, etag: string | null = null, stop?: AbortSignal): Promise<UpstreamAnswer> {
+    return this.request('GET', path, token, undefined, etag ? { 'if-none-match': etag } : {}, stop);
   }
 
   post(path: string, token: string | null, body: unknown): Promise<UpstreamAnswer> {
     return this.request('POST', path, token, JSON.stringify(body), { 'content-type': 'application/json' });
   }
 
-  private async request(method: string, path: string, token: string | null, body: string | undefined, extra: Record<string, string>): Promise<UpstreamAnswer> {
-    const signal = AbortSignal.timeout(this.opts.timeoutMs);
+  private async request(method: string, path: string, token: string | null, body: string | undefined, extra: Record<string, string>, stop?: AbortSignal): Promise<UpstreamAnswer> {
+    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    const signal = stop ? AbortSignal.any([stop, timeout]) : timeout;
     let res: Response;
     try {
       res = await fetch(this.url(path), { method, headers: this.headers(token, extra), body, signal, redirect: 'error' });
