@@ -3,9 +3,13 @@
 // data folder open it here too, so every wiring is the production one.
 //
 //   data folder → storage (lock, checkpoint + WAL replay) → engine → checkpointer
+//   or PostgreSQL → cluster (checkpoint + log replay)     → engine → follower, checkpointer
 //                                                         → client snapshot (on every change)
 //                                                         → SDK metrics store + flusher
 //               → token hash key → seeded tokens → authenticator
+// The engine appends to a log (wal/record-log.ts): the data folder's WAL by default, the cluster's
+// table in PostgreSQL when DATABASE_URL or DATABASE_HOST is set. Nothing built on the engine
+// knows which.
 import { WebhookDeliverer } from './addons/deliverer.js';
 import { webhookLimits } from './addons/logic.js';
 import { httpSender } from './addons/sender.js';
@@ -24,8 +28,13 @@ import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
 import { Toucher } from './state/touch.js';
 import type { Logger } from './log.js';
-import { Checkpointer } from './storage/checkpointer.js';
+import { Checkpointer, type Checkpoints } from './storage/checkpointer.js';
+import { openCluster } from './storage/postgres/cluster.js';
+import type { Follower } from './storage/postgres/follower.js';
+import type { PgLog } from './storage/postgres/pg-log.js';
 import { openStorage, type Storage } from './storage/storage.js';
+import type { State } from './state/state.js';
+import type { RecordLog } from './wal/record-log.js';
 import { TokenAuthenticator } from './tokens/token-authenticator.js';
 import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
@@ -47,13 +56,28 @@ export interface FanionDeps {
    * is replayed) and passes it here, so a part built below can hold readiness too.
    */
   readiness?: Readiness;
+  /**
+   * Told when this node cannot go on serving and must be restarted (a cluster node whose next
+   * records were pruned while it was away); main.ts exits. Logged only when not given.
+   */
+  onFatal?: (message: string) => void;
+}
+
+/** The parts of a cluster node a test or the metrics look at. */
+export interface ClusterParts {
+  nodeId: string;
+  log: PgLog;
+  follower: Follower;
 }
 
 /** Fanion's parts, wired, with one close for all of them. */
 export interface Fanion {
   engine: Engine;
-  storage: Storage;
-  checkpointer: Checkpointer;
+  /** The data folder (null on a cluster node, whose state is the database's). */
+  storage: Storage | null;
+  /** Set on a cluster node. */
+  cluster: ClusterParts | null;
+  checkpointer: Checkpoints;
   hasher: TokenHasher;
   auth: Authenticator;
   /** API tokens by their secret, in both auth modes (see `auth` for who is calling). */
@@ -72,7 +96,7 @@ export interface Fanion {
   flusher: MetricsFlusher;
   /** The conditions `GET /ready` waits for. */
   readiness: Readiness;
-  /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
+  /** Writes pending metrics, abandons or finishes a checkpoint, closes the log (and releases the data folder's lock). */
   close(): Promise<void>;
 }
 
@@ -80,27 +104,87 @@ export interface Fanion {
  * Opens the data folder (replaying it) and builds every part. Throws if the folder is locked by
  * another process or cannot be read; nothing is left open then.
  */
-export async function openFanion(deps: FanionDeps): Promise<Fanion> {
+/** Where the state comes from and where records go: the data folder, or the cluster's database. */
+interface Opened {
+  state: State;
+  log: RecordLog;
+  storage: Storage | null;
+  replayed: { records: number; ms: number; checkpoint: unknown };
+  /** The key that hashes API tokens. */
+  hashKey(): Promise<Buffer>;
+  /** Checkpointing (and, on a cluster, following) for this engine. */
+  attach(engine: Engine): { checkpointer: Checkpoints; cluster: ClusterParts | null };
+  close(): Promise<void>;
+}
+
+async function openEmbedded(deps: FanionDeps): Promise<Opened> {
   const { config, log } = deps;
   const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: deps.files, clock: deps.clock });
+  return {
+    state: storage.state,
+    log: storage.wal,
+    storage,
+    replayed: storage.replayed,
+    hashKey: () => loadHashKey(config.dataDir, config.tokenHashKey, log),
+    attach: (engine) => ({
+      checkpointer: new Checkpointer({
+        engine, wal: storage.wal, dir: config.dataDir, files: storage.files, log, everyRecords: config.checkpointRecords, everyBytes: config.checkpointBytes,
+        retryMs: deps.checkpointRetryMs,
+      }),
+      cluster: null,
+    }),
+    close: async () => {
+      await storage.wal.close();
+      storage.release();
+    },
+  };
+}
+
+async function openClusterNode(deps: FanionDeps): Promise<Opened> {
+  const { config, log } = deps;
+  const node = await openCluster({ db: config.database!, log, tokenHashKey: config.tokenHashKey, clock: deps.clock });
+  let follower: Follower | null = null;
+  return {
+    state: node.state,
+    log: node.log,
+    storage: null,
+    replayed: node.replayed,
+    hashKey: async () => node.hashKey,
+    attach: (engine) => {
+      const onFatal = deps.onFatal ?? ((message: string) => log.fatal(message));
+      const parts = node.attach(engine, { checkpointRecords: config.checkpointRecords, onFellBehind: onFatal });
+      follower = parts.follower;
+      return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, log: node.log, follower } };
+    },
+    close: async () => {
+      await follower?.close();
+      await node.close();
+    },
+  };
+}
+
+/**
+ * Opens the data folder (replaying it), or joins the cluster in PostgreSQL when one is configured,
+ * and builds every part. Throws if the folder is locked by another process or cannot be read;
+ * nothing is left open then.
+ */
+export async function openFanion(deps: FanionDeps): Promise<Fanion> {
+  const { config, log } = deps;
+  const opened = config.database ? await openClusterNode(deps) : await openEmbedded(deps);
   log.info(
-    { records: storage.replayed.records, ms: Math.round(storage.replayed.ms), checkpoint: storage.replayed.checkpoint, dataDir: config.dataDir },
-    'replayed the write-ahead log',
+    { records: opened.replayed.records, ms: Math.round(opened.replayed.ms), checkpoint: opened.replayed.checkpoint, dataDir: config.database ? undefined : config.dataDir },
+    config.database ? 'replayed the database log' : 'replayed the write-ahead log',
   );
-  const engine = new Engine({ state: storage.state, wal: storage.wal, log, clock: deps.clock, newId: deps.newId });
-  const checkpointer = new Checkpointer({
-    engine, dir: config.dataDir, files: storage.files, log, everyRecords: config.checkpointRecords, everyBytes: config.checkpointBytes,
-    retryMs: deps.checkpointRetryMs,
-  });
+  const engine = new Engine({ state: opened.state, log: opened.log, logger: log, clock: deps.clock, newId: deps.newId });
+  const { checkpointer, cluster } = opened.attach(engine);
   engine.afterDurable = () => checkpointer.maybeCheckpoint();
   const closeStorage = async () => {
     await checkpointer.close();
-    await storage.wal.close();
-    storage.release();
+    await opened.close();
   };
   try {
     // The key is loaded in both auth modes so tokens made while AUTH_TYPE=none still work after switching.
-    const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
+    const hasher = new TokenHasher(await opened.hashKey());
     await seedTokens({ engine, config, hasher, log });
     // Built in both modes: it also answers which tokens are valid (POST /edge/validate) and counts
     // the tokens a relay saw as used, which mean the same with AUTH_TYPE=none.
@@ -129,7 +213,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },
     });
     engine.onChange((change, kind) => webhooks.onChange(change, kind));
-    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: storage.replayed.ms });
+    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: opened.replayed.ms, cluster });
     const flusher = new MetricsFlusher(engine, metrics, log, tokens);
     flusher.start(config.metricsFlushMs);
     let closing: Promise<void> | null = null;
@@ -140,7 +224,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       return closing;
     };
     const readiness = deps.readiness ?? new Readiness();
-    return { engine, storage, checkpointer, hasher, auth, tokens, snapshot, push, evaluator, metrics, operations, webhooks, flusher, readiness, close };
+    return { engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, snapshot, push, evaluator, metrics, operations, webhooks, flusher, readiness, close };
   } catch (err) {
     await closeStorage();
     throw err;

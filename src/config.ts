@@ -6,6 +6,22 @@ export type WalSync = 'always' | 'none';
 export type AuthType = 'api-token' | 'none';
 export type LogFormat = 'json' | 'pretty';
 
+/** Where a cluster's shared log lives: PostgreSQL, as node-postgres takes it (pg.PoolConfig's fields). */
+export interface DatabaseConfig {
+  connectionString?: string;
+  host?: string;
+  port?: number;
+  database?: string;
+  user?: string;
+  password?: string;
+  /** false, true, or node's TLS options (DATABASE_SSL as JSON, Unleash's way). */
+  ssl: boolean | Record<string, unknown>;
+  /** Connections a node keeps for appends, reads and checkpoints (DATABASE_POOL_MAX). */
+  poolMax: number;
+  /** Connecting, and each statement, must succeed within this, or the write answers 503 (DATABASE_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -85,6 +101,8 @@ export interface Config {
   webhookTemplateMaxBytes: number;
   /** A webhook body template's rendering work at most (WEBHOOK_TEMPLATE_MAX_STEPS). */
   webhookTemplateMaxSteps: number;
+  /** A cluster's shared log in PostgreSQL (DATABASE_URL, or DATABASE_HOST and its companions); null: the embedded WAL. */
+  database: DatabaseConfig | null;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -166,6 +184,53 @@ function parseRanges(raw: string | undefined): string[] {
   return ranges;
 }
 
+/**
+ * DATABASE_URL (a postgres:// URL), else DATABASE_HOST with DATABASE_PORT, _NAME, _USERNAME and
+ * _PASSWORD (Unleash's names and defaults); neither: null, the embedded WAL in DATA_DIR.
+ */
+function parseDatabase(env: NodeJS.ProcessEnv): DatabaseConfig | null {
+  const url = env.DATABASE_URL || undefined;
+  const host = env.DATABASE_HOST || undefined;
+  if (!url && !host) return null;
+  const ssl = parseSsl(env.DATABASE_SSL);
+  const common = { ssl, poolMax: positive(env, 'DATABASE_POOL_MAX', 4), timeoutMs: positive(env, 'DATABASE_TIMEOUT_MS', 5_000) };
+  if (url) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    // Never echo the URL: it usually holds the password.
+    if (!parsed || (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') || !parsed.hostname) {
+      throw new ConfigError('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
+    }
+    return { connectionString: url, ...common };
+  }
+  return {
+    host,
+    port: port(env, 'DATABASE_PORT', 5432),
+    database: env.DATABASE_NAME || 'unleash',
+    user: env.DATABASE_USERNAME || 'unleash',
+    password: env.DATABASE_PASSWORD || undefined,
+    ...common,
+  };
+}
+
+/** DATABASE_SSL: true, false, or a JSON object of TLS options (e.g. {"rejectUnauthorized":false}). */
+function parseSsl(raw: string | undefined): boolean | Record<string, unknown> {
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    v = undefined;
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ConfigError('DATABASE_SSL must be true, false or a JSON object of TLS options such as {"rejectUnauthorized":false}');
+  return v as Record<string, unknown>;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads every setting from the environment; throws {@link ConfigError} naming the first bad one. */
@@ -233,5 +298,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookTemplateMaxBytes: positive(env, 'WEBHOOK_TEMPLATE_MAX_BYTES', 4 * 1024 * 1024),
     webhookTemplateMaxSteps: positive(env, 'WEBHOOK_TEMPLATE_MAX_STEPS', 200_000),
+    database: parseDatabase(env),
   };
 }

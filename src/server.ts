@@ -35,7 +35,7 @@ import { SchemaRegistry } from './http/validation.js';
 import { projectRoutes } from './projects/routes.js';
 import { segmentRoutes } from './segments/routes.js';
 import { stateRoutes } from './state-io/routes.js';
-import type { Checkpointer } from './storage/checkpointer.js';
+import type { Checkpoints } from './storage/checkpointer.js';
 import { strategyRoutes } from './strategies/routes.js';
 import { strategyTypeRoutes } from './strategy-types/routes.js';
 import { tagRoutes } from './tags/routes.js';
@@ -84,7 +84,7 @@ export type ServerOptions = FanionDeps;
 export interface RunningServer {
   port: number;
   engine: Engine;
-  checkpointer: Checkpointer;
+  checkpointer: Checkpoints;
   server: http.Server;
   /** The connection cap in force and the count of connections refused at it. */
   connections: ConnectionGuard;

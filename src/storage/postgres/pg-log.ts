@@ -1,0 +1,224 @@
+// The log of a cluster: the engine's records as rows of fanion_log in PostgreSQL, shared by every
+// node. An append is fenced: a batch of records takes seq = last applied + 1, + 2 … in one
+// statement, and the table's primary key on seq refuses it (a unique violation) if another node
+// took any of those places first; nothing of the batch is then committed. So a node that is
+// behind, or cut off while others write, can never commit (and so never acknowledge) a change
+// computed on a state that another write overtook. The engine rolls such a batch back, this log
+// catches up with the others (the follower applies what they wrote), and the commands run again.
+//
+// Appends are batched as the WAL's are (group commit): while one statement is on its way, the
+// appends that arrive wait and go together in the next. The same statement NOTIFYs the other
+// nodes (delivered at commit), which only wakes them: they read seq > what they applied.
+import type pg from 'pg';
+import type { Logger } from '../../log.js';
+import type { Slicer } from '../../slices.js';
+import { encodeRecord, encodeRecordInSlices, type WalRecord } from '../../wal/record.js';
+import { LsnCounter, type RecordLog, type Recovery } from '../../wal/record-log.js';
+import { CHANNEL, describe, isConflict, isServerError, withClient } from './connect.js';
+
+interface Pending {
+  lsn: number;
+  bytes: Buffer;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** Records per INSERT: two parameters each, well under PostgreSQL's 65,535. */
+const MAX_BATCH = 500;
+
+/** Why an append failed, as far as this node can tell. */
+export type AppendFailure = 'overtaken' | 'refused' | 'unreachable' | 'unknown';
+
+export class AppendError extends Error {
+  constructor(readonly kind: AppendFailure, override readonly cause: unknown) {
+    super(`${kind}: ${describe(cause)}`);
+  }
+}
+
+export interface PgLogOptions {
+  pool: pg.Pool;
+  nodeId: string;
+  log: Logger;
+  /** DATABASE_TIMEOUT_MS: each statement's deadline, and how long recovery waits for the database. */
+  timeoutMs: number;
+}
+
+export class PgLog extends LsnCounter<AppendError> implements RecordLog {
+  /** The last record known to be in the log and applied here (written by this node or followed). */
+  durableLsn: number;
+  private queue: Pending[] = [];
+  private flushing = false;
+  private closed = false;
+  private idleWaiters: (() => void)[] = [];
+  readonly stats = { batches: 0, records: 0, syncs: 0, bytes: 0 };
+  onBatch: ((records: number, bytes: number, syncMs: number) => void) | null = null;
+  /** Appends refused because another node wrote first, and commands run again for it. */
+  readonly counts = { overtaken: 0, unknown: 0, unreachable: 0, committedAfterAll: 0 };
+  /**
+   * Set by the cluster: reads and applies what other nodes appended (at a quiet point); resolves
+   * true once it reached the end of the log, false if the database could not be read in time.
+   */
+  catchUp: (() => Promise<boolean>) | null = null;
+  /** Records whose append's outcome could not be known (the connection was lost mid-statement). */
+  private readonly unsure = new WeakSet<Buffer>();
+  /** Records being looked for while catching up: lsn → bytes tried there. */
+  private readonly watched = new Map<number, Buffer[]>();
+  /** Of those, the ones found in the log. */
+  private readonly found = new Set<Buffer>();
+
+  constructor(private readonly opts: PgLogOptions, last: number) {
+    super(last + 1);
+    this.durableLsn = last;
+  }
+
+  get busy(): boolean {
+    return this.flushing || this.queue.length > 0 || this.failed !== null;
+  }
+
+  /** The record's msgpack, as the WAL frames it; PostgreSQL keeps the length and checks the pages. */
+  encode(rec: WalRecord): Buffer {
+    const bytes = encodeRecord(rec);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  async encodeInSlices(rec: WalRecord, slicer: Slicer): Promise<Buffer> {
+    return Buffer.concat(await encodeRecordInSlices(rec, slicer));
+  }
+
+  /** A record another node wrote, now applied here (the follower calls this after engine.applyFollowed). */
+  followed(lsn: number, bytes: Buffer): void {
+    this.durableLsn = lsn;
+    for (const mine of this.watched.get(lsn) ?? []) if (mine.equals(bytes)) this.found.add(mine);
+  }
+
+  append(bytes: Buffer, lsn: number): Promise<void> {
+    if (this.closed) return Promise.reject(new AppendError('refused', new Error('the database log is closed')));
+    // Built on top of records that failed: it cannot take its place either.
+    if (this.failed) return Promise.reject(this.failed);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ lsn, bytes, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      const started = performance.now();
+      try {
+        if (batch[0].lsn !== this.durableLsn + 1) throw new AppendError('overtaken', new Error(`record ${batch[0].lsn} does not follow ${this.durableLsn}`));
+        await this.insert(batch);
+      } catch (err) {
+        const failure = err instanceof AppendError ? err : this.classify(err);
+        if (failure.kind === 'unknown') for (const p of batch) this.unsure.add(p.bytes);
+        this.counts[failure.kind === 'refused' ? 'unreachable' : failure.kind]++;
+        const rejected = [...batch, ...this.queue];
+        this.queue = [];
+        this.failed = failure;
+        if (failure.kind !== 'overtaken') this.opts.log.warn({ err: describe(failure.cause), records: rejected.length, kind: failure.kind }, 'could not append to the database log');
+        for (const p of rejected) p.reject(failure);
+        continue;
+      }
+      const bytes = batch.reduce((n, p) => n + p.bytes.length, 0);
+      this.durableLsn = batch[batch.length - 1].lsn;
+      this.stats.batches++;
+      this.stats.syncs++;
+      this.stats.records += batch.length;
+      this.stats.bytes += bytes;
+      this.onBatch?.(batch.length, bytes, performance.now() - started);
+      for (const p of batch) p.resolve();
+    }
+    this.flushing = false;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** One statement: the rows, and the NOTIFY that wakes the other nodes when they commit. */
+  private async insert(batch: Pending[]): Promise<void> {
+    const values: unknown[] = [];
+    const rows: string[] = [];
+    for (const p of batch) {
+      values.push(p.lsn, p.bytes);
+      rows.push(`($${values.length - 1}, $${values.length})`);
+    }
+    values.push(`${this.opts.nodeId} `);
+    const text =
+      `WITH ins AS (INSERT INTO fanion_log (seq, rec) VALUES ${rows.join(', ')} RETURNING seq) ` +
+      `SELECT pg_notify('${CHANNEL}', $${values.length}::text || max(seq)::text) FROM ins`;
+    let sent = false;
+    try {
+      await withClient(this.opts.pool, this.opts.timeoutMs, (query) => {
+        sent = true;
+        return query(text, values);
+      });
+    } catch (err) {
+      // Not even connected: nothing was sent, so nothing can have been committed.
+      if (!sent) throw new AppendError('refused', err);
+      throw err;
+    }
+  }
+
+  private classify(err: unknown): AppendError {
+    if (isConflict(err)) return new AppendError('overtaken', err);
+    // The server said no (a timeout it enforced, a full disk): the statement was rolled back.
+    if (isServerError(err)) return new AppendError('refused', err);
+    // The connection broke or timed out after the statement left: it may have committed.
+    return new AppendError('unknown', err);
+  }
+
+  async recover(err: unknown, tried: readonly { lsn: number; bytes: Buffer }[]): Promise<Recovery> {
+    const failure = err instanceof AppendError ? err : this.classify(err);
+    const unsure = tried.some((t) => this.unsure.has(t.bytes));
+    if (failure.kind === 'refused' && !unsure) {
+      return { kind: 'failed', message: `The database could not take the change (${describe(failure.cause)}); nothing was changed. Try again later.` };
+    }
+    for (const t of tried) {
+      const list = this.watched.get(t.lsn) ?? [];
+      if (!list.includes(t.bytes)) list.push(t.bytes);
+      this.watched.set(t.lsn, list);
+    }
+    try {
+      const caughtUp = await this.catchUpWithin();
+      const index = tried.findIndex((t) => this.found.has(t.bytes));
+      if (index >= 0) {
+        this.counts.committedAfterAll++;
+        return { kind: 'committed', index };
+      }
+      if (caughtUp && failure.kind !== 'refused') return { kind: 'retry' };
+      if (caughtUp) return { kind: 'failed', message: `The database could not take the change (${describe(failure.cause)}); nothing was changed. Try again later.` };
+      return unsure
+        ? { kind: 'unknown', message: 'The connection to the database was lost while the change was being committed, and the database cannot be reached to tell whether it was: it may or may not have been applied. Check before trying again.' }
+        : { kind: 'failed', message: `The database cannot be reached (${describe(failure.cause)}); nothing was changed. Try again later.` };
+    } finally {
+      for (const t of tried) {
+        const rest = (this.watched.get(t.lsn) ?? []).filter((b) => b !== t.bytes);
+        if (rest.length > 0) this.watched.set(t.lsn, rest);
+        else this.watched.delete(t.lsn);
+        this.found.delete(t.bytes);
+      }
+    }
+  }
+
+  /** Catches up, waiting at most DATABASE_TIMEOUT_MS for the database; false if it could not. */
+  private async catchUpWithin(): Promise<boolean> {
+    if (!this.catchUp) return false;
+    const deadline = Date.now() + this.opts.timeoutMs;
+    for (;;) {
+      if (await this.catchUp()) return true;
+      if (Date.now() >= deadline || this.closed) return false;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  idle(): Promise<void> {
+    if (!this.flushing && this.queue.length === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  async close(): Promise<void> {
+    await this.idle();
+    this.closed = true;
+  }
+}
