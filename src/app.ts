@@ -217,13 +217,19 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const flusher = new MetricsFlusher(engine, metrics, log, tokens);
     flusher.start(config.metricsFlushMs);
     let closing: Promise<void> | null = null;
+    const readiness = deps.readiness ?? new Readiness();
+    if (cluster) {
+      const { follower } = cluster;
+      readiness.warnWhen(() =>
+        follower.up ? null : `the database cannot be reached (since ${new Date(follower.downSince ?? Date.now()).toISOString()}): serving from memory, writes answer 503`,
+      );
+    }
     const close = () => {
       push.close();
       // Webhooks first: their last progress is written before the WAL closes.
       closing ??= webhooks.close().then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
-    const readiness = deps.readiness ?? new Readiness();
     return { engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, snapshot, push, evaluator, metrics, operations, webhooks, flusher, readiness, close };
   } catch (err) {
     await closeStorage();

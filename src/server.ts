@@ -65,7 +65,8 @@ async function letWaitingRequestsIn(): Promise<void> {
 /** Unleash's answers: 200 `{"health":"GOOD"}`, or 503 with no body. Never cached by a proxy. */
 function answerReady(readiness: Readiness, res: http.ServerResponse): void {
   if (readiness.ready) {
-    sendJson(res, 200, { health: 'GOOD' }, { 'Cache-Control': 'no-store' });
+    const warnings = readiness.warnings();
+    sendJson(res, 200, warnings.length > 0 ? { health: 'GOOD', warnings } : { health: 'GOOD' }, { 'Cache-Control': 'no-store' });
   } else {
     res.writeHead(503, ['Content-Length', '0', 'Cache-Control', 'no-store', ...NOSNIFF]);
     res.end();

@@ -35,6 +35,13 @@ export class AppendError extends Error {
   }
 }
 
+/** The 503's message for a change that is certainly not in the log. */
+function notTaken(cause: unknown): string {
+  return isServerError(cause)
+    ? `The database refused the change (${describe(cause)}); nothing was changed. Try again later.`
+    : `The database cannot be reached (${describe(cause)}); nothing was changed. Try again later.`;
+}
+
 export interface PgLogOptions {
   pool: pg.Pool;
   nodeId: string;
@@ -171,9 +178,7 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
   async recover(err: unknown, tried: readonly { lsn: number; bytes: Buffer }[]): Promise<Recovery> {
     const failure = err instanceof AppendError ? err : this.classify(err);
     const unsure = tried.some((t) => this.unsure.has(t.bytes));
-    if (failure.kind === 'refused' && !unsure) {
-      return { kind: 'failed', message: `The database could not take the change (${describe(failure.cause)}); nothing was changed. Try again later.` };
-    }
+    if (failure.kind === 'refused' && !unsure) return { kind: 'failed', message: notTaken(failure.cause) };
     for (const t of tried) {
       const list = this.watched.get(t.lsn) ?? [];
       if (!list.includes(t.bytes)) list.push(t.bytes);
@@ -186,11 +191,15 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
         this.counts.committedAfterAll++;
         return { kind: 'committed', index };
       }
-      if (caughtUp && failure.kind !== 'refused') return { kind: 'retry' };
-      if (caughtUp) return { kind: 'failed', message: `The database could not take the change (${describe(failure.cause)}); nothing was changed. Try again later.` };
-      return unsure
-        ? { kind: 'unknown', message: 'The connection to the database was lost while the change was being committed, and the database cannot be reached to tell whether it was: it may or may not have been applied. Check before trying again.' }
-        : { kind: 'failed', message: `The database cannot be reached (${describe(failure.cause)}); nothing was changed. Try again later.` };
+      // Caught up and not there: it was not committed (or may still be, late: the next attempt's
+      // append then fails, and this record is found then).
+      if (caughtUp) return failure.kind === 'refused' && !unsure ? { kind: 'failed', message: notTaken(failure.cause) } : { kind: 'retry' };
+      if (!unsure) return { kind: 'failed', message: notTaken(failure.cause) };
+      return {
+        kind: 'unknown',
+        message: 'The connection to the database was lost while the change was being committed, and the database could not be reached to tell whether it was: ' +
+          'it may or may not have been applied. Check before trying again.',
+      };
     } finally {
       for (const t of tried) {
         const rest = (this.watched.get(t.lsn) ?? []).filter((b) => b !== t.bytes);
