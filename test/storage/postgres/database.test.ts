@@ -1,0 +1,100 @@
+// The cluster's database over time: checkpoints written to it and the log pruned behind them, a new
+// node starting from the newest checkpoint, and the whole database stopped under load and started
+// again (and a node started while it is down).
+import t from 'tap';
+import { clusterFor, converged } from '../../helpers/cluster.js';
+import { client, spawnServer, type Spawned } from '../../helpers/server.js';
+
+const P = '/api/admin/projects/default/features';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+t.test('checkpoints in the database, the log pruned behind them, and a node joining from the newest', async (t) => {
+  const cluster = await clusterFor(t, { CHECKPOINT_RECORDS: '40' });
+  if (!cluster) return;
+  const a = await cluster.node();
+  const b = await cluster.node();
+  const names = Array.from({ length: 150 }, (_, i) => `flag-${i}`);
+  for (let i = 0; i < names.length; i += 10) {
+    const batch = names.slice(i, i + 10).map((name, j) => client((j % 2 ? a : b).url)('POST', P, { name }));
+    for (const r of await Promise.all(batch)) t.equal(r.status, 201);
+  }
+  await converged([a, b]);
+  // A checkpoint is written after the record that made it due: wait for the one covering the newest.
+  let checkpoints: { seq: string; written_by: string }[] = [];
+  for (let i = 0; i < 100; i++) {
+    checkpoints = (await cluster.pg.query(cluster.database, 'SELECT seq, written_by FROM fanion_checkpoint ORDER BY seq')).rows;
+    if (checkpoints.length >= 2) break;
+    await sleep(100);
+  }
+  t.equal(checkpoints.length, 2, 'two checkpoints are kept: the newest and the previous one');
+  const [previous, newest] = checkpoints.map((c) => Number(c.seq));
+  const log = (await cluster.pg.query(cluster.database, 'SELECT min(seq) AS min, max(seq) AS max FROM fanion_log')).rows[0];
+  t.equal(Number(log.min), previous + 1, `the log before the previous checkpoint (${previous}) is pruned`);
+  t.ok(Number(log.max) >= newest, 'the log after it is kept');
+  const parts = (await cluster.pg.query(cluster.database, 'SELECT DISTINCT seq FROM fanion_checkpoint_part ORDER BY seq')).rows.map((r) => Number(r.seq));
+  t.same(parts, [previous, newest], 'the parts of older checkpoints are gone too');
+  const c = await cluster.node();
+  const started = /"checkpoint":\{"lsn":(\d+)/.exec(c.output());
+  t.ok(started && Number(started[1]) >= newest, `the new node started from checkpoint ${started?.[1]} and the log after it`);
+  await converged([a, b, c]);
+  t.equal((await client(c.url)('GET', `${P}/flag-149`)).status, 200);
+});
+
+t.test('the database stopped under load and started again; a node started while it is down', async (t) => {
+  const cluster = await clusterFor(t, { DATABASE_TIMEOUT_MS: '2000' });
+  if (!cluster) return;
+  const nodes: Spawned[] = [await cluster.node(), await cluster.node()];
+  const acked: string[] = [];
+  const statuses = new Map<number, number>();
+  const pollStatuses = new Map<number, number>();
+  let stop = false;
+  let n = 0;
+  const writer = async (node: Spawned) => {
+    const api = client(node.url);
+    while (!stop) {
+      const name = `w-${++n}`;
+      const r = await api('POST', P, { name });
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      if (r.status === 201) acked.push(name);
+      else if (r.status !== 503) t.fail(`a write answered ${r.status}: ${r.text}`);
+      if (r.status === 503) await sleep(50);
+    }
+  };
+  const poller = async (node: Spawned) => {
+    let etag = '';
+    while (!stop) {
+      const r = await fetch(`${node.url}/api/client/features`, { headers: etag ? { 'if-none-match': etag } : {} });
+      await r.arrayBuffer();
+      pollStatuses.set(r.status, (pollStatuses.get(r.status) ?? 0) + 1);
+      etag = r.headers.get('etag') ?? etag;
+      await sleep(20);
+    }
+  };
+  const load = [...nodes.flatMap((x) => [writer(x), writer(x), poller(x)])];
+  await sleep(700);
+  cluster.pg.stop();
+  const downAt = acked.length;
+  await sleep(2_500);
+  const during = statuses.get(503) ?? 0;
+  // A node started now waits for the database: its port is open, /ready says 503.
+  const late = await spawnServer({ env: { DATABASE_URL: cluster.url, DATABASE_TIMEOUT_MS: '2000' }, portOpen: true });
+  t.teardown(() => late.kill());
+  t.equal((await fetch(`${late.url}/ready`)).status, 503, 'a node started while the database is down is not ready');
+  cluster.pg.start();
+  await sleep(2_500);
+  stop = true;
+  await Promise.all(load);
+  t.ok(during > 0, `writes answered 503 while the database was down (${during})`);
+  t.ok(acked.length > downAt, `and 201 again once it was back (${acked.length - downAt} after it stopped)`);
+  t.same([...pollStatuses.keys()].filter((s) => s !== 200 && s !== 304), [], `polls answered only 200 and 304 throughout (${JSON.stringify([...pollStatuses])})`);
+  for (let i = 0; i < 100 && (await fetch(`${late.url}/ready`)).status !== 200; i++) await sleep(100);
+  t.equal((await fetch(`${late.url}/ready`)).status, 200, 'the late node became ready once the database answered');
+  const all = [...nodes, late];
+  await converged(all);
+  for (const x of all) {
+    const api = client(x.url);
+    const missing: string[] = [];
+    for (const name of acked) if ((await api('GET', `${P}/${name}`)).status !== 200) missing.push(name);
+    t.same(missing, [], `every acknowledged write (${acked.length}) is on ${x.url}`);
+  }
+});
