@@ -11,6 +11,7 @@
 // table in PostgreSQL when DATABASE_URL or DATABASE_HOST is set. Nothing built on the engine
 // knows which.
 import { WebhookDeliverer } from './addons/deliverer.js';
+import { WebhookLeadership } from './addons/leadership.js';
 import { webhookLimits } from './addons/logic.js';
 import { httpSender } from './addons/sender.js';
 import { OpenAuthenticator, type Authenticator } from './auth/access.js';
@@ -30,6 +31,8 @@ import { Toucher } from './state/touch.js';
 import type { Logger } from './log.js';
 import { Checkpointer, type Checkpoints } from './storage/checkpointer.js';
 import { openCluster } from './storage/postgres/cluster.js';
+import { LOCK } from './storage/postgres/connect.js';
+import { SessionLock } from './storage/postgres/session-lock.js';
 import type { Follower } from './storage/postgres/follower.js';
 import type { PgLog } from './storage/postgres/pg-log.js';
 import { openStorage, type Storage } from './storage/storage.js';
@@ -104,6 +107,9 @@ export interface Fanion {
  * Opens the data folder (replaying it) and builds every part. Throws if the folder is locked by
  * another process or cannot be read; nothing is left open then.
  */
+/** A webhook leader starts a send only this soon after its last fenced write began (leadership.ts). */
+const WEBHOOK_LEASE_MS = 2_000;
+
 /** Where the state comes from and where records go: the data folder, or the cluster's database. */
 interface Opened {
   state: State;
@@ -208,12 +214,19 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes, new UnknownFlags(config.unknownFlagsMaxBytes));
     // Webhooks read durable events from the log; they never hold up the change that made them.
     const limits = webhookLimits(config);
+    // On a cluster one node delivers: the one holding the webhook lock, fenced through the log.
+    const leadership = cluster
+      ? new WebhookLeadership(engine, new SessionLock(config.database!, LOCK.webhooks, log), {
+          node: cluster.nodeId, leaseMs: WEBHOOK_LEASE_MS, sendTimeoutMs: config.webhookTimeoutMs, checkMs: 1_000,
+        }, log)
+      : undefined;
     const webhooks = new WebhookDeliverer({
-      engine, log, send: httpSender(config.webhookTimeoutMs, limits.destinations),
+      engine, log, send: httpSender(config.webhookTimeoutMs, limits.destinations), leadership,
       options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },
     });
     engine.onChange((change, kind) => webhooks.onChange(change, kind));
-    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: opened.replayed.ms, cluster });
+    leadership?.start();
+    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
     const flusher = new MetricsFlusher(engine, metrics, log, tokens);
     flusher.start(config.metricsFlushMs);
     let closing: Promise<void> | null = null;
@@ -227,7 +240,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const close = () => {
       push.close();
       // Webhooks first: their last progress is written before the WAL closes.
-      closing ??= webhooks.close().then(() => flusher.stop()).then(closeStorage);
+      closing ??= webhooks.close().then(() => leadership?.close()).then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
     return { engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, snapshot, push, evaluator, metrics, operations, webhooks, flusher, readiness, close };

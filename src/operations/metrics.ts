@@ -11,6 +11,7 @@ import type { Checkpoints } from '../storage/checkpointer.js';
 import type { Follower } from '../storage/postgres/follower.js';
 import type { PgLog } from '../storage/postgres/pg-log.js';
 import type { WebhookDeliverer } from '../addons/deliverer.js';
+import type { WebhookLeadership } from '../addons/leadership.js';
 
 export interface MetricsDeps {
   engine: Engine;
@@ -21,7 +22,7 @@ export interface MetricsDeps {
   /** How long replaying the data folder took at start-up. */
   replayMs: number;
   /** A cluster node's log and follower: replication lag and the log's state. */
-  cluster?: { log: PgLog; follower: Follower } | null;
+  cluster?: { log: PgLog; follower: Follower; leadership: WebhookLeadership } | null;
 }
 
 /** Plain counters the hot paths bump; read at scrape time. */
@@ -126,13 +127,14 @@ export class FanionMetrics {
 }
 
 /** Replication lag and the state of a cluster node's log. */
-function clusterMetrics(r: client.Registry, { log, follower }: { log: PgLog; follower: Follower }): void {
+function clusterMetrics(r: client.Registry, { log, follower, leadership }: { log: PgLog; follower: Follower; leadership: WebhookLeadership }): void {
   const gauge = (name: string, help: string, read: () => number) => new client.Gauge({ name, help, registers: [r], collect() { this.set(read()); } });
   gauge('cluster_log_applied_seq', 'The last record of the database log this node applied', () => log.durableLsn);
   gauge('cluster_log_newest_seq', 'The newest record of the database log this node has heard of', () => Math.max(follower.newestSeen, log.durableLsn));
   gauge('cluster_replication_lag_records', 'Records of the database log this node has heard of and not applied yet', () => Math.max(0, follower.newestSeen - log.durableLsn));
   gauge('cluster_replication_lag_seconds', 'Seconds since this node last read the database log to its end', () => (Date.now() - follower.lastCaughtUp) / 1000);
   gauge('cluster_database_up', '1 while this node reads the database log, 0 while it cannot (it serves from memory, writes answer 503)', () => (follower.up ? 1 : 0));
+  gauge('cluster_webhook_leader', '1 while this node is the one that delivers webhooks', () => (leadership.leading ? 1 : 0));
   gauge('cluster_followed_records_total', 'Records written by other nodes and applied here', () => follower.followedRecords);
   new client.Counter({
     name: 'cluster_append_failures_total', help: 'Appends to the database log that failed: overtaken (another node wrote first; the commands ran again), unreachable, unknown (connection lost mid-commit)',

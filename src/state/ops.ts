@@ -36,7 +36,12 @@ export type Op =
   | { o: 'addon.put'; addon: Addon }
   | { o: 'addon.del'; id: number }
   /** Delivery of an addon reached this event id: written after sends, not acknowledged to anyone. */
-  | { o: 'addon.cursor'; id: number; eventId: number };
+  | { o: 'addon.cursor'; id: number; eventId: number }
+  /**
+   * On a cluster: `node` delivers webhooks from now on, in `term` (one more than the last). Cursor
+   * moves name their term, and one of a deposed leader's no longer applies (addons/leadership.ts).
+   */
+  | { o: 'webhooks.lead'; term: number; node: string };
 
 export type Undo = () => void;
 
@@ -306,6 +311,17 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       // Only for an addon that still exists: a cursor written just after its addon was deleted is moot.
       if (!s.addons.has(op.id)) return NO_UNDO;
       return putIn(s.addonCursors, op.id, op.eventId, withUndo);
+    case 'webhooks.lead': {
+      const [term, node] = [s.webhookTerm, s.webhookLeader];
+      s.webhookTerm = op.term;
+      s.webhookLeader = op.node;
+      return withUndo
+        ? () => {
+            s.webhookTerm = term;
+            s.webhookLeader = node;
+          }
+        : NO_UNDO;
+    }
     default: {
       const never: never = op;
       throw new Error(`unknown op ${(never as { o: string }).o}`);

@@ -27,6 +27,9 @@ export interface State {
   /** addon id → id of the last event it delivered (or passed over): where delivery resumes after a restart. */
   addonCursors: Map<number, number>;
   events: EventLog;
+  /** On a cluster: the webhook delivery term and the node that leads it (0 and '' before any). */
+  webhookTerm: number;
+  webhookLeader: string;
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId: number;
@@ -53,6 +56,8 @@ export function emptyState(): State {
     addons: new Map(),
     addonCursors: new Map(),
     events: new EventLog(),
+    webhookTerm: 0,
+    webhookLeader: '',
     nextSegmentId: 1,
     nextStrategySeq: 1,
     nextAddonId: 1,

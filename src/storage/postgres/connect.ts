@@ -81,6 +81,12 @@ export async function withClient<T>(
   }
 }
 
+/** Ends a session at once: a half-open connection's end() would wait for an answer that never comes. */
+export function destroyClient(c: pg.Client): void {
+  (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  c.end().catch(() => {});
+}
+
 /** Sleeps `ms`, unless `stop` says to give up first (checked every 100 ms). */
 export async function pause(ms: number, stop: () => boolean = () => false): Promise<void> {
   const until = Date.now() + ms;

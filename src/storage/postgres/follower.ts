@@ -12,7 +12,7 @@ import type { DatabaseConfig } from '../../config.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Logger } from '../../log.js';
 import { decodeRecord } from '../../wal/record.js';
-import { CHANNEL, clientConfig, describe, pause, withClient } from './connect.js';
+import { CHANNEL, clientConfig, describe, destroyClient, pause, withClient } from './connect.js';
 import type { PgLog } from './pg-log.js';
 
 /** Records read per statement while catching up. */
@@ -201,9 +201,7 @@ export class Follower {
     const c = this.listener;
     if (!c) return;
     this.listener = null;
-    // A half-open connection's end() would wait for an answer that never comes.
-    (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-    c.end().catch(() => {});
+    destroyClient(c);
   }
 
   async close(): Promise<void> {
