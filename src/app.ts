@@ -17,7 +17,7 @@ import { httpSender } from './addons/sender.js';
 import { OpenAuthenticator, type Authenticator } from './auth/access.js';
 import { ClientSnapshot } from './client-api/snapshot.js';
 import { MetricsFlusher } from './client-metrics/flusher.js';
-import { ClientMetricsStore } from './client-metrics/store.js';
+import { ClientMetricsStore, type MetricsReport } from './client-metrics/store.js';
 import { UnknownFlags } from './client-metrics/unknown-flags.js';
 import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
@@ -227,7 +227,14 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     engine.onChange((change, kind) => webhooks.onChange(change, kind));
     leadership?.start();
     const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
-    const flusher = new MetricsFlusher(engine, metrics, log, tokens);
+    const flusher = new MetricsFlusher(engine, metrics, log, tokens, cluster?.nodeId ?? null);
+    if (cluster) {
+      // What SDKs reported to the other nodes joins this node's views.
+      engine.onChange((change, kind) => {
+        if (kind !== 'durable') return;
+        for (const op of change.ops) if (op.o === 'metrics.report' && op.node !== cluster.nodeId) metrics.mergeReport(op.report as MetricsReport);
+      });
+    }
     flusher.start(config.metricsFlushMs);
     let closing: Promise<void> | null = null;
     const readiness = deps.readiness ?? new Readiness();

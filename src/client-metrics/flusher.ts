@@ -1,9 +1,12 @@
-// Writes buffered lastSeen times (of flags, and of API tokens) to the WAL every METRICS_FLUSH_MS
+// Writes buffered lastSeen times (of flags, and of API tokens) to the log every METRICS_FLUSH_MS
 // as one record, so a storm of metrics posts or requests costs one fsync per interval instead of
 // one each. A crash loses at most the
 // last interval of lastSeen updates (and the in-memory counts); admin changes are unaffected.
+// On a cluster node the same record carries what SDKs reported here (applications, instances,
+// counts, unknown names) for the other nodes, which merge it: every node's views are the cluster's.
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
+import type { Op } from '../state/ops.js';
 import type { Actor } from '../state/types.js';
 import { recordLastSeen } from './logic.js';
 import type { ClientMetricsStore } from './store.js';
@@ -27,7 +30,11 @@ export class MetricsFlusher {
     private readonly log: Logger,
     /** Where token uses come from (the token authenticator; none with AUTH_TYPE=none). */
     private readonly tokens: TokenUse | null = null,
-  ) {}
+    /** On a cluster: this node's id, which its reports to the other nodes carry. */
+    private readonly node: string | null = null,
+  ) {
+    if (node) store.share();
+  }
 
   start(intervalMs: number): void {
     if (intervalMs <= 0) return;
@@ -53,16 +60,19 @@ export class MetricsFlusher {
   private async write(): Promise<void> {
     const pending = this.store.takePending();
     const seen = this.tokens?.takeSeen() ?? [];
-    if (pending.length === 0 && seen.length === 0) return;
+    const report = this.node ? this.store.takeReport() : null;
+    if (pending.length === 0 && seen.length === 0 && !report) return;
     try {
       await this.engine.run(METRICS_ACTOR, (state) => {
         const flags = recordLastSeen(pending)(state);
         const tokens = recordTokensSeen(seen)(state);
-        return { ops: [...flags.ops, ...tokens.ops], events: [], result: flags.result + tokens.result };
+        const shared: Op[] = report ? [{ o: 'metrics.report', node: this.node!, report }] : [];
+        return { ops: [...flags.ops, ...tokens.ops, ...shared], events: [], result: flags.result + tokens.result };
       });
     } catch (err) {
       this.store.restorePending(pending);
       this.tokens?.restoreSeen(seen);
+      if (report) this.store.restoreReport(report);
       this.log.warn({ err: (err as Error).message, pending: pending.length + seen.length }, 'could not write client metrics; will retry at the next flush');
     }
   }

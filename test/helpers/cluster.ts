@@ -47,21 +47,27 @@ export async function clusterFor(
   };
 }
 
+/** Tokens for a cluster with AUTH_TYPE=api-token: a client token for the SDK answer, an admin one for events. */
+export interface Auth {
+  client: string;
+  admin: string;
+}
+
 /** What every node should agree on once idle: the SDK's answer (bytes and ETag) and the newest event. */
-export async function fingerprint(node: Spawned): Promise<string> {
-  const api = client(node.url);
-  const features = await fetch(`${node.url}/api/client/features`);
+export async function fingerprint(node: Spawned, auth?: Auth): Promise<string> {
+  const api = client(node.url, auth ? { authorization: auth.admin } : {});
+  const features = await fetch(`${node.url}/api/client/features`, { headers: auth ? { authorization: auth.client } : {} });
   const body = await features.text();
   const events = await api('POST', '/api/admin/events/search', { limit: 1 });
   return JSON.stringify({ etag: features.headers.get('etag'), body, newest: events.json.events[0]?.id ?? 0, total: events.json.totalEvents });
 }
 
 /** Waits (up to `ms`) until every node gives the same fingerprint; returns it, or throws with what differed. */
-export async function converged(nodes: Spawned[], ms = 20_000): Promise<string> {
+export async function converged(nodes: Spawned[], ms = 20_000, auth?: Auth): Promise<string> {
   const until = Date.now() + ms;
   let prints: string[] = [];
   for (;;) {
-    prints = await Promise.all(nodes.map(fingerprint));
+    prints = await Promise.all(nodes.map((n) => fingerprint(n, auth)));
     if (prints.every((p) => p === prints[0])) return prints[0];
     if (Date.now() > until) break;
     await new Promise((r) => setTimeout(r, 200));
