@@ -4,6 +4,7 @@
 // vanish, connections look alive), queueing them, and `heal()` delivers what was queued and carries
 // on, as a network does when a partition ends and TCP retransmits. `holdReplies()` holds only what
 // the database sends (a statement arrives and commits; its answer is lost in the partition).
+// `retarget()` sends new connections elsewhere: the proxy then stands for a load balancer.
 import net from 'node:net';
 
 type Mode = 'pass' | 'hold' | 'hold-replies' | 'cut';
@@ -20,6 +21,8 @@ export interface TcpProxy {
   /** A postgres:// URL like `url` but through the proxy. */
   via(url: string): string;
   cut(): void;
+  /** New connections go to `port` from now on (a load balancer moving traffic to another node). */
+  retarget(port: number): void;
   hold(): void;
   holdReplies(): void;
   heal(): void;
@@ -80,6 +83,9 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
     cut: () => {
       mode = 'cut';
       destroyAll();
+    },
+    retarget: (p) => {
+      target = { ...target, port: p };
     },
     hold: () => {
       mode = 'hold';
