@@ -2,15 +2,28 @@
 // `fanion`: maintenance commands on a data folder (the server itself is `npm start`).
 //   fanion verify <dataDir>          check checkpoints and WAL, report the first damaged record
 //   fanion backup <dataDir> <dest>   consistent copy, safe while the server is running
+//   fanion migrate --from <url> --token <admin token> [--data <dir>] [--merge] [--v2-secrets <file>]
+//                                    a whole running Unleash into a data folder, as one change
 // Exit status: 0 fine (verify: the folder starts, possibly after cutting a torn tail or skipping
 // a damaged checkpoint, both listed), 1 damaged (it would not start) or failed, 2 usage.
+import fs from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.js';
+import { createLogger } from './log.js';
+import { migrate } from './migration.js';
 import { backupDataDir } from './storage/backup.js';
 import { verifyDataDir } from './storage/verify.js';
 
 const USAGE = `usage:
   fanion verify <dataDir>          check checkpoints and write-ahead log segments
-  fanion backup <dataDir> <dest>   copy a data folder consistently, even while the server runs`;
+  fanion backup <dataDir> <dest>   copy a data folder consistently, even while the server runs
+  fanion migrate --from <url> --token <token> [--data <dir>] [--merge] [--v2-secrets <file>]
+                                   bring a whole running Unleash (7.x, 8.x) into a data folder:
+                                   --token an admin API token (or UNLEASH_TOKEN), --data defaults
+                                   to DATA_DIR or ./data, --merge into a folder that holds data`;
+
+class UsageError extends Error {}
 
 function verify(dir: string): number {
   const r = verifyDataDir(dir);
@@ -48,10 +61,61 @@ async function backup(src: string, dest: string): Promise<number> {
   return check.startable ? 0 : 1;
 }
 
+/** One line per point of progress on stderr; the report on stdout. */
+async function migrateCommand(args: string[]): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: { from: { type: 'string' }, token: { type: 'string' }, data: { type: 'string' }, merge: { type: 'boolean' }, 'v2-secrets': { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const token = (values.token as string | undefined) ?? process.env.UNLEASH_TOKEN;
+  if (!values.from) throw new UsageError('fanion migrate needs --from <the Unleash address>');
+  if (!token) throw new UsageError('fanion migrate needs --token <an admin API token> (or UNLEASH_TOKEN in the environment)');
+  const config = loadConfig(process.env);
+  const dataDir = values.data ? path.resolve(values.data as string) : config.dataDir;
+  const v2Secrets = values['v2-secrets'] ? readSecrets(values['v2-secrets'] as string) : [];
+  const say = (line: string) => void process.stderr.write(line + '\n');
+  const r = await migrate({
+    from: values.from as string, token, dataDir, merge: values.merge === true, v2Secrets, tokenHashKey: config.tokenHashKey,
+    sync: config.walSync === 'always', log: createLogger('warn', 'pretty', process.stderr), say,
+  });
+  const secs = (ms: number) => (ms / 1000).toFixed(1);
+  const t = r.result.tokens;
+  const out = [
+    `migrated into ${dataDir} in ${secs(r.totalMs)} s (reading Unleash: ${secs(r.readMs)} s)`,
+    `  ${Object.entries(r.counts).map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    r.result.ops === 0 ? '  nothing to change: the data folder already holds all of it' : `  written as one change: ${r.result.ops} operations, ${r.result.events} events`,
+    `  API tokens: ${t.added} added, ${t.updated} updated, ${t.unchanged} already here${t.stayDeleted ? `, ${t.stayDeleted} deleted here before (they stay deleted)` : ''}`,
+  ];
+  if (r.result.strategiesRemoved || r.result.tagsRemoved) out.push(`  removed what Unleash no longer has: ${r.result.strategiesRemoved} strategies, ${r.result.tagsRemoved} flag tags`);
+  out.push('not brought over:', ...r.left.map((l) => `  - ${l}`));
+  out.push("next: start Fanion on this folder and point SDKs, proxies and Edge at its address; their tokens work unchanged.");
+  process.stdout.write(out.join('\n') + '\n');
+  return 0;
+}
+
+/** Full v2 token strings, one per line (blank lines and # comments skipped). */
+function readSecrets(file: string): string[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read --v2-secrets ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length > 0 && !l.startsWith('#'));
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
   if (cmd === 'verify' && args.length === 1) return verify(path.resolve(args[0]));
   if (cmd === 'backup' && args.length === 2) return backup(path.resolve(args[0]), path.resolve(args[1]));
+  if (cmd === 'migrate') return migrateCommand(args);
   if (cmd === 'help' || cmd === '--help' || cmd === '-h') {
     process.stdout.write(USAGE + '\n');
     return 0;
@@ -63,6 +127,11 @@ async function main(argv: string[]): Promise<number> {
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
-  process.stderr.write(`fanion: ${(err as Error).message}\n`);
-  process.exitCode = 1;
+  if (err instanceof UsageError) {
+    process.stderr.write(`fanion: ${err.message}\n${USAGE}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`fanion: ${(err as Error).message}\n`);
+    process.exitCode = 1;
+  }
 }

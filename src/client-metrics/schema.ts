@@ -229,7 +229,33 @@ const unknownFlag = {
   },
 };
 
+/** One hour of one flag's counts in one environment for one application (Unleash's raw metrics entry). */
+const usageEntry = {
+  type: 'object',
+  required: ['featureName', 'appName', 'environment', 'timestamp', 'yes', 'no', 'variants'],
+  properties: { featureName: str, appName: str, environment: str, timestamp: str, yes: count, no: count, variants: { type: 'object', additionalProperties: count } },
+};
+
 export const clientMetricsReplies = {
+  featureUsageRawSchema: {
+    type: 'object',
+    required: ['version', 'maturity', 'data'],
+    properties: { version: { type: 'integer' }, maturity: str, data: { type: 'array', items: usageEntry } },
+  },
+  featureUsageSchema: {
+    type: 'object',
+    required: ['version', 'maturity', 'featureName', 'lastHourUsage', 'seenApplications'],
+    properties: {
+      version: { type: 'integer' },
+      maturity: str,
+      featureName: str,
+      lastHourUsage: {
+        type: 'array',
+        items: { type: 'object', required: ['environment', 'timestamp', 'yes', 'no'], properties: { environment: str, timestamp: str, yes: count, no: count } },
+      },
+      seenApplications: { type: 'array', items: str },
+    },
+  },
   unknownFlagsSchema: { type: 'object', required: ['unknownFlags'], properties: { unknownFlags: { type: 'array', items: unknownFlag } } },
   applicationSchema: application,
   applicationsSchema: {

@@ -2,7 +2,9 @@
 // (application, environment, flag), whether an SDK sent them itself or a relay (Unleash Edge) sent
 // them in bulk. Only `lastSeenAt` of flag environments is made durable, in batches (see
 // flusher.ts); the counts and the instance list start empty after a restart. Names the server
-// does not have go to the unknown flags (unknown-flags.ts).
+// does not have go to the unknown flags (unknown-flags.ts). Each count is also kept by the hour it
+// arrived in, for USAGE_HOURS (the usage over time of a flag's page, and Unleash's
+// /api/admin/client-metrics/features/:name/raw), inside the same byte budget.
 import { inClientScope, type ClientScope } from '../auth/access.js';
 import type { State } from '../state/state.js';
 import type { BulkMetricsBody, InstanceReport, MetricsBody, ToggleCounts } from './schema.js';
@@ -33,6 +35,28 @@ export interface FlagCounts {
   no: number;
   variants: Record<string, number>;
   lastSeen: string;
+  /** The same counts by the hour they arrived in, oldest first, none older than USAGE_HOURS. */
+  hours: HourCounts[];
+}
+
+/** One hour of one flag's counts in one environment for one application. */
+export interface HourCounts {
+  /** The hour's start, epoch ms. */
+  hour: number;
+  yes: number;
+  no: number;
+  variants: Record<string, number>;
+}
+
+/** One hour of usage as the admin API shows it (Unleash's raw metrics entry). */
+export interface UsageEntry {
+  featureName: string;
+  appName: string;
+  environment: string;
+  timestamp: string;
+  yes: number;
+  no: number;
+  variants: Record<string, number>;
 }
 
 interface Application {
@@ -55,7 +79,7 @@ export interface LastSeen {
 }
 
 /** A flag's counts from one application in one environment, added up since the last report. */
-export interface ReportedCounts extends FlagCounts {
+export interface ReportedCounts extends Omit<FlagCounts, 'hours'> {
   appName: string;
 }
 
@@ -90,11 +114,22 @@ export const MAX_VARIANTS_PER_FLAG = 100;
 export const MAX_STRATEGIES_PER_APP = 100;
 /** The admin views list at most this many instances per application (the newest), and say so. */
 export const MAX_LISTED_INSTANCES = 100;
+/** How long hourly counts are kept: Unleash's raw metrics reach 48 hours back. */
+export const USAGE_HOURS = 48;
+export const HOUR_MS = 3_600_000;
 
 const OBJECT = objectBytes(14);
 const instanceBytes = (i: InstanceInfo) =>
   ENTRY + OBJECT + str(i.instanceId) * 2 + str(i.connectionId) + str(i.sdkVersion) + str(i.sdkFlavor) + str(i.sdkFlavorVersion) +
   str(i.environment) + str(i.started) + str(i.platformName) + str(i.platformVersion) + str(i.firstSeen) + str(i.lastSeen);
+
+/** An hour bucket: the object and its slot in the array; each variant name adds an entry. */
+const HOUR_BYTES = objectBytes(4) + 8;
+const hourBytes = (h: HourCounts) => {
+  let n = HOUR_BYTES;
+  for (const v of Object.keys(h.variants)) n += ENTRY + str(v);
+  return n;
+};
 
 /** What a body says of the instance, its headers filling in what it leaves out (sdk-headers.ts). */
 function describe(inst: InstanceInfo, body: Partial<InstanceReport>, headers: SdkDetails): void {
@@ -225,23 +260,49 @@ export class ClientMetricsStore {
     let counts = app.counts.get(key);
     if (!counts) {
       // Null prototype: a variant named "constructor" or "__proto__" is a name like any other.
-      counts = { environment: env, featureName: name, yes: 0, no: 0, variants: Object.create(null) as Record<string, number>, lastSeen: now };
+      counts = { environment: env, featureName: name, yes: 0, no: 0, variants: Object.create(null) as Record<string, number>, lastSeen: now, hours: [] };
       app.counts.set(key, counts);
       this.grow(app, ENTRY + OBJECT + str(key) + str(name) + str(env) + str(now));
     }
     counts.yes = add(counts.yes, yes);
     counts.no = add(counts.no, no);
     if (counts.lastSeen < now) counts.lastSeen = now;
-    let known = Object.keys(counts.variants).length;
-    for (const [variant, n] of Object.entries(variants)) {
-      if (!(variant in counts.variants)) {
+    this.addVariants(app, counts.variants, variants);
+    const hour = this.hourOf(app, counts, Date.parse(now));
+    hour.yes = add(hour.yes, yes);
+    hour.no = add(hour.no, no);
+    this.addVariants(app, hour.variants, variants);
+  }
+
+  /** Adds variant counts to `into`, which holds at most MAX_VARIANTS_PER_FLAG names. */
+  private addVariants(app: Application, into: Record<string, number>, from: Record<string, number> | null | undefined): void {
+    let known = Object.keys(into).length;
+    for (const [variant, n] of Object.entries(from ?? {})) {
+      if (!(variant in into)) {
         if (known >= MAX_VARIANTS_PER_FLAG) continue;
         known++;
-        counts.variants[variant] = 0;
+        into[variant] = 0;
         this.grow(app, ENTRY + str(variant));
       }
-      counts.variants[variant] = add(counts.variants[variant], n);
+      into[variant] = add(into[variant], n);
     }
+  }
+
+  /**
+   * The bucket of the hour `at` falls in, made when missing; hours past USAGE_HOURS go first. The
+   * hour is the server's, when the report arrived: an SDK's own clock (or a hostile one) cannot
+   * file counts years away. A clock set back adds to the newest bucket, keeping the order.
+   */
+  private hourOf(app: Application, counts: FlagCounts, at: number): HourCounts {
+    const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
+    const hours = counts.hours;
+    while (hours.length > 0 && hours[0].hour < hour - USAGE_HOURS * HOUR_MS) this.grow(app, -hourBytes(hours.shift()!));
+    const last = hours.at(-1);
+    if (last && last.hour >= hour) return last;
+    const made: HourCounts = { hour, yes: 0, no: 0, variants: Object.create(null) as Record<string, number> };
+    hours.push(made);
+    this.grow(app, HOUR_BYTES);
+    return made;
   }
 
   /**
@@ -402,8 +463,28 @@ export class ClientMetricsStore {
       environments: [...new Set(instances.map((i) => i.environment))].sort(),
       toggles: [...a.counts.values()]
         .sort((x, y) => (x.featureName < y.featureName ? -1 : x.featureName > y.featureName ? 1 : x.environment < y.environment ? -1 : 1))
-        .map((c) => ({ ...c, variants: { ...c.variants } })),
+        .map(({ hours: _hours, ...c }) => ({ ...c, variants: { ...c.variants } })),
     };
+  }
+
+  /**
+   * One flag's hourly counts from `since` (epoch ms) on, per application and environment, oldest
+   * hour first. Hours without an evaluation are left out (Unleash writes them as zeros): the answer
+   * is never larger than what the budget lets the store hold.
+   */
+  usage(featureName: string, since: number): UsageEntry[] {
+    const from = Math.ceil(since / HOUR_MS) * HOUR_MS;
+    const out: UsageEntry[] = [];
+    for (const app of this.apps.values()) {
+      for (const environment of this.state.environments.keys()) {
+        const counts = app.counts.get(`${environment}\u0000${featureName}`);
+        for (const h of counts?.hours ?? []) {
+          if (h.hour < from) continue;
+          out.push({ featureName, appName: app.appName, environment, timestamp: new Date(h.hour).toISOString(), yes: h.yes, no: h.no, variants: { ...h.variants } });
+        }
+      }
+    }
+    return out.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.environment < b.environment ? -1 : a.environment > b.environment ? 1 : a.appName < b.appName ? -1 : 1));
   }
 
   private grow(app: Application, n: number): void {
@@ -465,9 +546,13 @@ export class ClientMetricsStore {
     this.bytes -= app.bytes;
   }
 
-  /** Past the budget, the least recently seen instance goes, and its application with its last one. */
+  /**
+   * Past the budget, the least recently seen instance goes, and its application with its last one.
+   * An application over the budget on its own (a client inventing variant names across many flags
+   * and hours) goes too, counts and history with it: the budget holds whoever sends what.
+   */
   private enforceBudget(): void {
-    while (this.bytes > this.maxBytes && this.lru.size > 1) {
+    while (this.bytes > this.maxBytes && this.lru.size > 0) {
       const { app, instanceId } = this.lru.values().next().value!;
       if (app.instances.size === 1) this.dropApp(app);
       else this.dropInstance(app, instanceId);

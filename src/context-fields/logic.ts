@@ -1,7 +1,8 @@
 // Context fields: the built-in ones every SDK fills in, and custom ones with optional legal
 // values (which new constraints over the field must keep to) and a stickiness mark.
-import type { Change } from '../engine/command.js';
-import { invalid, NameExistsError, NoAccessError, NotFoundError } from '../errors.js';
+import type { Change, EventDraft } from '../engine/command.js';
+import { invalid, NameExistsError, NoAccessError, NotFoundError, type ValidationError } from '../errors.js';
+import type { Op } from '../state/ops.js';
 import { checkName } from '../state/names.js';
 import type { State } from '../state/state.js';
 import type { Constraint, ContextField } from '../state/types.js';
@@ -116,4 +117,44 @@ export function checkLegalValues(state: State, constraints: Constraint[], field:
       throw invalid(`${field}[${i}].values`, `"${bad}" is not a legal value of context field "${c.contextName}"; use one of ${[...allowed].map((v) => JSON.stringify(v)).join(', ')}`);
     }
   });
+}
+
+/** A custom context field brought over from another server (`fanion migrate`). */
+export interface ContextFieldImport {
+  name: string;
+  description: string;
+  legalValues: { value: string; description: string }[];
+  stickiness: boolean;
+  sortOrder: number;
+  createdAt: string | null;
+}
+
+/**
+ * Custom context fields brought over: new ones are added, ones that differ take the other
+ * server's version, built-in names are left to the built-ins. Refused, naming the field: a name
+ * Fanion cannot store, legal values given twice, more than MAX_CONTEXT_FIELDS.
+ */
+export function importContextFields(state: State, list: ContextFieldImport[], now: string): { ops: Op[]; events: EventDraft[]; added: number; updated: number } {
+  const r = { ops: [] as Op[], events: [] as EventDraft[], added: 0, updated: 0 };
+  list.forEach((f, i) => {
+    const name = checkName(`contextFields[${i}].name`, f.name);
+    if (BUILTIN.has(name)) return;
+    const prev = state.contextFields.get(name);
+    let values: ContextField['legalValues'];
+    try {
+      values = legalValues({ legalValues: f.legalValues });
+    } catch (err) {
+      throw invalid(`contextFields[${i}].legalValues`, `context field "${name}": ${(err as ValidationError).details?.[0]?.message ?? (err as Error).message}`);
+    }
+    const field: ContextField = {
+      name, description: f.description, legalValues: values, stickiness: f.stickiness, sortOrder: f.sortOrder, createdAt: prev?.createdAt ?? f.createdAt ?? now,
+    };
+    if (prev && JSON.stringify(contextFieldView(prev)) === JSON.stringify(contextFieldView(field))) return;
+    r.ops.push({ o: 'contextField.put', field });
+    r.events.push(prev ? { type: 'context-field-updated', data: contextFieldView(field), preData: contextFieldView(prev) } : { type: 'context-field-created', data: contextFieldView(field) });
+    if (prev) r.updated++;
+    else r.added++;
+  });
+  if (state.contextFields.size + r.added > MAX_CONTEXT_FIELDS) throw invalid('contextFields', `at most ${MAX_CONTEXT_FIELDS} custom context fields`);
+  return r;
 }

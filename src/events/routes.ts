@@ -4,6 +4,7 @@ import type { AppContext, RouteDef } from '../http/route.js';
 import type { EventFilter } from '../state/events/event-log.js';
 import { eventReplies, eventSchemas, MAX_EVENT_PAGE, type SearchEventsBody } from './schema.js';
 import { searchVisible } from './search-visible.js';
+import { EVENT_TYPES } from './types.js';
 
 const TAG = 'Events';
 /** Any admin token may list events; a limited one sees only its own (search-visible.ts). */
@@ -14,6 +15,13 @@ function one(query: Record<string, string | string[] | undefined>, name: string)
   const v = query[name];
   if (Array.isArray(v)) throw invalid(name, `"${name}" may be given once`);
   return v;
+}
+
+/** `?limit=` of the plain listing: the console's cursor asks for the newest event alone. */
+function limitOf(raw: string | undefined): number {
+  if (raw === undefined) return MAX_EVENT_PAGE;
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_EVENT_PAGE) throw invalid('limit', `"limit" must be a whole number from 1 to ${MAX_EVENT_PAGE}`);
+  return Number(raw);
 }
 
 /** Routes of the event log: search, the newest events, one flag's events (each seen through the caller's scope). */
@@ -44,11 +52,17 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'GET', path: '/api/admin/events', tag: TAG, permission: 'READ', scope: visibleOnly,
-      summary: 'The newest 100 events, optionally only those of a project (?project=) or a flag (?feature=)', reply: eventReplies.eventsSchema,
+      method: 'GET', path: '/api/admin/event-types', tag: TAG, permission: 'READ', scope: visibleOnly, reply: eventReplies.eventTypesSchema,
+      summary: 'The event types the search takes (what the console offers to filter by)',
+      handler: () => ({ status: 200, body: { types: [...EVENT_TYPES].sort() } }),
+    },
+    {
+      method: 'GET', path: '/api/admin/events', tag: TAG, permission: 'READ', scope: visibleOnly, background: true,
+      summary: `The newest events (?limit=, 1 to ${MAX_EVENT_PAGE}, ${MAX_EVENT_PAGE} when absent), optionally only those of a project (?project=) or a flag (?feature=)`,
+      reply: eventReplies.eventsSchema,
       handler: ({ req, query }) => {
         const filter = { project: one(query, 'project'), feature: one(query, 'feature') };
-        const page = search(req, filter, MAX_EVENT_PAGE, 0);
+        const page = search(req, filter, limitOf(one(query, 'limit')), 0);
         return { status: 200, body: { version: 1, events: page.events, totalEvents: page.total } };
       },
     },

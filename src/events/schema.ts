@@ -48,6 +48,7 @@ const event = {
 };
 
 export const eventReplies = {
+  eventTypesSchema: { type: 'object', required: ['types'], properties: { types: { type: 'array', items: { type: 'string' } } } },
   eventsSchema: {
     type: 'object',
     required: ['version', 'events', 'totalEvents'],

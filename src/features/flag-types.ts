@@ -19,3 +19,15 @@ export const FLAG_TYPES: readonly FlagType[] = [
 ];
 
 export const FEATURE_TYPES = FLAG_TYPES.map((t) => t.id);
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Whether a flag outlived its type's expected lifetime without being marked stale: Unleash calls
+ * it potentially stale (a permanent type never is).
+ */
+export function isPotentiallyStale(f: { type: string; stale: boolean; createdAt: string }, now: number): boolean {
+  if (f.stale) return false;
+  const days = FLAG_TYPES.find((t) => t.id === f.type)?.lifetimeDays ?? null;
+  return days !== null && Date.parse(f.createdAt) + days * DAY_MS < now;
+}

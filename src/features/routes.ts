@@ -131,7 +131,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
           query: one('query'), project: one('project'), tag: one('tag'), type: one('type'), state: one('state'),
           sortBy: one('sortBy'), sortOrder: one('sortOrder'), offset: one('offset'), limit: one('limit'),
         };
-        return { status: 200, body: searchFeatures(engine.state, q, view.projects.includes('*') ? null : new Set(view.projects)) };
+        return { status: 200, body: searchFeatures(engine.state, q, view.projects.includes('*') ? null : new Set(view.projects), engine.now().getTime()) };
       },
     },
     {

@@ -1,10 +1,13 @@
 // GET /api/admin/search/features: Unleash's flag search. Filters take Unleash's operator
 // prefixes (`IS:`, `IS_ANY_OF:`, `IS_NOT:`, `IS_NONE_OF:` for project, type and state;
 // `INCLUDE:`, `INCLUDE_ANY_OF:`, `INCLUDE_ALL_OF:`, `DO_NOT_INCLUDE:`, `EXCLUDE_IF_ANY_OF:`,
-// `EXCLUDE_ALL:` for tags as `type:value`), or a bare value meaning `IS:` / `INCLUDE:`.
+// `EXCLUDE_ALL:` for tags as `type:value`), or a bare value meaning `IS:` / `INCLUDE:`. A flag's
+// state is `active` or `stale`, and also `potentially-stale` once it outlived its type's expected
+// lifetime (flag-types.ts), as in Unleash.
 import { invalid } from '../errors.js';
 import type { State } from '../state/state.js';
 import type { Feature, Tag } from '../state/types.js';
+import { isPotentiallyStale } from './flag-types.js';
 import { featureSummary } from './view.js';
 
 export interface FeatureSearch {
@@ -30,23 +33,38 @@ function split(raw: string): { op: string; values: string[] } {
   return { op, values: rest.split(',').map((v) => v.trim()).filter(Boolean) };
 }
 
-function isFilter(field: string, raw: string | undefined): Test<string> | null {
+/** A field's values that match, or those that must not. */
+function isValues(field: string, raw: string | undefined): { set: Set<string>; negated: boolean } | null {
   if (raw === undefined || raw === '') return null;
   const { op, values } = split(raw);
   // Project ids and flag types cannot hold ":", so an upper-case prefix is an operator: a wrong one is an error.
   if (op === '' && /^[A-Z_]+:/.test(raw)) throw invalid(field, `"${field}" takes IS, IS_ANY_OF, IS_NOT or IS_NONE_OF, got "${raw.split(':')[0]}"`);
-  const set = new Set(values);
   switch (op) {
     case '':
     case 'IS':
     case 'IS_ANY_OF':
-      return (v) => set.has(v);
+      return { set: new Set(values), negated: false };
     case 'IS_NOT':
     case 'IS_NONE_OF':
-      return (v) => !set.has(v);
+      return { set: new Set(values), negated: true };
     default:
       throw invalid(field, `"${field}" takes IS, IS_ANY_OF, IS_NOT or IS_NONE_OF, got "${op}"`);
   }
+}
+
+function isFilter(field: string, raw: string | undefined): Test<string> | null {
+  const f = isValues(field, raw);
+  if (!f) return null;
+  const { set, negated } = f;
+  return negated ? (v) => !set.has(v) : (v) => set.has(v);
+}
+
+/** A filter on several values at once (a flag's states): one of them is named, or none is. */
+function anyOfFilter(field: string, raw: string | undefined): Test<string[]> | null {
+  const f = isValues(field, raw);
+  if (!f) return null;
+  const { set, negated } = f;
+  return (vs) => vs.some((v) => set.has(v)) !== negated;
 }
 
 function tagFilter(raw: string | undefined): Test<Tag[]> | null {
@@ -78,10 +96,10 @@ function whole(field: string, raw: string | undefined, fallback: number, max: nu
 }
 
 /** Live (not archived) flags matching every filter, sorted and paged, with the total before paging. */
-export function searchFeatures(state: State, q: FeatureSearch, visibleProjects: Set<string> | null = null) {
+export function searchFeatures(state: State, q: FeatureSearch, visibleProjects: Set<string> | null = null, now = Date.now()) {
   const project = isFilter('project', q.project);
   const type = isFilter('type', q.type);
-  const stale = isFilter('state', q.state);
+  const stale = anyOfFilter('state', q.state);
   const tag = tagFilter(q.tag);
   const text = q.query?.trim().toLowerCase() || null;
   const sortBy = q.sortBy ?? 'createdAt';
@@ -97,7 +115,7 @@ export function searchFeatures(state: State, q: FeatureSearch, visibleProjects: 
     if (visibleProjects !== null && !visibleProjects.has(f.project)) continue;
     if (project && !project(f.project)) continue;
     if (type && !type(f.type)) continue;
-    if (stale && !stale(f.stale ? 'stale' : 'active')) continue;
+    if (stale && !stale(isPotentiallyStale(f, now) ? ['active', 'potentially-stale'] : [f.stale ? 'stale' : 'active'])) continue;
     const tags = state.featureTags.get(f.name) ?? [];
     if (tag && !tag(tags)) continue;
     if (text !== null && !matchesText(f, tags, text)) continue;

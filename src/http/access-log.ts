@@ -1,7 +1,10 @@
 // The access log: one line per admin request and per refused or failed request, through the same
 // pino logger as everything else. Successful SDK and browser traffic (polls, streams, metrics,
 // frontend answers) is not logged: thousands of instances would drown what people look for, and
-// Prometheus counts it instead.
+// Prometheus counts it instead. Neither is the console's own polling (a line every 2 s per open
+// tab): a successful GET of a route declared `background`, marked with BACKGROUND_HEADER. Only a
+// GET, so no change goes unlogged; only a success, so no refusal does; only those routes (the event
+// cursor, usage, applications), so the header cannot hide an export or a listing of tokens.
 //
 // A line never holds a secret: the route is its template (`/api/admin/features/:featureName`), the
 // caller is the token's name, and the path of an unmatched request (which has no template) is
@@ -61,6 +64,14 @@ export function fixedWords(templates: Iterable<string>): Set<string> {
   return words;
 }
 
+/** The header the console sets on the reads it repeats on a timer. */
+export const BACKGROUND_HEADER = 'x-fanion-background';
+
+/** Whether the request says it is a background poll (BACKGROUND_HEADER: poll). */
+export function isBackgroundPoll(req: IncomingMessage): boolean {
+  return req.headers[BACKGROUND_HEADER] === 'poll';
+}
+
 /** Writes access lines; `admin` says whether the route is an admin one (logged whatever its status). */
 export class AccessLog {
   private readonly log: Logger;
@@ -69,9 +80,13 @@ export class AccessLog {
     this.log = log.child({ kind: 'access' });
   }
 
-  /** Whether a request with this answer is logged. */
-  static wanted(admin: boolean, status: number): boolean {
-    return admin || status >= 400;
+  /**
+   * Whether a request with this answer is logged: every admin request and every refused or failed
+   * one, except a successful background poll (`poll`: a background route, marked as such).
+   */
+  static wanted(admin: boolean, status: number, poll = false): boolean {
+    if (status >= 400) return true;
+    return admin && !poll;
   }
 
   write(res: ServerResponse, entry: AccessEntry, path?: string): void {

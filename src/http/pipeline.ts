@@ -10,7 +10,7 @@ import { sendError, sendJson } from './respond.js';
 import type { AppContext, Call, Method, Reply, RouteDef } from './route.js';
 import { corsFor, preflightFor } from './cors.js';
 import { countRefusal } from './refusals.js';
-import { AccessLog, requestIdOf } from './access-log.js';
+import { AccessLog, isBackgroundPoll, requestIdOf } from './access-log.js';
 import { Slicer } from '../slices.js';
 
 const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
@@ -48,7 +48,7 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
         res.once('finish', () => {
           const ms = performance.now() - started;
           metrics?.observe(route.method, route.path, res.statusCode, ms);
-          if (access && AccessLog.wanted(admin, res.statusCode)) access.write(res, { method: route.method, route: route.path, status: res.statusCode, ms, token });
+          if (access && AccessLog.wanted(admin, res.statusCode, route.background === true && isBackgroundPoll(req))) access.write(res, { method: route.method, route: route.path, status: res.statusCode, ms, token });
         });
       }
       try {
@@ -110,5 +110,6 @@ function checkRoute(ctx: AppContext, route: RouteDef): void {
     if (route.largeBody) ctx.schemas.prepareSlices(route.body);
   }
   if (route.reply) ctx.schemas.nameOf(route.reply);
+  if (route.background && route.method !== 'GET') throw new Error(`${where}: only a GET may be a background read`);
   if (route.bodyScopes && !route.permission) throw new Error(`${where}: bodyScopes need a permission to check`);
 }

@@ -95,6 +95,12 @@ export interface RouteDef {
    */
   bodyScopes?: (body: any, params: Record<string, string>) => AdminScope[];
   responses?: Record<number, string>;
+  /**
+   * A read the console repeats on a timer (the event cursor, usage, applications): a successful
+   * answer to a request marked as a background poll (access-log.ts) is left out of the access log.
+   * GETs only, so a mutation is always logged; a refusal or a failure is too.
+   */
+  background?: boolean;
   /** Returns a Reply to send, or nothing when it wrote the response itself. */
   handler: (call: Call<any>) => Promise<Reply | void> | Reply | void;
 }

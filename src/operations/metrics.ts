@@ -79,6 +79,7 @@ export class FanionMetrics {
     });
     gauge('client_apps_total', 'SDK applications seen since start', () => store.applications(0, 0).total);
     gauge('client_instances_total', 'SDK instances seen since start (kept within the metrics budget)', () => store.instanceCount());
+    gauge('client_metrics_bytes', 'Estimated bytes the SDK metrics store holds: applications, instances, counts and their hourly history (at most CLIENT_METRICS_MAX_BYTES)', () => store.size().bytes);
     gauge('unknown_flag_reports', 'Reports of flag names SDKs use that the server does not have (name, application, environment), kept within UNKNOWN_FLAGS_MAX_BYTES', () => store.unknown.size().reports);
     gauge('unknown_flags_bytes', 'Estimated bytes those reports hold (at most UNKNOWN_FLAGS_MAX_BYTES)', () => store.unknown.size().bytes);
     gauge('streaming_connections', 'Open SDK streams (GET /api/client/streaming)', () => push.streams);

@@ -2,6 +2,7 @@ import { requireProject } from '../state/lookup.js';
 import { featureSummary } from '../features/view.js';
 import type { AppContext, RouteDef } from '../http/route.js';
 import type { Project } from '../state/types.js';
+import { projectOverview } from './overview.js';
 import { countFlags, createProject, deleteProject, projectView, updateProject, type ProjectInput } from './logic.js';
 import { projectReplies, projectSchemas } from './schema.js';
 
@@ -38,6 +39,12 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
         const features = [...state.features.values()].filter((f) => f.project === p.id && !f.archived).map((f) => featureSummary(state, f));
         return { status: 200, body: { version: 1, ...projectView(p, countFlags(state)), environments, features } };
       },
+    },
+    {
+      method: 'GET', path: `${BASE}/:projectId/overview`, tag: TAG, permission: 'READ', scope: inProject,
+      summary: 'A project at a glance: its live flags by type, state and environment, with the stale, potentially stale and never evaluated ones (at most 50 of each)',
+      reply: projectReplies.projectCountsSchema, responses: { 200: 'The overview', 404: 'Unknown project' },
+      handler: ({ params }) => ({ status: 200, body: projectOverview(engine.state, requireProject(engine.state, params.projectId), engine.now().getTime()) }),
     },
     {
       method: 'POST', path: BASE, tag: TAG, summary: 'Create a project', reply: projectReplies.projectSchema, body: projectSchemas.createProjectSchema, permission: 'CREATE_PROJECT',

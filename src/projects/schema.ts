@@ -32,6 +32,11 @@ const projectProperties = {
   featureCount: count, staleFeatureCount: count, archivedFeatureCount: count,
 };
 const project = { type: 'object', required: Object.keys(projectProperties), properties: projectProperties };
+/** A capped list: how many there are, and the first of them. */
+const listOf = (item: Record<string, unknown>) => ({
+  type: 'object', required: ['count', 'items'],
+  properties: { count, items: { type: 'array', items: { type: 'object', required: Object.keys(item), properties: item } } },
+});
 
 export const projectReplies = {
   projectSchema: project,
@@ -45,6 +50,27 @@ export const projectReplies = {
       ...projectProperties,
       environments: { type: 'array', items: { type: 'object', required: ['environment', 'type', 'sortOrder'], properties: { environment: str, type: str, sortOrder: { type: 'integer' } } } },
       features: { type: 'array', items: { type: 'object', required: ['name', 'project'], properties: { name: str, project: str } } },
+    },
+  },
+  /** A project at a glance (overview.ts): counts, and the flags that need attention. */
+  projectCountsSchema: {
+    type: 'object',
+    required: ['version', 'id', 'name', 'featureCount', 'featureTypeCounts', 'environments', 'environmentCounts', 'health', 'technicalDebt', 'stale', 'potentiallyStale', 'neverEvaluated'],
+    properties: {
+      version: { type: 'integer' },
+      id: str, name: str, description: nullableStr, mode: str, defaultStickiness: str, createdAt: str, updatedAt: nullableStr,
+      featureCount: count,
+      featureTypeCounts: { type: 'array', items: { type: 'object', required: ['type', 'count'], properties: { type: str, count } } },
+      environments: { type: 'array', items: { type: 'object', required: ['environment', 'type'], properties: { environment: str, type: str } } },
+      environmentCounts: {
+        type: 'array',
+        items: { type: 'object', required: ['environment', 'type', 'enabled', 'disabled'], properties: { environment: str, type: str, enabled: count, disabled: count } },
+      },
+      health: count,
+      technicalDebt: count,
+      stale: listOf({ name: str, type: str, createdAt: str }),
+      potentiallyStale: listOf({ name: str, type: str, createdAt: str }),
+      neverEvaluated: listOf({ name: str, environment: str }),
     },
   },
 };

@@ -242,3 +242,75 @@ export function recordTokensSeen(entries: { hash: string; at: string }[]) {
     return { ops, events: [], result: ops.length };
   };
 }
+
+/** A token brought over from another server, its secret already hashed by the caller. */
+export interface TokenImport {
+  hash: string;
+  prefix: string;
+  tokenName: string;
+  type: TokenType;
+  environment: string;
+  projects: string[];
+  expiresAt: string | null;
+  createdAt: string | null;
+}
+
+export interface TokenImportResult {
+  ops: Op[];
+  events: EventDraft[];
+  added: number;
+  updated: number;
+  unchanged: number;
+  /** Deleted here before: a token deleted stays deleted, as with INIT_*_API_TOKENS. */
+  stayDeleted: number;
+}
+
+/**
+ * Tokens brought over with their secrets (`fanion migrate`), so that every SDK and proxy keeps
+ * the token it has. A new one is added with the other server's name, scope, expiry (even a past
+ * one: it then stays refused) and creation date; one already here takes the other server's name,
+ * scope and expiry; one deleted here stays deleted. `scope` is what will exist once the change is
+ * applied, since the same change may create the projects and environments. Refused, naming the
+ * token (never its secret): an SDK token for every environment, a scope that does not exist,
+ * more than TOKEN_LIMIT tokens.
+ */
+export function importTokens(state: State, list: TokenImport[], scope: { projects: Set<string>; environments: Set<string> }, now: string): TokenImportResult {
+  const r: TokenImportResult = { ops: [], events: [], added: 0, updated: 0, unchanged: 0, stayDeleted: 0 };
+  const seen = new Set<string>();
+  list.forEach((t, i) => {
+    const where = `tokens[${i}] ("${t.tokenName}")`;
+    if (seen.has(t.hash)) return;
+    seen.add(t.hash);
+    if (t.type !== 'admin' && t.environment === '*') throw invalid(`tokens[${i}].environment`, `${where}: a ${t.type} token belongs to one environment, not "*"`);
+    if (t.environment !== '*' && !scope.environments.has(t.environment)) throw invalid(`tokens[${i}].environment`, `${where}: environment "${t.environment}" does not exist`);
+    for (const p of t.projects) if (p !== '*' && !scope.projects.has(p)) throw invalid(`tokens[${i}].projects`, `${where}: project "${p}" does not exist`);
+    if (state.revokedTokens.has(t.hash)) {
+      r.stayDeleted++;
+      return;
+    }
+    const prev = state.apiTokens.get(t.hash);
+    const dateOf = (field: 'expiresAt' | 'createdAt', v: string | null) => {
+      if (v === null) return null;
+      const ms = Date.parse(v);
+      if (Number.isNaN(ms)) throw invalid(`tokens[${i}].${field}`, `${where}: "${field}" must be a date-time`);
+      return new Date(ms).toISOString();
+    };
+    const token: ApiToken = {
+      ...(prev ?? {}),
+      hash: t.hash, tokenName: t.tokenName, type: t.type, environment: t.environment, projects: t.projects, expiresAt: dateOf('expiresAt', t.expiresAt),
+      createdAt: prev?.createdAt ?? dateOf('createdAt', t.createdAt) ?? now, prefix: t.prefix,
+    };
+    if (prev && JSON.stringify(tokenView(prev)) === JSON.stringify(tokenView(token))) {
+      r.unchanged++;
+      return;
+    }
+    r.ops.push({ o: 'token.put', token });
+    r.events.push(prev ? tokenEvent('api-token-updated', token, tokenView(prev)) : tokenEvent('api-token-created', token));
+    if (prev) r.updated++;
+    else r.added++;
+  });
+  if (state.apiTokens.size + r.added > TOKEN_LIMIT) {
+    throw new ValidationError(`Failed to bring over ${r.added} API tokens: with the ${state.apiTokens.size} here that is more than the limit of ${TOKEN_LIMIT}.`);
+  }
+  return r;
+}

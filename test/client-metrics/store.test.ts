@@ -2,7 +2,7 @@
 import t from 'tap';
 import type { ClientScope } from '../../src/auth/access.js';
 import { recordLastSeen } from '../../src/client-metrics/logic.js';
-import { ClientMetricsStore } from '../../src/client-metrics/store.js';
+import { ClientMetricsStore, HOUR_MS, USAGE_HOURS } from '../../src/client-metrics/store.js';
 import { applyRecord } from '../../src/state/apply.js';
 import { defaultOps } from '../../src/state/defaults.js';
 import { emptyState } from '../../src/state/state.js';
@@ -111,16 +111,24 @@ t.test('past the byte budget the least recently seen instances go first, and an 
 });
 
 t.test('bytes are given back: evicting an application returns all it held to the estimate', async (t) => {
-  const tiny = new ClientMetricsStore(stateWith('a'), 1);
-  tiny.register(scope, register('first', 'f', ['s1', 's2'], 'z'.repeat(100)), NOW);
-  tiny.record(scope, { appName: 'first', instanceId: 'f', bucket: { start: NOW, stop: NOW, toggles: { a: { yes: 1, variants: { v: 1 } } } } }, NOW);
-  const withFirst = tiny.size().bytes;
-  tiny.register(scope, register('second', 's'), NOW);
-  t.same(tiny.size(), { ...tiny.size(), applications: 1, instances: 1 }, 'with a budget of 1 byte only the newest instance stays');
-  const fresh = new ClientMetricsStore(stateWith('a'), 1_000_000);
-  fresh.register(scope, register('second', 's'), NOW);
-  t.equal(tiny.size().bytes, fresh.size().bytes, 'the estimate is exactly that of the one application left');
-  t.ok(withFirst > fresh.size().bytes);
+  const first = (s: ClientMetricsStore) => {
+    s.register(scope, register('first', 'f', ['s1', 's2'], 'z'.repeat(100)), NOW);
+    s.record(scope, { appName: 'first', instanceId: 'f', bucket: { start: NOW, stop: NOW, toggles: { a: { yes: 1, variants: { v: 1 } } } } }, NOW);
+  };
+  const second = (s: ClientMetricsStore) => s.register(scope, register('second', 's'), NOW);
+  const alone = (fill: (s: ClientMetricsStore) => void) => {
+    const s = new ClientMetricsStore(stateWith('a'), 1_000_000);
+    fill(s);
+    return s.size().bytes;
+  };
+  // Room for either application, not both.
+  const tiny = new ClientMetricsStore(stateWith('a'), Math.max(alone(first), alone(second)));
+  first(tiny);
+  t.equal(tiny.size().bytes, alone(first));
+  second(tiny);
+  t.same(tiny.size(), { ...tiny.size(), applications: 1, instances: 1 }, 'only the newest application stays');
+  t.equal(tiny.size().bytes, alone(second), 'the estimate is exactly that of the one application left');
+  t.ok(alone(first) > alone(second));
 });
 
 t.test('strategy names are capped per application; variant names that are Object.prototype members are plain names', async (t) => {
@@ -134,4 +142,62 @@ t.test('strategy names are capped per application; variant names that are Object
   store.record(scope, body, NOW);
   const counted = store.application('app')!.toggles[0].variants;
   t.same(JSON.parse(JSON.stringify(counted)), JSON.parse('{"constructor":4,"toString":2,"__proto__":6,"hasOwnProperty":8}'), 'each counted as a name');
+});
+
+/** `hours` hours after NOW, plus `minutes`. */
+const at = (hours: number, minutes = 0) => new Date(Date.parse(NOW) + hours * HOUR_MS + minutes * 60_000).toISOString();
+
+t.test('usage: counts by the hour they arrived in, per application and environment, kept for 48 hours', async (t) => {
+  const store = new ClientMetricsStore(stateWith('a', 'b'));
+  const dev: ClientScope = { ...scope, environment: 'development' };
+  store.record(scope, bucket({ a: { yes: 2, no: 1, variants: { blue: 2 } } }), at(0, 5));
+  store.record(scope, bucket({ a: { yes: 1, no: 0, variants: { blue: 1, red: 3 } }, b: { yes: 7 } }), at(0, 55));
+  store.record(scope, { ...bucket({ a: { yes: 4 } }), appName: 'other' }, at(1, 1));
+  store.record(dev, bucket({ a: { no: 3 } }), at(1, 30));
+  t.same(store.usage('a', Date.parse(NOW)).map((e) => [e.timestamp, e.environment, e.appName, e.yes, e.no, e.variants]), [
+    [at(0), 'production', 'app', 3, 1, { blue: 3, red: 3 }],
+    [at(1), 'development', 'app', 0, 3, {}],
+    [at(1), 'production', 'other', 4, 0, {}],
+  ], 'one entry per hour, application and environment, oldest first');
+  t.same(store.usage('a', Date.parse(at(0, 30))).map((e) => e.timestamp), [at(1), at(1)], 'from the first whole hour after `since`');
+  t.same(store.usage('b', 0).map((e) => [e.yes, e.no]), [[7, 0]], 'another flag, its own counts');
+  t.same(store.usage('nothing', 0), [], 'a flag never counted: nothing');
+
+  // Two days and more later: the hours older than 48 go when the flag is counted again.
+  for (let h = 2; h <= 60; h++) store.record(scope, bucket({ a: { yes: 1 } }), at(h));
+  const hours = store.usage('a', 0).filter((e) => e.appName === 'app' && e.environment === 'production').map((e) => e.timestamp);
+  t.equal(hours.length, USAGE_HOURS + 1, `${USAGE_HOURS} hours back and the current one`);
+  t.equal(hours[0], at(60 - USAGE_HOURS), 'the oldest kept is 48 hours before the newest');
+  t.equal(store.application('app')!.toggles.find((c) => c.featureName === 'a' && c.environment === 'production')!.yes, 3 + 59, 'the totals keep everything');
+});
+
+t.test('usage: a clock set back adds to the newest hour; the bytes given back when hours expire match those taken', async (t) => {
+  const store = new ClientMetricsStore(stateWith('a'));
+  store.record(scope, bucket({ a: { yes: 1 } }), at(5));
+  store.record(scope, bucket({ a: { yes: 1 } }), at(3));
+  t.same(store.usage('a', 0).map((e) => [e.timestamp, e.yes]), [[at(5), 2]], 'one bucket, in order');
+  const fresh = new ClientMetricsStore(stateWith('a'));
+  fresh.record(scope, bucket({ a: { yes: 1, variants: { v: 1 } } }), at(200));
+  const one = fresh.size().bytes;
+  const aged = new ClientMetricsStore(stateWith('a'));
+  for (let h = 0; h < 100; h++) aged.record(scope, bucket({ a: { yes: 1, variants: { [`v${h % 7}`]: 1 } } }), at(h));
+  aged.record(scope, bucket({ a: { yes: 1, variants: { v: 1 } } }), at(200));
+  const totalsOnly = Array.from({ length: 7 }, (_, i) => 48 + 24 + 2 * `v${i}`.length).reduce((x, y) => x + y, 0);
+  t.equal(aged.size().bytes, one + totalsOnly, 'only the totals\' variant names outlive the expired hours');
+});
+
+t.test('one application inventing variant names across flags and hours stays within the budget', async (t) => {
+  const flags = Array.from({ length: 10 }, (_, i) => `f${i}`);
+  const budget = 1024 * 1024;
+  const store = new ClientMetricsStore(stateWith(...flags), budget);
+  const long = (h: number, i: number) => `${'v'.repeat(240)}-${h}-${i}`;
+  let most = 0;
+  for (let h = 0; h < 30; h++) {
+    const toggles = Object.fromEntries(flags.map((f) => [f, { yes: 1, variants: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [long(h, i), 1])) }]));
+    store.record(scope, bucket(toggles), at(h));
+    most = Math.max(most, store.size().bytes);
+  }
+  t.ok(most <= budget && most > budget / 2, `at most ${most} estimated bytes held (budget ${budget})`);
+  store.record(scope, bucket({ f0: { yes: 1 } }), at(31));
+  t.same(store.usage('f0', 0).map((e) => e.yes), [1], 'and it reports again afresh');
 });

@@ -105,6 +105,16 @@ t.test('event search over HTTP', async (t) => {
     const one = await mustOk('GET', '/api/admin/events/ev-1');
     t.equal(one.toggleName, 'ev-1');
     t.same(one.events, (await mustOk('POST', SEARCH, { feature: 'ev-1' })).events);
+    const newest = await mustOk('GET', '/api/admin/events?limit=1');
+    t.same([newest.events, newest.totalEvents], [all.events.slice(0, 1), all.totalEvents], '?limit=1: the newest event alone, and the total');
+    for (const bad of ['0', '101', 'x', '1.5']) t.equal((await api('GET', `/api/admin/events?limit=${bad}`)).status, 400, `limit=${bad}: 400`);
+  });
+
+  t.test('GET /api/admin/event-types lists what the search takes', async (t) => {
+    const { types } = await mustOk('GET', '/api/admin/event-types');
+    t.ok(types.includes('feature-strategy-update') && types.includes('feature-environment-enabled'), `${types.length} types`);
+    t.same([...types].sort(), types, 'sorted');
+    for (const type of types) t.equal((await api('POST', SEARCH, { type, limit: 1 })).status, 200, `searchable: ${type}`);
   });
 
   t.test('events survive a restart unchanged, and ids go on without a gap', async (t) => {

@@ -92,6 +92,47 @@ t.test('refusals and failures are logged, and the error body id is the logged re
   t.match(byId.get(wrongMethod.json.id), { status: 405, route: null, method: 'DELETE' });
 });
 
+t.test('the console\'s background polls are not logged when they succeed; a poll header hides no change, refusal or other read', async (t) => {
+  const srv = await start();
+  t.teardown(() => srv.stop());
+  const admin = client(srv.url, { authorization: ADMIN });
+  const poll = { 'x-fanion-background': 'poll' };
+  await admin('POST', '/api/admin/projects/default/features', { name: 'polled' });
+  await settle();
+  const before = accessLines(srv).length;
+  for (let i = 0; i < 5; i++) {
+    t.equal((await admin('GET', '/api/admin/events?limit=1', undefined, poll)).status, 200);
+    t.equal((await admin('GET', '/api/admin/client-metrics/features/polled/raw?hoursBack=48', undefined, poll)).status, 200);
+    t.equal((await admin('GET', '/api/admin/metrics/applications', undefined, poll)).status, 200);
+  }
+  await settle();
+  t.equal(accessLines(srv).length, before, '15 background polls: no line');
+
+  const shown = [
+    await admin('GET', '/api/admin/events?limit=1'),
+    await admin('GET', '/api/admin/events?limit=0', undefined, poll),
+    await admin('GET', '/api/admin/events?limit=1', undefined, { ...poll, authorization: 'wrong' }),
+    await admin('POST', '/api/admin/projects/default/features', { name: 'made-while-polling' }, poll),
+    await admin('POST', '/api/admin/projects/default/features/polled/environments/development/on', undefined, poll),
+    await admin('GET', '/api/admin/api-tokens', undefined, poll),
+    await admin('GET', '/api/admin/state/export', undefined, poll),
+    await admin('GET', '/api/admin/events?limit=1', undefined, { 'x-fanion-background': 'yes' }),
+  ];
+  t.same(shown.map((r) => r.status), [200, 400, 401, 201, 200, 200, 200, 200]);
+  await settle();
+  const lines = accessLines(srv).slice(before);
+  t.same(lines.map((l) => `${l.method} ${l.route} ${l.status}`), [
+    'GET /api/admin/events 200',
+    'GET /api/admin/events 400',
+    'GET /api/admin/events 401',
+    'POST /api/admin/projects/:projectId/features 201',
+    'POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/on 200',
+    'GET /api/admin/api-tokens 200',
+    'GET /api/admin/state/export 200',
+    'GET /api/admin/events 200',
+  ], 'logged: the same poll unmarked, a refused and an unauthorized poll, changes and other reads however marked');
+});
+
 t.test('a request Node refuses to parse is logged with the id of its error body', async (t) => {
   const srv = await start();
   t.teardown(() => srv.stop());

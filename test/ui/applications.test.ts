@@ -69,7 +69,7 @@ t.test('with AUTH_TYPE=none the console opens without a sign-in and works', asyn
   t.equal(await page.getByLabel('Admin API token').count(), 0, 'no sign-in form');
   t.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0, 'nothing to sign out of');
   t.ok(await page.getByText('no sign-in').isVisible(), 'it says the server asks for no sign-in');
-  await page.getByText('Create a flag').click();
+  await page.getByRole('button', { name: 'New flag' }).click();
   await page.getByLabel('Name', { exact: true }).fill('open-flag');
   await page.getByRole('button', { name: 'Create flag' }).click();
   await page.getByRole('heading', { name: 'open-flag' }).waitFor();

@@ -39,8 +39,9 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   await page.screenshot({ path: artifactPath('console-segments.png') });
 
   // A flag, from the flags page.
-  await page.getByRole('link', { name: 'Flags' }).click();
-  await page.getByText('Create a flag').click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flags' }).click();
+  await page.getByRole('button', { name: 'New flag' }).click();
+  await page.getByRole('dialog', { name: 'New flag' }).waitFor();
   await page.getByLabel('Name', { exact: true }).fill('new-checkout');
   await page.getByLabel('Description').fill('The new checkout');
   await page.getByRole('button', { name: 'Create flag' }).click();
@@ -66,8 +67,11 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   await production.getByText('segments beta-testers').waitFor();
   const listed = await production.locator('.constraint-text').allInnerTexts();
   t.ok(listed.some((x) => /^currentTime after \(date\) 2020-01-01/.test(x)), `both constraints are listed: ${listed.join(' | ')}`);
-  await production.getByRole('button', { name: 'Off in production' }).click();
-  await production.getByRole('button', { name: 'On in production' }).waitFor();
+  // A production environment: the switch asks first, naming the flag and the environment.
+  await production.getByRole('switch', { name: 'Turn on new-checkout in production' }).click();
+  await page.getByRole('dialog', { name: 'Turn on new-checkout in production?' }).getByRole('button', { name: 'Turn on in production' }).click();
+  await production.getByRole('switch', { name: 'Turn off new-checkout in production' }).waitFor();
+  t.equal(await production.getByRole('switch').getAttribute('aria-checked'), 'true', 'the switch says it is on');
   await page.screenshot({ path: artifactPath('console-flag.png'), fullPage: true });
 
   // The official Node SDK agrees.
@@ -104,7 +108,7 @@ t.test('a person manages a flag end to end in the console', async (t) => {
 
   // A change made elsewhere shows up without a reload.
   await ok('PATCH', '/api/admin/projects/default/features/new-checkout', [{ op: 'replace', path: '/description', value: 'Changed by a script' }]);
-  await page.getByRole('link', { name: 'Flags' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flags' }).click();
   await page.getByText('Changed by a script').waitFor({ timeout: 6_000 });
   t.pass('an API change appeared within seconds');
   await page.screenshot({ path: artifactPath('console-flags.png') });
@@ -116,8 +120,8 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   const secret = (await page.getByLabel('New token').innerText()).trim();
   t.match(secret, /^\*:development\.[0-9a-f]{64}$/, 'the new secret is shown');
   t.equal((await client(srv.url, { authorization: secret })('GET', '/api/client/features')).status, 200, 'and works');
-  await page.getByRole('button', { name: 'Copy' }).click();
-  await page.getByRole('button', { name: 'Copied' }).waitFor();
+  await page.getByRole('button', { name: 'Copy', exact: true }).click();
+  await page.getByRole('button', { name: 'Copied', exact: true }).waitFor();
   t.equal(await page.evaluate('navigator.clipboard.readText()'), secret, 'the copy button puts the secret on the clipboard');
   await page.screenshot({ path: artifactPath('console-tokens.png') });
   acceptNextDialog(page);
@@ -129,27 +133,27 @@ t.test('a person manages a flag end to end in the console', async (t) => {
   // Everything is in the events view, and its filters work.
   await page.getByRole('link', { name: 'Events' }).click();
   await page.getByRole('search').getByLabel('Flag').fill('new-checkout');
-  await page.getByText('feature-strategy-add').first().waitFor();
+  await page.locator('table.events').getByText('feature-strategy-add').first().waitFor();
   const types = await page.locator('table.events tbody tr td:nth-child(3)').allInnerTexts();
   for (const type of ['feature-created', 'feature-strategy-add', 'feature-environment-enabled', 'feature-environment-variants-updated', 'feature-updated']) {
     t.ok(types.includes(type) || (type === 'feature-updated' && types.includes('feature-metadata-updated')), `the events view lists ${type}`);
   }
   await page.getByRole('search').getByLabel('Flag').fill('');
-  await page.getByRole('search').getByLabel('Type').fill('api-token-deleted');
-  await page.getByText('api-token-deleted').first().waitFor();
+  await page.getByRole('search').getByLabel('Type').selectOption('api-token-deleted');
+  await page.locator('table.events').getByText('api-token-deleted').first().waitFor();
   await page.screenshot({ path: artifactPath('console-events.png') });
   // Free text and project, then paging through more than a page (50) of events.
-  await page.getByRole('search').getByLabel('Type').fill('');
+  await page.getByRole('search').getByLabel('Type').selectOption('');
   await page.getByRole('search').getByLabel('Text').fill('short-lived');
   await page.getByText('2 events').waitFor();
   t.same((await page.locator('table.events tbody tr td:nth-child(3)').allInnerTexts()).sort(), ['api-token-created', 'api-token-deleted'], 'free text finds the token\'s two events');
   await page.getByRole('search').getByLabel('Text').fill('');
   for (let i = 0; i < 60; i++) await ok('POST', '/api/admin/tags', { type: 'simple', value: `bulk-tag-${i}` });
-  await page.getByRole('search').getByLabel('Project').fill('default');
+  await page.getByRole('search').getByLabel('Project').selectOption('default');
   const inDefault = await ok('POST', '/api/admin/events/search', { project: 'default', limit: 1 });
   await page.getByText(`${inDefault.totalEvents} events`).waitFor();
   t.ok((await page.locator('table.events tbody tr td:nth-child(5)').allInnerTexts()).every((p) => p === 'default'), 'the project filter: only default\'s events');
-  await page.getByRole('search').getByLabel('Project').fill('');
+  await page.getByRole('search').getByLabel('Project').selectOption('');
   const all = await ok('POST', '/api/admin/events/search', { limit: 1 });
   await page.getByText(`${all.totalEvents} events`).waitFor();
   const ids = async () => (await page.locator('table.events tbody tr td:nth-child(1)').allInnerTexts()).map(Number);
@@ -174,8 +178,9 @@ t.test('the type picker offers Unleash 8\'s types, sunset included, and says wha
   const page = await browser.newPage();
   const { problems, elsewhere } = watchPage(page, srv.url);
   await signIn(page, srv.url, ADMIN);
-  await page.getByText('Create a flag').click();
+  await page.getByRole('button', { name: 'New flag' }).click();
   const create = page.getByRole('form', { name: 'Create a flag' });
+  await create.getByLabel('Type').locator('option', { hasText: 'Sunset' }).waitFor({ state: 'attached' });
   t.same(await create.getByLabel('Type').locator('option').allInnerTexts(), ['Release', 'Experiment', 'Operational', 'Kill switch', 'Permission', 'Sunset']);
   await create.getByLabel('Type').selectOption('sunset');
   await create.getByText('Expected lifetime: ~90 days').waitFor();
@@ -191,7 +196,7 @@ t.test('the type picker offers Unleash 8\'s types, sunset included, and says wha
   await about.getByText('Expected lifetime: permanent').waitFor();
   for (let i = 0; i < 50 && (await ok('GET', '/api/admin/projects/default/features/old-search')).type !== 'kill-switch'; i++) await new Promise((r) => setTimeout(r, 100));
   t.equal((await ok('GET', '/api/admin/projects/default/features/old-search')).type, 'kill-switch', 'changed from the flag\'s page');
-  await page.getByRole('link', { name: 'Flags' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flags' }).click();
   await page.getByRole('search').getByLabel('Type').selectOption('kill-switch');
   await page.getByText('1 flag', { exact: true }).waitFor();
   t.same(problems, []);
@@ -232,7 +237,9 @@ t.test('limited tokens: one project\'s sees only that project, one environment\'
   await create.getByLabel('Token name').fill('dev-admin');
   await create.getByLabel('Type').selectOption('admin');
   t.equal(await create.getByLabel('Environment').inputValue(), '*', 'an admin token: every environment unless narrowed');
-  await create.getByLabel('Environment').fill('development');
+  await create.getByLabel('Environment').locator('option', { hasText: 'production' }).waitFor({ state: 'attached' });
+  t.same(await create.getByLabel('Environment').locator('option').allInnerTexts(), ['All environments', 'development', 'production'], 'the environments to choose from');
+  await create.getByLabel('Environment').selectOption('development');
   await create.getByRole('button', { name: 'Create token' }).click();
   const devOnly = (await page.getByLabel('New token').innerText()).trim();
   const listed = ((await ok('GET', '/api/admin/api-tokens')).tokens as { tokenName: string; type: string; environment: string }[]).filter((x) => x.tokenName === 'dev-admin');
@@ -241,13 +248,14 @@ t.test('limited tokens: one project\'s sees only that project, one environment\'
   await signIn(page, srv.url, devOnly);
   await page.goto(`${srv.url}/#/projects/default/flags/default-flag`);
   const production = page.getByRole('region', { name: 'production' });
-  await production.getByRole('button', { name: 'Off in production' }).click();
+  await production.getByRole('switch', { name: 'Turn on default-flag in production' }).click();
+  await page.getByRole('dialog', { name: 'Turn on default-flag in production?' }).getByRole('button', { name: 'Turn on in production' }).click();
   const denied = production.getByRole('alert');
   await denied.waitFor();
   t.match(await denied.innerText(), /NoAccessError.*environment=development/, `production refused next to its switch: ${await denied.innerText()}`);
   const development = page.getByRole('region', { name: 'development' });
-  await development.getByRole('button', { name: 'Off in development' }).click();
-  await development.getByRole('button', { name: 'On in development' }).waitFor();
+  await development.getByRole('switch', { name: 'Turn on default-flag in development' }).click();
+  await development.getByRole('switch', { name: 'Turn off default-flag in development' }).waitFor();
   const flag = await ok('GET', '/api/admin/projects/default/features/default-flag');
   t.same(flag.environments.map((e: { name: string; enabled: boolean }) => [e.name, e.enabled]), [['development', true], ['production', false]], 'only development changed');
 });
@@ -310,20 +318,24 @@ t.test('with the keyboard alone, and on a phone-sized screen', async (t) => {
   await page.keyboard.press('Enter');
   await page.getByRole('link', { name: 'keyboard-flag' }).waitFor();
   // Switch the flag on in development by keyboard: focus the switch, press Enter.
-  const toggle = page.getByRole('button', { name: 'Off' }).first();
+  const toggle = page.getByRole('switch', { name: 'Turn on keyboard-flag in development' });
   await toggle.focus();
   await page.keyboard.press('Enter');
-  await page.getByRole('button', { name: 'On' }).first().waitFor();
+  await page.getByRole('switch', { name: 'Turn off keyboard-flag in development' }).waitFor();
+  t.equal(await page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")'), 'Turn off keyboard-flag in development', 'the focus stays on the switch');
   const stored = await ok('GET', '/api/admin/projects/default/features/keyboard-flag');
   t.equal(stored.environments.find((e: { name: string }) => e.name === 'development').enabled, true, 'switched on with Enter');
   // A phone: no sideways scrolling of the page (wide tables scroll inside their own box).
   const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
   t.ok(overflow <= 1, `the page fits 390 px (overflow ${overflow} px)`);
-  // Every form field has a label.
-  await page.getByText('Create a flag').click();
+  // Every form field has a label, in the New flag dialog too.
+  await page.getByRole('button', { name: 'New flag' }).click();
+  await page.getByRole('dialog', { name: 'New flag' }).waitFor();
   const unlabelled = await page.evaluate('[...document.querySelectorAll("input, select, textarea")].filter((el) => !(el.labels && el.labels.length) && !el.getAttribute("aria-label")).length');
   t.equal(unlabelled, 0, 'every field is labelled');
   await page.screenshot({ path: artifactPath('console-phone.png'), fullPage: true });
+  await page.keyboard.press('Escape');
+  await page.getByRole('dialog', { name: 'New flag' }).waitFor({ state: 'detached' });
   // A flag's page on the phone too: strategies, constraints and forms stay inside the screen.
   await ok('POST', '/api/admin/projects/default/features/keyboard-flag/environments/production/strategies', {
     name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'keyboard-flag' },

@@ -122,7 +122,7 @@ t.test('a person manages strategy types, context fields, tags, environments and 
     await page.getByText('The owning team').waitFor();
     t.equal((await ok('GET', '/api/admin/tag-types/team')).tagType.description, 'The owning team', 'described');
     const createTag = page.getByRole('form', { name: 'Create a tag', exact: true });
-    await createTag.getByLabel('Tag type').fill('team');
+    await createTag.getByLabel('Tag type').selectOption('team');
     await createTag.getByLabel('Value').fill('payments');
     await createTag.getByRole('button', { name: 'Create tag' }).click();
     await page.getByText('team:payments', { exact: true }).waitFor();
@@ -130,8 +130,10 @@ t.test('a person manages strategy types, context fields, tags, environments and 
 
     await ok('POST', '/api/admin/projects/default/features', { name: 'search-box' });
     await page.goto(`${srv.url}/#/projects/default/flags/checkout`);
-    await page.getByLabel('Tag (type:value, or a value of type simple)').fill('team:payments');
-    await page.getByRole('button', { name: 'Add tag' }).click();
+    const addTag = page.getByRole('form', { name: 'Add a tag' });
+    await addTag.getByLabel('Tag type').selectOption('team');
+    await addTag.getByLabel('Tag value').fill('payments');
+    await addTag.getByRole('button', { name: 'Add tag' }).click();
     await page.getByRole('button', { name: 'Remove team:payments' }).waitFor();
     t.same((await ok('GET', '/api/admin/features/checkout/tags')).tags, [{ type: 'team', value: 'payments' }], 'the flag is tagged');
 
@@ -180,8 +182,8 @@ t.test('a person manages strategy types, context fields, tags, environments and 
     await nav.getByRole('link', { name: 'Flags' }).click();
     await page.getByRole('columnheader', { name: 'staging' }).waitFor();
     t.pass('the flags table has a staging column');
-    await page.getByRole('button', { name: 'Off' }).and(page.getByTitle('Switch on checkout in staging')).click();
-    await page.getByTitle('Switch off checkout in staging').waitFor();
+    await page.getByRole('switch', { name: 'Turn on checkout in staging' }).click();
+    await page.getByRole('switch', { name: 'Turn off checkout in staging' }).waitFor();
     const flag = await ok('GET', '/api/admin/projects/default/features/checkout');
     t.equal(flag.environments.find((e: { name: string }) => e.name === 'staging').enabled, true, 'switched on in staging from the table');
 
@@ -210,7 +212,8 @@ t.test('a person manages strategy types, context fields, tags, environments and 
     t.same([stored.name, stored.description], ['Mobile', 'iOS and Android'], 'edited');
 
     await page.getByRole('link', { name: 'mobile', exact: true }).click();
-    await page.getByText('Create a flag').click();
+    await page.getByText('No flags in this project yet.').waitFor();
+    await page.getByRole('button', { name: 'Create the first flag' }).click();
     await page.getByLabel('Name', { exact: true }).fill('dark-mode');
     await page.getByRole('button', { name: 'Create flag' }).click();
     await page.getByRole('heading', { name: 'dark-mode' }).waitFor();

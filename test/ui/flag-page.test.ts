@@ -56,7 +56,10 @@ t.test("a person works on one flag's page", async (t) => {
 
     await strategy('half').getByRole('button', { name: 'Edit' }).click();
     const form = development.getByRole('form', { name: 'Strategy' });
-    await form.getByLabel(/^rollout/).fill('100');
+    // The slider, moved by keyboard to its end.
+    await form.getByRole('slider', { name: 'Rollout' }).focus();
+    await page.keyboard.press('End');
+    await form.getByText('100%', { exact: true }).waitFor();
     // A strategy variant with a JSON payload, in the same form.
     await form.getByRole('button', { name: 'Add variant' }).click();
     const variant = form.getByRole('group', { name: 'Variant 1' });
@@ -65,7 +68,7 @@ t.test("a person works on one flag's page", async (t) => {
     await variant.getByLabel('Payload', { exact: true }).fill('{"color":"blue"}');
     await form.getByRole('button', { name: 'Save strategy' }).click();
     await form.waitFor({ state: 'detached' });
-    await strategy('half').getByText('rollout=100').waitFor();
+    await strategy('half').getByText('100% of users, by userId (else sessionId, else at random)').waitFor();
     t.equal(((await ok('GET', strategies)) as { parameters: { rollout: string } }[])[0].parameters.rollout, '100', 'edited: rollout 100');
 
     await strategy('everyone').getByRole('button', { name: 'Disable' }).click();
@@ -133,8 +136,8 @@ t.test("a person works on one flag's page", async (t) => {
   });
 
   t.test('a dependency on another flag: the SDK keeps the flag off until its parent is on', async (t) => {
-    await development.getByRole('button', { name: 'Off in development' }).click();
-    await development.getByRole('button', { name: 'On in development' }).waitFor();
+    await development.getByRole('switch', { name: 'Turn on checkout in development' }).click();
+    await development.getByRole('switch', { name: 'Turn off checkout in development' }).waitFor();
     t.equal(await sdkSays(srv.url, 'checkout'), true, 'on, no dependency yet');
     const deps = page.getByRole('form', { name: 'Add a dependency' });
     await deps.getByLabel('Parent flag').fill('payments');
@@ -150,8 +153,8 @@ t.test("a person works on one flag's page", async (t) => {
 
     await page.goto(`${srv.url}/#/projects/default/flags/payments`);
     await page.getByText('Flags that depend on this one: checkout').waitFor();
-    await page.getByRole('region', { name: 'development' }).getByRole('button', { name: 'Off in development' }).click();
-    await page.getByRole('region', { name: 'development' }).getByRole('button', { name: 'On in development' }).waitFor();
+    await page.getByRole('region', { name: 'development' }).getByRole('switch', { name: 'Turn on payments in development' }).click();
+    await page.getByRole('region', { name: 'development' }).getByRole('switch', { name: 'Turn off payments in development' }).waitFor();
     const answer = await sdkAnswers(srv.url, 'checkout');
     t.equal(answer.enabled, true, 'the SDK: on once payments is on');
     t.same([answer.variant.name, answer.variant.payload], ['blue', { type: 'json', value: '{"color":"blue"}' }], 'and gives the strategy\'s variant with its payload');
@@ -167,9 +170,9 @@ t.test("a person works on one flag's page", async (t) => {
 
   t.test("the flag's events list what was done", async (t) => {
     await page.reload();
-    const events = page.getByRole('region', { name: 'Events' });
+    const events = page.getByRole('region', { name: 'History' });
     await events.getByText('feature-dependency-removed').first().waitFor();
-    const types = await events.locator('tbody tr td:nth-child(3)').allInnerTexts();
+    const types = await events.locator('ol.history code.type').allInnerTexts();
     for (const type of ['feature-strategy-update', 'feature-strategy-remove', 'feature-environment-enabled', 'feature-dependency-added', 'feature-dependency-removed', 'feature-stale-on']) {
       t.ok(types.includes(type), `lists ${type}`);
     }

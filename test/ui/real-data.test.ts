@@ -9,6 +9,7 @@ import { artifactPath, openBrowser, signIn, watchPage } from '../helpers/browser
 import { ROOT, serve } from '../helpers/server.js';
 
 const ADMIN = '*:*.real-data-admin-secret';
+const CLIENT = 'default:production.real-data-client-secret';
 const EXAMPLE = path.join(ROOT, 'test', 'fixtures', 'unleash-8.2-export.json');
 
 interface ApiStrategy { name: string; title?: string | null; constraints: unknown[]; segments: number[]; variants: unknown[] }
@@ -97,8 +98,16 @@ async function everydayFlags(ok: (method: string, p: string, body?: unknown) => 
 t.test("the README's screenshots: the flags table and a flag's page", async (t) => {
   const browser = await openBrowser(t);
   if (!browser) return;
-  const { srv, ok } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN }, authorization: ADMIN });
+  const { srv, ok, api } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT, METRICS_FLUSH_MS: '100' }, authorization: ADMIN });
   await everydayFlags(ok);
+  // An hour of a shop's evaluations, as its SDKs report them (the flag's usage chart).
+  const now = new Date().toISOString();
+  for (const [appName, yes, no] of [['web-shop', 1840, 5530], ['checkout-api', 610, 1790]] as const) {
+    const variants = { 'one-page': Math.round(yes / 2), 'two-step': yes - Math.round(yes / 2) };
+    await api('POST', '/api/client/metrics', { appName, bucket: { start: now, stop: now, toggles: { 'new-checkout': { yes, no, variants } } } }, { authorization: CLIENT });
+  }
+  // Their "last evaluated" time, written by the next metrics flush.
+  for (let i = 0; i < 50 && !(await ok('GET', '/api/admin/projects/default/features/new-checkout')).lastSeenAt; i++) await new Promise((r) => setTimeout(r, 100));
   const page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
   const { problems } = watchPage(page, srv.url);
   await signIn(page, srv.url, ADMIN);
@@ -108,10 +117,11 @@ t.test("the README's screenshots: the flags table and a flag's page", async (t) 
   await page.screenshot({ path: shots[0] });
   await page.getByRole('link', { name: 'new-checkout' }).click();
   await page.getByRole('region', { name: 'production' }).getByText('segments beta-testers').waitFor();
-  // The flag's page down to its production variants: what a person comes to it for.
-  const variants = page.getByRole('region', { name: 'production' }).getByRole('heading', { name: 'Variants' });
-  const box = await variants.boundingBox();
-  const bottom = (box?.y ?? 700) + (box?.height ?? 0) + 70;
+  // The flag's page down to its usage: environments first, the strategies in words, the chart.
+  const usage = page.getByRole('region', { name: 'Usage' });
+  await usage.getByText('9,770 evaluations').waitFor();
+  const box = await usage.boundingBox();
+  const bottom = (box?.y ?? 1200) + (box?.height ?? 0) + 16;
   await page.setViewportSize({ width: 1280, height: Math.ceil(bottom) });
   await page.screenshot({ path: shots[1] });
   t.same(problems, []);

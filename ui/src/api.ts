@@ -19,11 +19,16 @@ export function setToken(value: string | null): void {
   else sessionStorage.removeItem(TOKEN_KEY);
 }
 
-/** Calls the API; resolves with the JSON answer (undefined when there is none), throws ApiError otherwise. */
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * Calls the API; resolves with the JSON answer (undefined when there is none), throws ApiError
+ * otherwise. `background`: a read repeated on a timer, which the server leaves out of its access
+ * log when it succeeds.
+ */
+export async function api<T = any>(method: string, path: string, body?: unknown, background = false): Promise<T> {
   const headers: Record<string, string> = {};
   const t = token();
   if (t) headers.authorization = t;
+  if (background) headers['x-fanion-background'] = 'poll';
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
@@ -46,4 +51,6 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
 }
 
 export const get = <T = any>(path: string) => api<T>('GET', path);
+/** A GET the console repeats on a timer (see `api`). */
+export const poll = <T = any>(path: string) => api<T>('GET', path, undefined, true);
 export const enc = encodeURIComponent;

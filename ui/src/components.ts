@@ -1,5 +1,6 @@
 // Small pieces every page uses: loading data (again when the server changes), showing an API error
-// where the action was, labelled form fields, and buttons that report their own failure.
+// where the action was, labelled form fields, buttons and switches that report their own failure,
+// breadcrumbs, copy buttons and what an empty page says to do next.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
@@ -56,14 +57,45 @@ function useRunner(action: () => Promise<unknown>) {
   return { busy, error, run };
 }
 
+/**
+ * An on/off switch: its state shown by position and colour (and `aria-checked`), what pressing it
+ * does in its label. While its change is on its way it stays focusable (aria-disabled), so a
+ * keyboard user keeps their place.
+ */
+export function Switch(props: { on: boolean; label: string; onToggle: () => Promise<unknown> }) {
+  const { busy, error, run } = useRunner(props.onToggle);
+  return html`<span class="action"><button type="button" role="switch" class="switch" aria-checked=${props.on ? 'true' : 'false'} aria-label=${props.label} title=${props.label}
+    aria-disabled=${busy ? 'true' : undefined} onClick=${() => !busy && void run()}><span class="knob" aria-hidden="true"></span></button><${ErrorNote} error=${error} /></span>`;
+}
+
+/** Puts `text` on the clipboard; says so for a moment. */
+export function CopyButton({ text, label = 'Copy', title }: { text: string; label?: string; title?: string }) {
+  const [copied, setCopied] = useState(false);
+  return html`<button type="button" class="copy" title=${title} onClick=${async () => {
+    await navigator.clipboard.writeText(text);
+    setCopied(true);
+    setTimeout(() => setCopied(false), 2_000);
+  }}>${copied ? 'Copied' : label}</button>`;
+}
+
+/** Where a page sits: links up to it, the page itself last. */
+export function Crumbs({ trail }: { trail: [string, string | null][] }) {
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol>${trail.map(([label, href]) => html`<li>${href ? html`<a href=${href}>${label}</a>` : html`<span aria-current="page">${label}</span>`}</li>`)}</ol></nav>`;
+}
+
+/** What an empty list says: why it is empty and what to do next. */
+export function Empty(props: { title: string; children?: ComponentChildren }) {
+  return html`<div class="empty"><p><strong>${props.title}</strong></p>${props.children}</div>`;
+}
+
 /** A button running an async action; its error appears beside it. */
-export function Action(props: { label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | ''; confirm?: string; disabled?: boolean; title?: string }) {
+export function Action(props: { label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | 'link' | ''; confirm?: string; disabled?: boolean; title?: string; icon?: string }) {
   const { busy, error, run } = useRunner(props.run);
   const click = () => {
     if (props.confirm && !confirm(props.confirm)) return;
     void run();
   };
-  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled} title=${props.title} onClick=${click}>${props.label}</button><${ErrorNote} error=${error} /></span>`;
+  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled} title=${props.title} aria-label=${props.icon ? props.label : undefined} onClick=${click}>${props.icon ?? props.label}</button><${ErrorNote} error=${error} /></span>`;
 }
 
 /** A form whose submit runs an async action; the API's error is shown under it. */
@@ -71,6 +103,9 @@ export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; 
   const { busy, error, run } = useRunner(props.onSubmit);
   const submit = (e: Event) => {
     e.preventDefault();
+    // A form in a dialog opened from another form (a new context field from a strategy's): its
+    // submit must not reach the form under it.
+    e.stopPropagation();
     void run();
   };
   return html`<form onSubmit=${submit} aria-label=${props.label}>
@@ -82,12 +117,14 @@ export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; 
 
 let fieldIds = 0;
 /** A labelled input. */
-export function Field(props: { label: string; value: string; onInput: (v: string) => void; type?: string; placeholder?: string; required?: boolean; hint?: string; multiline?: boolean }) {
+/** A labelled input; `suggestions` are offered as it is typed (a datalist), any text still goes. */
+export function Field(props: { label: string; value: string; onInput: (v: string) => void; type?: string; placeholder?: string; required?: boolean; hint?: string; multiline?: boolean; suggestions?: string[] }) {
   const [id] = useState(() => `f${++fieldIds}`);
+  const list = props.suggestions ? `${id}-list` : undefined;
   const input = props.multiline
     ? html`<textarea id=${id} value=${props.value} placeholder=${props.placeholder} required=${props.required} onInput=${(e: Event) => props.onInput((e.target as HTMLTextAreaElement).value)} />`
-    : html`<input id=${id} type=${props.type ?? 'text'} value=${props.value} placeholder=${props.placeholder} required=${props.required} onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)} />`;
-  return html`<div class="field"><label for=${id}>${props.label}</label>${input}${props.hint ? html`<small>${props.hint}</small>` : null}</div>`;
+    : html`<input id=${id} type=${props.type ?? 'text'} list=${list} value=${props.value} placeholder=${props.placeholder} required=${props.required} onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)} />`;
+  return html`<div class="field"><label for=${id}>${props.label}</label>${input}${list ? html`<datalist id=${list}>${props.suggestions!.map((v) => html`<option value=${v} />`)}</datalist>` : null}${props.hint ? html`<small>${props.hint}</small>` : null}</div>`;
 }
 
 /** A labelled select. */
@@ -109,9 +146,10 @@ export function EditRow(props: { columns: number; children: ComponentChildren })
   return html`<tr class="edit-row"><td colspan=${props.columns}>${props.children}</td></tr>`;
 }
 
-/** A page's frame: a heading, actions beside it, the content. */
-export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
-  return html`<section class="page"><header class="page-head"><h1>${props.title}</h1><div class="page-actions">${props.actions}</div></header>${props.children}</section>`;
+/** A page's frame: where it sits, a heading (with what goes beside it), actions, the content. */
+export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren; crumbs?: [string, string | null][]; beside?: ComponentChildren }) {
+  return html`<section class="page">${props.crumbs ? html`<${Crumbs} trail=${props.crumbs} />` : null}
+    <header class="page-head"><div class="title"><h1>${props.title}</h1>${props.beside}</div><div class="page-actions">${props.actions}</div></header>${props.children}</section>`;
 }
 
 export function when(iso: string | null | undefined): string {

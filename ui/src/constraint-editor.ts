@@ -1,43 +1,19 @@
-// A list of constraints, edited in place: context field, operator (every one the API knows), and
-// the value in the shape that operator takes (a list, one number, a date, a version, a pattern).
-// The API checks everything again; this only helps to write what it accepts.
+// A list of constraints, edited in place: context field (or a new one, made without leaving the
+// form), operator (every one the API knows), and the value in the shape that operator takes (a
+// list, one number, a date, a version, a pattern); a field with legal values offers them as
+// choices. The API checks everything again; this only helps to write what it accepts.
 import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { Check, Field, Form } from './components.js';
 import { html } from './html.js';
+import { changed } from './live.js';
+import { Modal } from './overlays.js';
+import { OPERATORS, type Constraint } from './words.js';
 
-/** A constraint as the API takes it and answers it (mirrors the server's ConstraintInput, which the browser build cannot import). */
-export interface Constraint {
-  contextName: string;
-  operator: string;
-  values?: string[];
-  value?: string;
-  caseInsensitive?: boolean;
-  inverted?: boolean;
-}
+export { describeConstraint, OPERATORS, type Constraint } from './words.js';
 
-interface OperatorInfo { label: string; list: boolean; hint: string; caseInsensitive?: boolean }
-
-/** Every operator of the API, what it means, and whether it takes a list. */
-export const OPERATORS: Record<string, OperatorInfo> = {
-  IN: { label: 'is one of', list: true, hint: 'values, comma-separated' },
-  NOT_IN: { label: 'is not one of', list: true, hint: 'values, comma-separated' },
-  STR_CONTAINS: { label: 'contains', list: true, hint: 'texts, comma-separated', caseInsensitive: true },
-  STR_STARTS_WITH: { label: 'starts with', list: true, hint: 'texts, comma-separated', caseInsensitive: true },
-  STR_ENDS_WITH: { label: 'ends with', list: true, hint: 'texts, comma-separated', caseInsensitive: true },
-  NUM_EQ: { label: '= (number)', list: false, hint: 'a number' },
-  NUM_GT: { label: '> (number)', list: false, hint: 'a number' },
-  NUM_GTE: { label: '≥ (number)', list: false, hint: 'a number' },
-  NUM_LT: { label: '< (number)', list: false, hint: 'a number' },
-  NUM_LTE: { label: '≤ (number)', list: false, hint: 'a number' },
-  DATE_AFTER: { label: 'after (date)', list: false, hint: 'an ISO date, e.g. 2026-12-01T00:00:00Z' },
-  DATE_BEFORE: { label: 'before (date)', list: false, hint: 'an ISO date, e.g. 2026-12-01T00:00:00Z' },
-  SEMVER_EQ: { label: '= (version)', list: false, hint: 'a semantic version, e.g. 1.2.3' },
-  SEMVER_GT: { label: '> (version)', list: false, hint: 'a semantic version' },
-  SEMVER_GTE: { label: '≥ (version)', list: false, hint: 'a semantic version' },
-  SEMVER_LT: { label: '< (version)', list: false, hint: 'a semantic version' },
-  SEMVER_LTE: { label: '≤ (version)', list: false, hint: 'a semantic version' },
-  REGEX: { label: 'matches (regular expression)', list: false, hint: 'a regular expression (RE2)', caseInsensitive: true },
-  IN_CIDR: { label: 'in network (CIDR)', list: true, hint: 'addresses or ranges, e.g. 10.0.0.0/8, comma-separated' },
-};
+/** A context field as GET /api/admin/context lists it. */
+export interface ContextField { name: string; description?: string; stickiness?: boolean; legalValues: { value: string; description?: string }[] }
 
 /** The constraint with its value moved to the field its (new) operator takes. */
 export function withOperator(c: Constraint, operator: string): Constraint {
@@ -51,14 +27,6 @@ export function withOperator(c: Constraint, operator: string): Constraint {
 
 export function splitValues(text: string): string[] {
   return text.split(',').map((v) => v.trim()).filter((v) => v.length > 0);
-}
-
-export function describeConstraint(c: Constraint): string {
-  const info = OPERATORS[c.operator];
-  const op = info?.label ?? c.operator;
-  // The API answers both fields (one of them empty), as Unleash does: the operator says which counts.
-  const value = (info?.list ?? true) ? (c.values ?? []).join(', ') : (c.value ?? '');
-  return `${c.contextName} ${c.inverted ? 'NOT ' : ''}${op} ${value}${c.caseInsensitive ? ' (any case)' : ''}`;
 }
 
 let ids = 0;
@@ -81,33 +49,80 @@ function sameList(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-/** Edits `constraints`; `fields` are the context field names to choose from. */
-export function ConstraintEditor(props: { constraints: Constraint[]; fields: string[]; onChange: (c: Constraint[]) => void }) {
+/** The legal values of a field, one checkbox each (and any other value the constraint already holds). */
+function LegalValues(props: { id: string; legal: string[]; values: string[]; onChange: (values: string[]) => void }) {
+  const all = [...new Set([...props.legal, ...props.values])];
+  return html`<div id=${props.id} class="choices" role="group" aria-label="Values">${all.map((v) => html`<${Check} label=${v} checked=${props.values.includes(v)}
+    onChange=${(on: boolean) => props.onChange(on ? all.filter((x) => x === v || props.values.includes(x)) : props.values.filter((x) => x !== v))} />`)}</div>`;
+}
+
+/** Creates a context field in a dialog; the form under it stays as it was. */
+export function NewContextField({ onMade, onClose }: { onMade: (name: string) => void; onClose: () => void }) {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [legal, setLegal] = useState('');
+  const [stickiness, setStickiness] = useState(false);
+  return html`<${Modal} title="New context field" onClose=${onClose}>
+    <${Form} label="New context field" submit="Create context field" onSubmit=${async () => {
+      await api('POST', '/api/admin/context', { name, description, stickiness, legalValues: splitValues(legal).map((value) => ({ value, description: '' })) });
+      changed();
+      onMade(name);
+    }}>
+      <${Field} label="Field name" value=${name} onInput=${setName} required hint="as your SDKs send it, e.g. country or tier" />
+      <${Field} label="Description" value=${description} onInput=${setDescription} />
+      <${Field} label="Legal values" value=${legal} onInput=${setLegal} hint="comma-separated; empty: any value" />
+      <${Check} label="Usable as stickiness" checked=${stickiness} onChange=${setStickiness} />
+    <//>
+  <//>`;
+}
+
+const NEW_FIELD = '\u0000new';
+
+/** Edits `constraints`; `fields` are the context fields to choose from. */
+export function ConstraintEditor(props: { constraints: Constraint[]; fields: ContextField[]; onChange: (c: Constraint[]) => void }) {
   const { constraints, fields, onChange } = props;
+  // The constraint a new context field is being made for, while its dialog is open.
+  const [making, setMaking] = useState<number | null>(null);
   const set = (i: number, c: Constraint) => onChange(constraints.map((x, j) => (j === i ? c : x)));
   return html`<fieldset class="constraints"><legend>Constraints</legend>
     ${constraints.length === 0 ? html`<p class="muted">No constraints: every context matches.</p>` : null}
     ${constraints.map((c, i) => {
       const info = OPERATORS[c.operator] ?? OPERATORS.IN;
       const id = `c${++ids}`;
+      const legal = fields.find((f) => f.name === c.contextName)?.legalValues.map((v) => v.value) ?? [];
+      const names = [...new Set([...fields.map((f) => f.name), c.contextName])];
       return html`<div class="constraint" role="group" aria-label=${`Constraint ${i + 1}`}>
         <label for=${`${id}-field`}>Context field</label>
-        <select id=${`${id}-field`} value=${c.contextName} onChange=${(e: Event) => set(i, { ...c, contextName: (e.target as HTMLSelectElement).value })}>
-          ${[...new Set([...fields, c.contextName])].map((f) => html`<option value=${f}>${f}</option>`)}
+        <select id=${`${id}-field`} value=${c.contextName} onChange=${(e: Event) => {
+          const v = (e.target as HTMLSelectElement).value;
+          if (v === NEW_FIELD) {
+            (e.target as HTMLSelectElement).value = c.contextName;
+            setMaking(i);
+          } else set(i, { ...c, contextName: v });
+        }}>
+          ${names.map((f) => html`<option value=${f}>${f}</option>`)}
+          <option value=${NEW_FIELD}>New context field…</option>
         </select>
         <label for=${`${id}-op`}>Operator</label>
         <select id=${`${id}-op`} value=${c.operator} onChange=${(e: Event) => set(i, withOperator(c, (e.target as HTMLSelectElement).value))}>
           ${Object.entries(OPERATORS).map(([op, o]) => html`<option value=${op}>${o.label} (${op})</option>`)}
         </select>
         <label for=${`${id}-value`}>${info.list ? 'Values' : 'Value'}</label>
-        ${info.list
-          ? html`<${ListInput} id=${`${id}-value`} values=${c.values ?? []} placeholder=${info.hint} onChange=${(values: string[]) => set(i, { ...c, values, value: undefined })} />`
-          : html`<input id=${`${id}-value`} value=${c.value ?? ''} placeholder=${info.hint} onInput=${(e: Event) => set(i, { ...c, value: (e.target as HTMLInputElement).value, values: undefined })} />`}
-        <label class="check"><input type="checkbox" checked=${c.inverted ?? false} onChange=${(e: Event) => set(i, { ...c, inverted: (e.target as HTMLInputElement).checked })} /> Negate</label>
-        ${info.caseInsensitive ? html`<label class="check"><input type="checkbox" checked=${c.caseInsensitive ?? false} onChange=${(e: Event) => set(i, { ...c, caseInsensitive: (e.target as HTMLInputElement).checked })} /> Ignore case</label>` : null}
+        ${info.list && legal.length > 0 && (c.operator === 'IN' || c.operator === 'NOT_IN')
+          ? html`<${LegalValues} id=${`${id}-value`} legal=${legal} values=${c.values ?? []} onChange=${(values: string[]) => set(i, { ...c, values, value: undefined })} />`
+          : info.list
+            ? html`<${ListInput} id=${`${id}-value`} values=${c.values ?? []} placeholder=${info.hint} onChange=${(values: string[]) => set(i, { ...c, values, value: undefined })} />`
+            : html`<input id=${`${id}-value`} value=${c.value ?? ''} placeholder=${info.hint} onInput=${(e: Event) => set(i, { ...c, value: (e.target as HTMLInputElement).value, values: undefined })} />`}
+        <${Check} label="Negate" checked=${c.inverted ?? false} onChange=${(v: boolean) => set(i, { ...c, inverted: v })} />
+        ${info.caseInsensitive ? html`<${Check} label="Ignore case" checked=${c.caseInsensitive ?? false} onChange=${(v: boolean) => set(i, { ...c, caseInsensitive: v })} />` : null}
         <button type="button" class="danger" onClick=${() => onChange(constraints.filter((_, j) => j !== i))}>Remove constraint ${i + 1}</button>
       </div>`;
     })}
-    <button type="button" onClick=${() => onChange([...constraints, { contextName: fields[0] ?? 'userId', operator: 'IN', values: [], caseInsensitive: false, inverted: false }])}>Add constraint</button>
+    <button type="button" onClick=${() => onChange([...constraints, { contextName: fields[0]?.name ?? 'userId', operator: 'IN', values: [], caseInsensitive: false, inverted: false }])}>Add constraint</button>
+    ${making !== null ? html`<${NewContextField} onClose=${() => setMaking(null)} onMade=${(name: string) => {
+      const c = constraints[making];
+      if (c) set(making, { ...c, contextName: name, operator: 'IN', values: [], value: undefined });
+      setMaking(null);
+    }} />` : null}
   </fieldset>`;
 }

@@ -1,8 +1,9 @@
 // Changes made elsewhere (another tab, a script, an import) show up without a reload: every few
 // seconds the console asks for the newest event it may see, and when its id moves, every view
-// that depends on `useLive()` loads again.
+// that depends on `useLive()` loads again. The question is a background read: the server does not
+// write an access-log line for each.
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { poll as ask } from './api.js';
 
 const EVERY_MS = 2_000;
 let revision = 0;
@@ -21,7 +22,7 @@ function bump(): void {
 async function poll(force = false): Promise<void> {
   const mine = ++asked;
   try {
-    const page = await api<{ events: { id: number }[] }>('POST', '/api/admin/events/search', { limit: 1 });
+    const page = await ask<{ events: { id: number }[] }>('/api/admin/events?limit=1');
     // An answer overtaken by a later question (a tick and a change at once) says nothing new.
     if (mine < answered) return force ? bump() : undefined;
     answered = mine;

@@ -15,10 +15,13 @@ import { TagsPage } from './pages/tags.js';
 import { TokensPage } from './pages/tokens.js';
 import { EventsPage } from './pages/events.js';
 import { ApplicationsPage } from './pages/applications.js';
+import { OverviewPage } from './pages/overview.js';
+import { WebhooksPage } from './pages/webhooks.js';
+import { Overlays } from './overlays.js';
 
 const NAV: [string, string][] = [
   ['/', 'Flags'], ['/segments', 'Segments'], ['/environments', 'Environments'], ['/projects', 'Projects'], ['/strategies', 'Strategy types'],
-  ['/context', 'Context fields'], ['/tags', 'Tags'], ['/tokens', 'API tokens'], ['/events', 'Events'], ['/applications', 'Applications'],
+  ['/context', 'Context fields'], ['/tags', 'Tags'], ['/tokens', 'API tokens'], ['/webhooks', 'Webhooks'], ['/events', 'Events'], ['/applications', 'Applications'],
 ];
 
 type Session = 'checking' | 'signed-out' | 'open' | 'signed-in';
@@ -57,11 +60,14 @@ function App() {
       ${session === 'signed-in' ? html`<button type="button" class="link" onClick=${signOut}>Sign out</button>` : html`<span class="open-note" title="AUTH_TYPE=none">no sign-in</span>`}
     </nav>
     <main id="main">${route(path)}</main>
+    <${Overlays} />
   </div>`;
 }
 
 function active(path: string, to: string): boolean {
-  if (to === '/') return path === '/' || path.startsWith('/projects/') || path.startsWith('/archive');
+  const overview = /^\/projects\/[^/?]+\/overview/.test(path);
+  if (to === '/projects' && overview) return true;
+  if (to === '/') return path === '/' || path.startsWith('/?') || (path.startsWith('/projects/') && !overview) || path.startsWith('/archive');
   // `/projects/<id>…` is a project's flags, not the projects page.
   return path === to || (path.startsWith(`${to}/`) && to !== '/projects') || path.startsWith(`${to}?`);
 }
@@ -70,8 +76,9 @@ function route(path: string) {
   let p: Record<string, string> | null;
   // Keyed by flag: another flag's page starts afresh (no half-typed form or old error carried over).
   if ((p = match('/projects/:project/flags/:flag', path))) return html`<${FlagPage} key=${`${p.project}/${p.flag}`} project=${p.project} flag=${p.flag} />`;
-  if ((p = match('/projects/:project', path))) return html`<${FlagsPage} project=${p.project} />`;
-  if (path === '/' || path.startsWith('/?')) return html`<${FlagsPage} project="default" />`;
+  if ((p = match('/projects/:project/overview', path))) return html`<${OverviewPage} key=${p.project} project=${p.project} />`;
+  if ((p = match('/projects/:project', path))) return html`<${FlagsPage} project=${p.project} path=${path} />`;
+  if (path === '/' || path.startsWith('/?')) return html`<${FlagsPage} project="default" path=${path} />`;
   if (path.startsWith('/archive')) return html`<${ArchivePage} />`;
   if (path.startsWith('/segments')) return html`<${SegmentsPage} />`;
   if (path.startsWith('/environments')) return html`<${EnvironmentsPage} />`;
@@ -80,7 +87,8 @@ function route(path: string) {
   if (path.startsWith('/context')) return html`<${ContextFieldsPage} />`;
   if (path.startsWith('/tags')) return html`<${TagsPage} />`;
   if (path.startsWith('/tokens')) return html`<${TokensPage} />`;
-  if (path.startsWith('/events')) return html`<${EventsPage} />`;
+  if (path.startsWith('/events')) return html`<${EventsPage} path=${path} />`;
+  if (path.startsWith('/webhooks')) return html`<${WebhooksPage} />`;
   if (path.startsWith('/applications')) return html`<${ApplicationsPage} />`;
   return html`<section class="page"><h1>Not found</h1><p>Nothing here. <a href="#/">Back to the flags</a>.</p></section>`;
 }

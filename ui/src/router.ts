@@ -1,6 +1,9 @@
 // Hash routes (`#/projects/default/flags/new-checkout`): the server serves one page at `/`, and a
-// reload or a shared link lands on the same view.
+// reload or a shared link lands on the same view. A view's filters and sort live in the route's
+// query (`#/projects/default?type=release&sortBy=name`): Back brings them back, a link shares them.
 import { useEffect, useState } from 'preact/hooks';
+
+const MOVED = 'fanion:route';
 
 export function currentPath(): string {
   const hash = location.hash.replace(/^#/, '');
@@ -12,7 +15,11 @@ export function useRoute(): string {
   useEffect(() => {
     const on = () => setPath(currentPath());
     addEventListener('hashchange', on);
-    return () => removeEventListener('hashchange', on);
+    addEventListener(MOVED, on);
+    return () => {
+      removeEventListener('hashchange', on);
+      removeEventListener(MOVED, on);
+    };
   }, []);
   return path;
 }
@@ -32,4 +39,27 @@ export function match(pattern: string, path: string): Record<string, string> | n
     else if (p[i] !== s[i]) return null;
   }
   return out;
+}
+
+/** The query of the current route. */
+export function routeQuery(): URLSearchParams {
+  const path = currentPath();
+  const at = path.indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : path.slice(at + 1));
+}
+
+/**
+ * The route's query with `changes` applied (an empty value removes the key). It replaces the
+ * current history entry: typing a search does not leave one entry a letter behind for Back.
+ */
+export function setRouteQuery(changes: Record<string, string>): void {
+  const q = routeQuery();
+  for (const [k, v] of Object.entries(changes)) {
+    if (v) q.set(k, v);
+    else q.delete(k);
+  }
+  const base = currentPath().split('?')[0];
+  const text = q.toString();
+  history.replaceState(history.state, '', `#${base}${text ? `?${text}` : ''}`);
+  dispatchEvent(new Event(MOVED));
 }

@@ -1,65 +1,73 @@
-// Editing one strategy (type, title, parameters as its type defines them, constraints, segments,
-// variants) and a list of variants with payloads. The API validates; errors show under the form.
+// Editing one strategy (type, title, parameters as its type defines them: a flexible rollout's
+// share on a slider and its stickiness chosen from the fields that may hold it; constraints,
+// segments, variants) and a list of variants with payloads. The API validates; errors show under
+// the form.
 import { useState } from 'preact/hooks';
 import { get } from './api.js';
 import { Check, Field, Form, Select, useLoad } from './components.js';
-import { ConstraintEditor, type Constraint } from './constraint-editor.js';
+import { ConstraintEditor, type Constraint, type ContextField } from './constraint-editor.js';
 import { html } from './html.js';
+import { STICKINESS, type Strategy, type Variant } from './words.js';
 
-export interface Variant {
-  name: string;
-  weight: number;
-  weightType: 'variable' | 'fix';
-  stickiness?: string;
-  payload?: { type: string; value: string };
-}
-
-export interface Strategy {
-  id?: string;
-  name: string;
-  title?: string | null;
-  disabled?: boolean;
-  sortOrder?: number;
-  parameters: Record<string, string>;
-  constraints: Constraint[];
-  segments: number[];
-  variants: Variant[];
-}
+export type { Strategy, Variant } from './words.js';
 
 interface StrategyType { name: string; displayName: string | null; deprecated: boolean; parameters: { name: string; type: string; description: string; required: boolean }[] }
 
 /** Everything the editors choose from: strategy types, context fields, segments. */
-export interface Choices { types: StrategyType[]; fields: string[]; segments: { id: number; name: string; project: string | null }[] }
+export interface Choices { types: StrategyType[]; fields: ContextField[]; segments: { id: number; name: string; project: string | null }[] }
 
 /** Loads the choices; a page calls it once and hands them to its panels and editors. */
 export function useChoices() {
   return useLoad(async () => {
     const [types, context, segments] = await Promise.all([
       get<{ strategies: StrategyType[] }>('/api/admin/strategies'),
-      get<{ name: string }[]>('/api/admin/context'),
+      get<ContextField[]>('/api/admin/context'),
       get<{ segments: { id: number; name: string; project: string | null }[] }>('/api/admin/segments'),
     ]);
-    const choices: Choices = { types: types.strategies, fields: context.map((c) => c.name), segments: segments.segments };
+    const choices: Choices = { types: types.strategies, fields: context, segments: segments.segments };
     return choices;
   }, []);
 }
 
 const FLEXIBLE_DEFAULTS = { rollout: '100', stickiness: 'default', groupId: '' };
 
+/** Stickiness choices: the built-in ones, then context fields marked as usable for it (and the current value). */
+export function stickinessChoices(fields: ContextField[], current?: string): string[] {
+  return [...new Set([...STICKINESS, ...fields.filter((f) => f.stickiness).map((f) => f.name), ...(current ? [current] : [])])];
+}
+
+let sliderIds = 0;
+
+/** A share from 0 to 100 on a slider (arrow keys move it by one), its value beside it. */
+function Rollout({ value, onChange }: { value: string; onChange: (v: string) => void }) {
+  const [id] = useState(() => `rollout${++sliderIds}`);
+  return html`<div class="field rollout-field"><label for=${id}>Rollout</label>
+    <div class="slider"><input id=${id} type="range" min="0" max="100" step="1" value=${value} aria-valuetext=${`${value}%`}
+      onInput=${(e: Event) => onChange((e.target as HTMLInputElement).value)} /><output for=${id}>${value}%</output></div>
+    <small>the share of users (or of requests, at random) it is on for</small></div>`;
+}
+
 export function StrategyEditor(props: { initial: Strategy; flag: string; choices: Choices | undefined; submit: string; onSave: (s: Strategy) => Promise<unknown> }) {
   const { choices } = props;
   const [s, setS] = useState<Strategy>(props.initial);
   const types = choices?.types ?? [];
+  const fields = choices?.fields ?? [];
   const type = types.find((t) => t.name === s.name);
   const param = (name: string, value: string) => setS({ ...s, parameters: { ...s.parameters, [name]: value } });
   const setType = (name: string) => setS({ ...s, name, parameters: name === 'flexibleRollout' ? { ...FLEXIBLE_DEFAULTS, groupId: props.flag } : {} });
+  const flexible = s.name === 'flexibleRollout';
   return html`<${Form} label="Strategy" submit=${props.submit} onSubmit=${() => props.onSave(s)}>
     <${Select} label="Strategy type" value=${s.name} options=${types.filter((t) => !t.deprecated || t.name === s.name).map((t) => [t.name, t.displayName ?? t.name] as [string, string])} onChange=${setType} />
     <${Field} label="Title" value=${s.title ?? ''} onInput=${(v: string) => setS({ ...s, title: v || null })} />
-    ${(type?.parameters ?? []).map((p) => html`<${Field} label=${`${p.name}${p.required ? ' (required)' : ''}`} value=${s.parameters[p.name] ?? ''}
-      hint=${p.description || p.type} onInput=${(v: string) => param(p.name, v)} />`)}
+    ${flexible
+      ? html`<${Rollout} value=${s.parameters.rollout ?? '100'} onChange=${(v: string) => param('rollout', v)} />
+        <${Select} label="Stickiness" value=${s.parameters.stickiness ?? 'default'} options=${stickinessChoices(fields, s.parameters.stickiness)} onChange=${(v: string) => param('stickiness', v)}
+          hint="what keeps a user in or out as the share changes: default is userId, else sessionId, else at random" />
+        <${Field} label="Group id" value=${s.parameters.groupId ?? ''} onInput=${(v: string) => param('groupId', v)} hint="flags with the same group id roll out to the same users" />`
+      : (type?.parameters ?? []).map((p) => html`<${Field} label=${`${p.name}${p.required ? ' (required)' : ''}`} value=${s.parameters[p.name] ?? ''}
+          hint=${p.description || p.type} onInput=${(v: string) => param(p.name, v)} />`)}
     <${Check} label="Disabled" checked=${s.disabled ?? false} onChange=${(v: boolean) => setS({ ...s, disabled: v })} />
-    <${ConstraintEditor} constraints=${s.constraints} fields=${choices?.fields ?? []} onChange=${(c: Constraint[]) => setS({ ...s, constraints: c })} />
+    <${ConstraintEditor} constraints=${s.constraints} fields=${fields} onChange=${(c: Constraint[]) => setS({ ...s, constraints: c })} />
     <fieldset class="segments"><legend>Segments</legend>
       ${(choices?.segments ?? []).length === 0 ? html`<p class="muted">No segments yet.</p>` : null}
       ${(choices?.segments ?? []).map((seg) => html`<${Check} label=${seg.name} checked=${s.segments.includes(seg.id)}

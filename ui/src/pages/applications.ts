@@ -1,8 +1,9 @@
 // SDK applications: their instances (with what each SDK says of itself), and per flag how often it
 // was on and off, drawn as bars; then the flag names SDKs asked for that no flag has. Metrics are
-// not events, so this page also reloads on its own every few seconds.
+// not events, so this page also reloads on its own every few seconds, as background reads the
+// server leaves out of its access log.
 import { useEffect } from 'preact/hooks';
-import { get } from '../api.js';
+import { poll } from '../api.js';
 import { ErrorNote, Page, useLoad, when } from '../components.js';
 import { html } from '../html.js';
 
@@ -38,7 +39,7 @@ function InstanceLine({ i }: { i: Instance }) {
 }
 
 function UnknownFlags() {
-  const unknown = useLoad(() => get<{ unknownFlags: UnknownFlag[] }>('/api/admin/metrics/unknown-flags'), []);
+  const unknown = useLoad(() => poll<{ unknownFlags: UnknownFlag[] }>('/api/admin/metrics/unknown-flags'), []);
   useEffect(() => {
     const timer = setInterval(unknown.reload, METRICS_EVERY_MS);
     return () => clearInterval(timer);
@@ -56,7 +57,7 @@ function UnknownFlags() {
 }
 
 export function ApplicationsPage() {
-  const apps = useLoad(() => get<{ applications: Application[]; total: number }>(`/api/admin/metrics/applications?limit=${SHOWN}`), []);
+  const apps = useLoad(() => poll<{ applications: Application[]; total: number }>(`/api/admin/metrics/applications?limit=${SHOWN}`), []);
   useEffect(() => {
     const timer = setInterval(apps.reload, METRICS_EVERY_MS);
     return () => clearInterval(timer);
@@ -71,7 +72,7 @@ export function ApplicationsPage() {
       <details><summary>Instances</summary><ul>${a.instances.map((i) => html`<${InstanceLine} i=${i} />`)}</ul></details>
       <div class="table-wrap"><table>
         <thead><tr><th scope="col">Flag</th><th scope="col">Environment</th><th scope="col">Yes</th><th scope="col">No</th><th scope="col">Share on</th></tr></thead>
-        <tbody>${a.toggles.map((t) => html`<tr><th scope="row">${t.featureName}</th><td>${t.environment}</td><td>${t.yes}</td><td>${t.no}</td><td><${Bar} yes=${t.yes} no=${t.no} /></td></tr>`)}</tbody>
+        <tbody>${a.toggles.map((t) => html`<tr><th scope="row"><a href=${`#/?project=*&query=${encodeURIComponent(t.featureName)}`} title="Find this flag (its page has its usage over time)">${t.featureName}</a></th><td>${t.environment}</td><td>${t.yes}</td><td>${t.no}</td><td><${Bar} yes=${t.yes} no=${t.no} /></td></tr>`)}</tbody>
       </table></div>
     </section>`)}
     <${UnknownFlags} />

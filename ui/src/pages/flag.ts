@@ -1,21 +1,27 @@
-// One flag: its metadata and tags, per environment its switch, strategies (add, edit, disable,
-// delete, reorder) and variants, its dependencies, and its events.
+// One flag: first what one comes for, its environments, each with its switch and its strategies
+// in words with a rollout bar (add, edit, disable, delete, reorder) and its variants; then its
+// usage over time and its history; beside them its details, tags and dependencies.
 import { useState } from 'preact/hooks';
 import { api, enc, get } from '../api.js';
-import { Action, Check, ErrorNote, Field, Form, Page, useLoad, when } from '../components.js';
+import { Action, Check, CopyButton, ErrorNote, Field, Form, Page, Select, Switch, useLoad, when } from '../components.js';
 import { describeConstraint } from '../constraint-editor.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { navigate } from '../router.js';
 import { StrategyEditor, useChoices, VariantsEditor, type Choices, type Strategy, type Variant } from '../strategy-editor.js';
-import { setEnabled, TypeSelect, useFlagTypes } from './flags.js';
+import { rolloutOf, strategyWords } from '../words.js';
+import { Usage } from '../usage-chart.js';
+import { flip, StaleBadges, switchLabel, TypeSelect, useFlagTypes } from './flags.js';
 import { EventList, type EventRow } from './events.js';
 
-interface FlagEnv { name: string; enabled: boolean; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }
+interface FlagEnv { name: string; type: string; enabled: boolean; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }
 interface Flag {
   name: string; project: string; type: string; description: string | null; stale: boolean; impressionData: boolean; createdAt: string; lastSeenAt: string | null;
   environments: FlagEnv[]; tags: { type: string; value: string }[]; dependencies: { feature: string; enabled: boolean; variants: string[] }[]; children: string[];
 }
+
+/** How many of the flag's events its page shows; the events page has them all. */
+const HISTORY = 20;
 
 export function FlagPage({ project, flag }: { project: string; flag: string }) {
   const base = `/api/admin/projects/${enc(project)}/features/${enc(flag)}`;
@@ -23,36 +29,49 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
   const events = useLoad(() => get<{ events: EventRow[] }>(`/api/admin/events/${enc(flag)}`), [flag]);
   // Loaded once for the page: every environment's panel and strategy editor chooses from them.
   const choices = useChoices();
+  const types = useFlagTypes();
   const f = loaded.data;
-  if (!f) return html`<${Page} title=${flag}>${loaded.error ? html`<${ErrorNote} error=${loaded.error} />` : html`<p class="loading">Loading…</p>`}<//>`;
+  const crumbs: [string, string | null][] = [['Projects', '#/projects'], [project, `#/projects/${enc(project)}/overview`], ['Flags', `#/projects/${enc(project)}`], [flag, null]];
+  if (!f) return html`<${Page} title=${flag} crumbs=${crumbs}>${loaded.error ? html`<${ErrorNote} error=${loaded.error} />` : html`<p class="loading">Loading…</p>`}<//>`;
   const after = async <T>(p: Promise<T>) => {
     const r = await p;
     changed();
     return r;
   };
-  return html`<${Page} title=${f.name} actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`}
+  const segmentName = (id: number) => choices.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`;
+  return html`<${Page} title=${f.name} crumbs=${crumbs}
+    beside=${html`<${CopyButton} text=${f.name} label="Copy name" title="Copy the flag's name, as code asks for it" /> <span class="badge">${f.type}</span><${StaleBadges} flag=${f} types=${types.data} />`}
+    actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`}
       run=${async () => (await after(api('DELETE', base)), navigate(`/projects/${enc(project)}`))} />`}>
-    <p class="muted">Project <a href=${`#/projects/${enc(project)}`}>${f.project}</a> · created ${when(f.createdAt)} · last seen ${when(f.lastSeenAt)}</p>
+    ${f.description ? html`<p class="lead">${f.description}</p>` : null}
+    <p class="muted">Created ${when(f.createdAt)} · last evaluated ${when(f.lastSeenAt)}</p>
     <${ErrorNote} error=${loaded.error} />
-    <${Metadata} flag=${f} base=${base} after=${after} />
-    <${Tags} flag=${f} after=${after} />
-    ${f.environments.map((e) => html`<${EnvironmentPanel} key=${e.name} flag=${f} env=${e} base=${base} after=${after} choices=${choices.data} />`)}
-    <${Dependencies} flag=${f} base=${base} after=${after} />
-    <section class="panel" aria-labelledby="flag-events"><h2 id="flag-events">Events</h2>
-      <${ErrorNote} error=${events.error} />
-      <${EventList} events=${events.data?.events ?? []} />
-    </section>
+    <div class="flag-layout">
+      <div class="flag-main">
+        ${f.environments.map((e) => html`<${EnvironmentPanel} key=${e.name} flag=${f} env=${e} base=${base} after=${after} choices=${choices.data} segmentName=${segmentName} />`)}
+        <${Usage} flag=${f.name} environments=${f.environments.map((e) => e.name)} />
+        <section class="panel" aria-labelledby="flag-events"><h2 id="flag-events">History</h2>
+          <${ErrorNote} error=${events.error} />
+          <${EventList} events=${(events.data?.events ?? []).slice(0, HISTORY)} segmentName=${segmentName} compact />
+          ${(events.data?.events.length ?? 0) > HISTORY ? html`<p><a href=${`#/events?feature=${enc(f.name)}`}>All of ${f.name}'s events</a></p>` : null}
+        </section>
+      </div>
+      <aside class="flag-side" aria-label="About this flag">
+        <${Metadata} flag=${f} base=${base} after=${after} types=${types.data} />
+        <${Tags} flag=${f} after=${after} />
+        <${Dependencies} flag=${f} base=${base} after=${after} />
+      </aside>
+    </div>
   <//>`;
 }
 
 type After = <T>(p: Promise<T>) => Promise<T>;
 
-function Metadata({ flag, base, after }: { flag: Flag; base: string; after: After }) {
+function Metadata({ flag, base, after, types }: { flag: Flag; base: string; after: After; types: Parameters<typeof TypeSelect>[0]['types'] }) {
   const [description, setDescription] = useState(flag.description ?? '');
   const [type, setType] = useState(flag.type);
   const [stale, setStale] = useState(flag.stale);
   const [impressionData, setImpressionData] = useState(flag.impressionData);
-  const types = useFlagTypes();
   return html`<section class="panel" aria-labelledby="flag-meta"><h2 id="flag-meta">About</h2>
     <${Form} label="Flag details" submit="Save details" onSubmit=${() => after(api('PATCH', base, [
       { op: 'replace', path: '/description', value: description },
@@ -61,7 +80,7 @@ function Metadata({ flag, base, after }: { flag: Flag; base: string; after: Afte
       { op: 'replace', path: '/impressionData', value: impressionData },
     ]))}>
       <${Field} label="Description" value=${description} onInput=${setDescription} />
-      <${TypeSelect} value=${type} onChange=${setType} types=${types.data} />
+      <${TypeSelect} value=${type} onChange=${setType} types=${types} />
       <${Check} label="Stale" checked=${stale} onChange=${setStale} />
       <${Check} label="Impression data" checked=${impressionData} onChange=${setImpressionData} />
     <//>
@@ -69,26 +88,47 @@ function Metadata({ flag, base, after }: { flag: Flag; base: string; after: Afte
 }
 
 function Tags({ flag, after }: { flag: Flag; after: After }) {
-  const [tag, setTag] = useState('');
+  const tagTypes = useLoad(() => get<{ tagTypes: { name: string }[] }>('/api/admin/tag-types').then((r) => r.tagTypes.map((t) => t.name)), []);
+  const known = useLoad(() => get<{ tags: { type: string; value: string }[] }>('/api/admin/tags').then((r) => r.tags), []);
+  const [type, setType] = useState('simple');
+  const [value, setValue] = useState('');
   const path = `/api/admin/features/${enc(flag.name)}/tags`;
   return html`<section class="panel" aria-labelledby="flag-tags"><h2 id="flag-tags">Tags</h2>
-    <ul class="chips">${flag.tags.map((t) => html`<li><span class="badge">${t.type}:${t.value}</span>
-      <${Action} label=${`Remove ${t.type}:${t.value}`} run=${() => after(api('DELETE', `${path}/${enc(t.type)}/${enc(t.value)}`))} /></li>`)}</ul>
+    ${flag.tags.length === 0 ? html`<p class="muted">No tags yet.</p>` : null}
+    <ul class="chips">${flag.tags.map((t) => html`<li class="badge">${t.type}:${t.value}
+      <${Action} kind="link" icon="✕" label=${`Remove ${t.type}:${t.value}`} run=${() => after(api('DELETE', `${path}/${enc(t.type)}/${enc(t.value)}`))} /></li>`)}</ul>
     <${Form} label="Add a tag" submit="Add tag" onSubmit=${async () => {
-      const at = tag.indexOf(':');
-      const body = at > 0 ? { type: tag.slice(0, at), value: tag.slice(at + 1) } : { type: 'simple', value: tag };
-      await after(api('POST', path, body));
-      setTag('');
-    }}><${Field} label="Tag (type:value, or a value of type simple)" value=${tag} onInput=${setTag} required /><//>
+      await after(api('POST', path, { type, value }));
+      setValue('');
+    }}>
+      <${Select} label="Tag type" value=${type} options=${[...new Set([...(tagTypes.data ?? []), type])]} onChange=${setType} />
+      <${Field} label="Tag value" value=${value} onInput=${setValue} required suggestions=${(known.data ?? []).filter((t) => t.type === type).map((t) => t.value)} />
+    <//>
   </section>`;
 }
 
-function EnvironmentPanel({ flag, env, base, after, choices }: { flag: Flag; env: FlagEnv; base: string; after: After; choices: Choices | undefined }) {
+/** A share as a bar: the text beside it says the number, so the bar is hidden from screen readers. */
+function RolloutBar({ share }: { share: number }) {
+  return html`<svg class="rollout-bar" viewBox="0 0 100 6" preserveAspectRatio="none" aria-hidden="true"><rect width="100" height="6" class="bar-no" /><rect width=${share} height="6" class="bar-yes" /></svg>`;
+}
+
+function StrategyLine({ s, segmentName }: { s: Strategy; segmentName: (id: number) => string }) {
+  const share = rolloutOf(s);
+  return html`<div class="strategy">
+    <p class="strategy-words"><strong>${s.title || strategyWords(s)}</strong>${s.title && s.title !== strategyWords(s) ? html` <span class="muted">${strategyWords(s)}</span>` : null}
+      ${s.disabled ? html` <span class="badge warn">disabled</span>` : null}</p>
+    ${share !== null ? html`<${RolloutBar} share=${share} />` : null}
+    ${s.constraints.length > 0 ? html`<div class="where"><span class="muted">where</span><ul class="constraint-list">${s.constraints.map((c, i) => html`<li><span class="constraint-text">${describeConstraint(c)}</span>${i < s.constraints.length - 1 ? html` <span class="muted">and</span>` : null}</li>`)}</ul></div>` : null}
+    ${s.segments.length > 0 ? html`<div class="muted">segments ${s.segments.map(segmentName).join(', ')}</div>` : null}
+    ${s.variants.length > 0 ? html`<div class="muted">variants ${s.variants.map((v) => `${v.name} ${v.weight / 10}%`).join(', ')}</div>` : null}
+  </div>`;
+}
+
+function EnvironmentPanel({ flag, env, base, after, choices, segmentName }: { flag: Flag; env: FlagEnv; base: string; after: After; choices: Choices | undefined; segmentName: (id: number) => string }) {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [variants, setVariants] = useState<Variant[] | null>(null);
   const sbase = `${base}/environments/${enc(env.name)}/strategies`;
-  const segmentNames = new Map((choices?.segments ?? []).map((x) => [x.id, x.name]));
   const body = (s: Strategy) => ({ name: s.name, title: s.title ?? undefined, disabled: s.disabled ?? false, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants });
   const move = (i: number, by: number) => {
     const order = [...env.strategies];
@@ -97,21 +137,19 @@ function EnvironmentPanel({ flag, env, base, after, choices }: { flag: Flag; env
     return after(api('POST', `${sbase}/set-sort-order`, order.map((x, k) => ({ id: x.id, sortOrder: k }))));
   };
   const headingId = `env-${env.name}`;
-  return html`<section class="panel env" aria-labelledby=${headingId}>
-    <header class="env-head"><h2 id=${headingId}>${env.name}</h2>
-      <${Action} label=${env.enabled ? `On in ${env.name}` : `Off in ${env.name}`} kind=${env.enabled ? 'primary' : ''} title=${`${env.enabled ? 'Switch off' : 'Switch on'} in ${env.name}`}
-        run=${() => setEnabled(flag.project, flag.name, env.name, !env.enabled)} />
-      <span class="muted">last seen ${when(env.lastSeenAt)}</span></header>
+  const live = env.strategies.some((s) => !s.disabled);
+  return html`<section class=${`panel env${env.enabled ? ' on' : ''}`} aria-labelledby=${headingId}>
+    <header class="env-head">
+      <${Switch} on=${env.enabled} label=${switchLabel(flag.name, env.name, env.enabled)} onToggle=${() => flip(flag.project, flag.name, env, !env.enabled)} />
+      <h2 id=${headingId}>${env.name}</h2>
+      ${env.type === 'production' ? html`<span class="badge prod">production</span>` : null}
+      <span class="muted">${env.enabled ? (live ? 'on, for the strategies below' : 'on for everyone') : 'off for everyone'} · last evaluated ${when(env.lastSeenAt)}</span></header>
     <h3>Strategies</h3>
     ${env.strategies.length === 0 ? html`<p class="muted">No strategies: switched on, the flag is on for everyone.</p>` : null}
     <ol class="strategies">${env.strategies.map((s, i) => html`<li class=${s.disabled ? 'disabled' : ''}>
-      <div><strong>${s.title || s.name}</strong>${s.title ? html` <span class="muted">(${s.name})</span>` : null}${s.disabled ? html` <span class="badge warn">disabled</span>` : null}
-        ${Object.keys(s.parameters).length > 0 ? html`<div class="muted">${Object.entries(s.parameters).map(([k, v]) => `${k}=${v}`).join(' · ')}</div>` : null}
-        ${s.constraints.map((c) => html`<div class="constraint-text">${describeConstraint(c)}</div>`)}
-        ${s.segments.length > 0 ? html`<div class="muted">segments ${s.segments.map((id) => segmentNames.get(id) ?? `#${id}`).join(', ')}</div>` : null}
-        ${s.variants.length > 0 ? html`<div class="muted">variants ${s.variants.map((v) => v.name).join(', ')}</div>` : null}</div>
+      <${StrategyLine} s=${s} segmentName=${segmentName} />
       <div class="row-actions">
-        <button type="button" onClick=${() => setEditing(editing === s.id ? null : s.id!)}>Edit</button>
+        <button type="button" aria-expanded=${editing === s.id} onClick=${() => setEditing(editing === s.id ? null : s.id!)}>Edit</button>
         <${Action} label=${s.disabled ? 'Enable' : 'Disable'} run=${() => after(api('PUT', `${sbase}/${enc(s.id!)}`, { ...body(s), disabled: !s.disabled }))} />
         <${Action} label="Move up" disabled=${i === 0} run=${() => move(i, -1)} />
         <${Action} label="Move down" disabled=${i === env.strategies.length - 1} run=${() => move(i, 1)} />
@@ -136,15 +174,18 @@ function EnvironmentPanel({ flag, env, base, after, choices }: { flag: Flag; env
 
 function Dependencies({ flag, base, after }: { flag: Flag; base: string; after: After }) {
   const [parent, setParent] = useState('');
-  const [enabled, setEnabled_] = useState(true);
+  const [enabled, setEnabled] = useState(true);
+  // The parent must be in the same project: offer the flags whose names hold what is typed.
+  const found = useLoad(() => get<{ features: { name: string }[] }>(`/api/admin/search/features?project=IS:${enc(flag.project)}&query=${enc(parent)}&sortBy=name&limit=20`)
+    .then((r) => r.features.map((x) => x.name).filter((n) => n !== flag.name)), [parent]);
   return html`<section class="panel" aria-labelledby="flag-deps"><h2 id="flag-deps">Dependencies</h2>
-    ${flag.dependencies.length === 0 ? html`<p class="muted">None.</p>` : null}
-    <ul>${flag.dependencies.map((d) => html`<li>${d.enabled ? 'needs' : 'needs off'} <strong>${d.feature}</strong>${d.variants.length ? ` (variants ${d.variants.join(', ')})` : ''}
+    ${flag.dependencies.length === 0 ? html`<p class="muted">None: this flag does not wait for another.</p>` : null}
+    <ul>${flag.dependencies.map((d) => html`<li>${d.enabled ? 'needs' : 'needs off'} <a href=${`#/projects/${enc(flag.project)}/flags/${enc(d.feature)}`}>${d.feature}</a>${d.variants.length ? ` (variants ${d.variants.join(', ')})` : ''}
       <${Action} label=${`Remove dependency on ${d.feature}`} run=${() => after(api('DELETE', `${base}/dependencies/${enc(d.feature)}`))} /></li>`)}</ul>
     ${flag.children.length > 0 ? html`<p class="muted">Flags that depend on this one: ${flag.children.join(', ')}</p>` : null}
     <${Form} label="Add a dependency" submit="Add dependency" onSubmit=${async () => (await after(api('POST', `${base}/dependencies`, { feature: parent, enabled })), setParent(''))}>
-      <${Field} label="Parent flag" value=${parent} onInput=${setParent} required />
-      <${Check} label="Parent must be on" checked=${enabled} onChange=${setEnabled_} />
+      <${Field} label="Parent flag" value=${parent} onInput=${setParent} required suggestions=${found.data ?? []} hint="a flag of the same project" />
+      <${Check} label="Parent must be on" checked=${enabled} onChange=${setEnabled} />
     <//>
   </section>`;
 }

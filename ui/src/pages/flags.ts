@@ -1,13 +1,16 @@
 // The flags table: the flag search of the API (filtered, sorted and paged by the server, so 10,000
-// flags cost one page of 50 rows), one switch per environment, creating a flag, and the archive.
+// flags cost one page of 50 rows), with its filters and sort in the URL; one switch per
+// environment; a New flag dialog; the archive. On a phone each row is a card, switches included.
 import { useState } from 'preact/hooks';
 import { api, enc, get } from '../api.js';
-import { Action, ErrorNote, Field, Form, Page, Select, useLoad, when } from '../components.js';
+import { Action, Empty, ErrorNote, Field, Form, Page, Select, Switch, useLoad, when } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
-import { navigate } from '../router.js';
+import { ask, Modal, tell } from '../overlays.js';
+import { navigate, setRouteQuery } from '../router.js';
 
 const PAGE = 50;
+const DAY_MS = 86_400_000;
 
 export interface FlagType { id: string; name: string; description: string; lifetimeDays: number | null }
 
@@ -16,13 +19,32 @@ export function useFlagTypes() {
   return useLoad(() => get<{ types: FlagType[] }>('/api/admin/feature-types').then((r) => r.types), []);
 }
 
+/** What a flag type is for and how long such a flag is expected to live. */
+function lifetime(t: FlagType | undefined): string | undefined {
+  if (!t) return undefined;
+  // The server's descriptions end with the lifetime already ("… Expected lifetime ~40 days").
+  return /lifetime/i.test(t.description) ? t.description : `${t.description} Expected lifetime: ${t.lifetimeDays === null ? 'permanent' : `~${t.lifetimeDays} days`}`;
+}
+
 /** Picks a flag's type, and says what the chosen type is for and how long such a flag should live. */
 export function TypeSelect({ value, onChange, types }: { value: string; onChange: (v: string) => void; types: FlagType[] | undefined }) {
   const options = types ? types.map((t) => [t.id, t.name] as [string, string]) : [value];
-  return html`<${Select} label="Type" value=${value} options=${options} onChange=${onChange} hint=${types?.find((t) => t.id === value)?.description} />`;
+  return html`<${Select} label="Type" value=${value} options=${options} onChange=${onChange} hint=${lifetime(types?.find((t) => t.id === value))} />`;
 }
 
-interface EnvState { name: string; enabled: boolean }
+/** Whether a flag has outlived its type's expected lifetime without being marked stale. */
+export function potentiallyStale(f: { type: string; stale: boolean; createdAt: string }, types: FlagType[] | undefined): boolean {
+  const days = types?.find((t) => t.id === f.type)?.lifetimeDays ?? null;
+  return !f.stale && days !== null && Date.parse(f.createdAt) + days * DAY_MS < Date.now();
+}
+
+/** A flag's stale marks, as badges. */
+export function StaleBadges({ flag, types }: { flag: { type: string; stale: boolean; createdAt: string }; types: FlagType[] | undefined }) {
+  if (flag.stale) return html` <span class="badge warn">stale</span>`;
+  return potentiallyStale(flag, types) ? html` <span class="badge warn" title="Older than its type's expected lifetime">potentially stale</span>` : null;
+}
+
+export interface EnvState { name: string; enabled: boolean; type?: string }
 export interface FlagRow {
   name: string; type: string; project: string; stale: boolean; lastSeenAt: string | null; createdAt: string;
   tags: { type: string; value: string }[]; environments: EnvState[]; description: string | null;
@@ -30,11 +52,11 @@ export interface FlagRow {
 
 /** The environments known here, in their order (a limited token that may not list them sees the flags' own). */
 export function useEnvironments() {
-  return useLoad(() => get<{ environments: { name: string; enabled: boolean }[] }>('/api/admin/environments').then((r) => r.environments.map((e) => e.name)), []);
+  return useLoad(() => get<{ environments: { name: string; type: string; enabled: boolean }[] }>('/api/admin/environments').then((r) => r.environments), []);
 }
 
 export function useProjects() {
-  return useLoad(() => get<{ projects: { id: string; name: string }[] }>('/api/admin/projects').then((r) => r.projects), []);
+  return useLoad(() => get<{ projects: { id: string; name: string; featureCount: number }[] }>('/api/admin/projects').then((r) => r.projects), []);
 }
 
 export async function setEnabled(project: string, flag: string, env: string, on: boolean): Promise<void> {
@@ -42,26 +64,49 @@ export async function setEnabled(project: string, flag: string, env: string, on:
   changed();
 }
 
-function EnvSwitch({ row, env }: { row: FlagRow; env: string }) {
-  const state = row.environments.find((e) => e.name === env);
-  if (!state) return html`<td class="switch-cell">–</td>`;
-  return html`<td class="switch-cell"><${Action} label=${state.enabled ? 'On' : 'Off'} kind=${state.enabled ? 'primary' : ''}
-    title=${`${state.enabled ? 'Switch off' : 'Switch on'} ${row.name} in ${env}`}
-    run=${() => setEnabled(row.project, row.name, env, !state.enabled)} /></td>`;
+/** What a switch says it does, for screen readers and as its tooltip. */
+export const switchLabel = (flag: string, env: string, on: boolean) => `Turn ${on ? 'off' : 'on'} ${flag} in ${env}`;
+
+/**
+ * Turns a flag on or off in an environment: in one of type production only once the person has
+ * said yes to a question naming both; then says so, with Undo for a few seconds.
+ */
+export async function flip(project: string, flag: string, env: EnvState, on: boolean): Promise<void> {
+  const verb = on ? 'on' : 'off';
+  if (env.type === 'production' && !(await ask({
+    title: `Turn ${verb} ${flag} in ${env.name}?`,
+    body: `${env.name} is a production environment: SDKs there see ${flag} ${verb} within seconds.`,
+    confirm: `Turn ${verb} in ${env.name}`,
+  }))) return;
+  await setEnabled(project, flag, env.name, on);
+  tell(`${flag} turned ${verb} in ${env.name}.`, () => setEnabled(project, flag, env.name, !on));
 }
 
-export function FlagsPage({ project }: { project: string }) {
-  const [query, setQuery] = useState('');
-  const [type, setType] = useState('');
-  const [state, setState] = useState('');
-  const [tag, setTag] = useState('');
-  const [sortBy, setSortBy] = useState('name');
-  const [sortOrder, setSortOrder] = useState('asc');
-  const [offset, setOffset] = useState(0);
-  const [all, setAll] = useState(false);
+function EnvSwitch({ row, env }: { row: FlagRow; env: EnvState }) {
+  const state = row.environments.find((e) => e.name === env.name);
+  if (!state) return html`<td class="switch-cell" data-label=${env.name}>–</td>`;
+  return html`<td class="switch-cell" data-label=${env.name}><${Switch} on=${state.enabled} label=${switchLabel(row.name, env.name, state.enabled)}
+    onToggle=${() => flip(row.project, row.name, { ...env, ...state, type: state.type ?? env.type }, !state.enabled)} /></td>`;
+}
+
+const FILTERS = ['query', 'type', 'state', 'tag', 'sortBy', 'sortOrder', 'offset', 'project'];
+
+export function FlagsPage({ project, path }: { project: string; path: string }) {
+  // Everything the table shows is in the route's query: Back returns to it, a link shares it.
+  const q = new URLSearchParams(path.split('?')[1] ?? '');
+  const query = q.get('query') ?? '';
+  const type = q.get('type') ?? '';
+  const state = q.get('state') ?? '';
+  const tag = q.get('tag') ?? '';
+  const sortBy = q.get('sortBy') ?? 'name';
+  const sortOrder = q.get('sortOrder') ?? 'asc';
+  const offset = Math.max(0, Number(q.get('offset')) || 0);
+  const all = q.get('project') === '*';
+  const [creating, setCreating] = useState(false);
   const envs = useEnvironments();
   const projects = useProjects();
   const types = useFlagTypes();
+  const tags = useLoad(() => get<{ tags: { type: string; value: string }[] }>('/api/admin/tags').then((r) => r.tags.map((t) => `${t.type}:${t.value}`)), []);
   const params = new URLSearchParams({ sortBy, sortOrder, offset: String(offset), limit: String(PAGE) });
   if (!all) params.set('project', `IS:${project}`);
   if (query) params.set('query', query);
@@ -70,58 +115,68 @@ export function FlagsPage({ project }: { project: string }) {
   if (tag) params.set('tag', `INCLUDE:${tag}`);
   const search = params.toString();
   const flags = useLoad(() => get<{ features: FlagRow[]; total: number }>(`/api/admin/search/features?${search}`), [search]);
-  const envNames = envs.data ?? [...new Set((flags.data?.features ?? []).flatMap((f) => f.environments.map((e) => e.name)))];
+  const envList: EnvState[] = envs.data ?? [...new Map((flags.data?.features ?? []).flatMap((f) => f.environments).map((e) => [e.name, e])).values()];
+  const set = (k: string) => (v: string) => setRouteQuery({ [k]: v, offset: '' });
   const chooseProject = (v: string) => {
-    setAll(v === '*');
-    setOffset(0);
-    if (v !== '*') navigate(`/projects/${enc(v)}`);
+    if (v === '*') setRouteQuery({ project: '*', offset: '' });
+    else {
+      const kept = new URLSearchParams([...q].filter(([k]) => k !== 'project' && k !== 'offset')).toString();
+      navigate(`/projects/${enc(v)}${kept ? `?${kept}` : ''}`);
+    }
   };
-  const reset = (set: (v: string) => void) => (v: string) => {
-    set(v);
-    setOffset(0);
-  };
+  const filtered = Boolean(query || type || state || tag);
   const total = flags.data?.total ?? 0;
   const sortHeader = (key: string, label: string) => html`<th scope="col" aria-sort=${sortBy === key ? (sortOrder === 'asc' ? 'ascending' : 'descending') : undefined}>
-    <button type="button" class="link" onClick=${() => {
-      if (sortBy === key) {
-        setSortOrder(sortOrder === 'asc' ? 'desc' : 'asc');
-      } else {
-        setSortBy(key);
-        setSortOrder('asc');
-      }
-    }}>${label}${sortBy === key ? (sortOrder === 'asc' ? ' ▲' : ' ▼') : ''}</button></th>`;
-  return html`<${Page} title="Flags" actions=${html`<a href="#/archive">Archive</a>`}>
+    <button type="button" class="link" onClick=${() => setRouteQuery(sortBy === key ? { sortOrder: sortOrder === 'asc' ? 'desc' : 'asc', offset: '' } : { sortBy: key, sortOrder: 'asc', offset: '' })}>
+      ${label}${sortBy === key ? (sortOrder === 'asc' ? ' ▲' : ' ▼') : ''}</button></th>`;
+  const projectName = projects.data?.find((p) => p.id === project)?.name ?? project;
+  return html`<${Page} title="Flags" crumbs=${all ? null : [['Projects', '#/projects'], [projectName, `#/projects/${enc(project)}/overview`], ['Flags', null]]}
+    actions=${html`<a href=${`#/projects/${enc(project)}/overview`}>Project overview</a> <a href="#/archive">Archive</a>
+      <button type="button" class="primary" onClick=${() => setCreating(true)}>New flag</button>`}>
     <div class="toolbar" role="search">
       ${projects.data ? html`<${Select} label="Project" value=${all ? '*' : project} options=${[['*', 'All projects'], ...projects.data.map((p) => [p.id, p.name] as [string, string])]}
-        onChange=${(v: string) => chooseProject(v)} />` : null}
-      <${Field} label="Search" value=${query} onInput=${reset(setQuery)} placeholder="name, description or tag" />
-      <${Select} label="Type" value=${type} options=${[['', 'Any type'], ...(types.data ?? []).map((t) => [t.id, t.name] as [string, string])]} onChange=${reset(setType)} />
-      <${Select} label="State" value=${state} options=${[['', 'Any state'], ['active', 'active'], ['stale', 'stale']]} onChange=${reset(setState)} />
-      <${Field} label="Tag" value=${tag} onInput=${reset(setTag)} placeholder="type:value" />
+        onChange=${chooseProject} />` : null}
+      <${Field} label="Search" value=${query} onInput=${set('query')} placeholder="name, description or tag" />
+      <${Select} label="Type" value=${type} options=${[['', 'Any type'], ...(types.data ?? []).map((t) => [t.id, t.name] as [string, string])]} onChange=${set('type')} />
+      <${Select} label="State" value=${state} options=${[['', 'Any state'], ['active', 'active'], ['stale', 'stale'], ['potentially-stale', 'potentially stale']]} onChange=${set('state')} />
+      <${Field} label="Tag" value=${tag} onInput=${set('tag')} placeholder="type:value" suggestions=${tags.data ?? []} />
+      ${filtered ? html`<button type="button" class="link" onClick=${() => setRouteQuery(Object.fromEntries(FILTERS.filter((k) => k !== 'project').map((k) => [k, ''])))}>Clear filters</button>` : null}
     </div>
     <${ErrorNote} error=${flags.error ?? null} />
     <p class="count" aria-live="polite">${flags.data ? `${total} flag${total === 1 ? '' : 's'}` : 'Loading…'}</p>
-    <div class="table-wrap"><table class="flags">
+    ${flags.data && total === 0 ? (filtered
+      ? html`<${Empty} title="No flag matches these filters."><p>Try fewer filters, or another project.</p><//>`
+      : html`<${Empty} title=${`No flags in ${projectName} yet.`}>
+          <p>A flag is a switch your code asks about. Create one, switch it on where you want it, then give your application an <a href="#/tokens">API token</a>.</p>
+          <button type="button" class="primary" onClick=${() => setCreating(true)}>Create the first flag</button><//>`)
+      : html`<div class="table-wrap"><table class="flags">
       <thead><tr>${sortHeader('name', 'Name')}${sortHeader('type', 'Type')}<th scope="col">Tags</th>${sortHeader('lastSeenAt', 'Last seen')}${sortHeader('createdAt', 'Created')}
-        ${all ? sortHeader('project', 'Project') : null}${envNames.map((e) => html`<th scope="col">${e}</th>`)}</tr></thead>
+        ${all ? sortHeader('project', 'Project') : null}${envList.map((e) => html`<th scope="col">${e.name}</th>`)}</tr></thead>
       <tbody>${(flags.data?.features ?? []).map((f) => html`<tr>
-        <th scope="row"><a href=${`#/projects/${enc(f.project)}/flags/${enc(f.name)}`}>${f.name}</a>${f.stale ? html` <span class="badge warn">stale</span>` : null}
+        <th scope="row"><a href=${`#/projects/${enc(f.project)}/flags/${enc(f.name)}`}>${f.name}</a><${StaleBadges} flag=${f} types=${types.data} />
           ${f.description ? html`<div class="muted">${f.description}</div>` : null}</th>
-        <td>${f.type}</td>
-        <td>${f.tags.map((t) => html`<span class="badge">${t.type}:${t.value}</span> `)}</td>
-        <td>${when(f.lastSeenAt)}</td>
-        <td>${when(f.createdAt)}</td>
-        ${all ? html`<td>${f.project}</td>` : null}
-        ${envNames.map((e) => html`<${EnvSwitch} row=${f} env=${e} />`)}
+        <td data-label="Type">${f.type}</td>
+        <td data-label="Tags">${f.tags.map((t) => html`<span class="badge">${t.type}:${t.value}</span> `)}</td>
+        <td data-label="Last seen">${when(f.lastSeenAt)}</td>
+        <td data-label="Created">${when(f.createdAt)}</td>
+        ${all ? html`<td data-label="Project">${f.project}</td>` : null}
+        ${envList.map((e) => html`<${EnvSwitch} row=${f} env=${e} />`)}
       </tr>`)}</tbody>
     </table></div>
     <nav class="pager" aria-label="Pages">
-      <button type="button" disabled=${offset === 0} onClick=${() => setOffset(Math.max(0, offset - PAGE))}>Previous</button>
+      <button type="button" disabled=${offset === 0} onClick=${() => setRouteQuery({ offset: String(Math.max(0, offset - PAGE)) })}>Previous</button>
       <span>${total === 0 ? '' : `${offset + 1}–${Math.min(offset + PAGE, total)} of ${total}`}</span>
-      <button type="button" disabled=${offset + PAGE >= total} onClick=${() => setOffset(offset + PAGE)}>Next</button>
-    </nav>
-    <details class="create"><summary>Create a flag</summary><${CreateFlag} project=${project} projects=${projects.data?.map((p) => p.id)} types=${types.data} /></details>
+      <button type="button" disabled=${offset + PAGE >= total} onClick=${() => setRouteQuery({ offset: String(offset + PAGE) })}>Next</button>
+    </nav>`}
+    ${creating ? html`<${NewFlag} project=${project} onClose=${() => setCreating(false)} />` : null}
   <//>`;
+}
+
+/** The New flag dialog: name, project, type (with its expected lifetime) and description; then the flag's page. */
+export function NewFlag({ project, onClose }: { project: string; onClose: () => void }) {
+  const projects = useProjects();
+  const types = useFlagTypes();
+  return html`<${Modal} title="New flag" onClose=${onClose}><${CreateFlag} project=${project} projects=${projects.data?.map((p) => p.id)} types=${types.data} /><//>`;
 }
 
 function CreateFlag({ project, projects, types }: { project: string; projects?: string[]; types: FlagType[] | undefined }) {
@@ -134,7 +189,7 @@ function CreateFlag({ project, projects, types }: { project: string; projects?: 
     changed();
     navigate(`/projects/${enc(target)}/flags/${enc(name)}`);
   }}>
-    <${Field} label="Name" value=${name} onInput=${setName} required />
+    <${Field} label="Name" value=${name} onInput=${setName} required hint="letters, digits and - _ . ~; how your code asks for it" />
     ${projects ? html`<${Select} label="Project" value=${target} options=${projects} onChange=${setTarget} />` : html`<${Field} label="Project" value=${target} onInput=${setTarget} required />`}
     <${TypeSelect} value=${type} onChange=${setType} types=${types} />
     <${Field} label="Description" value=${description} onInput=${setDescription} />
@@ -146,14 +201,13 @@ export function ArchivePage() {
   const archived = useLoad(() => get<{ features: FlagRow[] }>('/api/admin/archive/features'), []);
   return html`<${Page} title="Archive">
     <${ErrorNote} error=${archived.error} />
-    <div class="table-wrap"><table>
+    ${archived.data && archived.data.features.length === 0 ? html`<${Empty} title="Nothing archived."><p>An archived flag is off for every SDK; it can be revived here.</p><//>` : html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">Name</th><th scope="col">Project</th><th scope="col">Archived</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${(archived.data?.features ?? []).map((f: FlagRow & { archivedAt?: string }) => html`<tr>
         <th scope="row">${f.name}</th><td>${f.project}</td><td>${when(f.archivedAt)}</td>
         <td><${Action} label="Revive" run=${async () => (await api('POST', `/api/admin/archive/revive/${enc(f.name)}`), changed())} />
           <${Action} label="Delete" kind="danger" confirm=${`Delete ${f.name} for good?`} run=${async () => (await api('DELETE', `/api/admin/archive/${enc(f.name)}`), changed())} /></td>
       </tr>`)}</tbody>
-    </table></div>
-    ${archived.data && archived.data.features.length === 0 ? html`<p class="muted">Nothing archived.</p>` : null}
+    </table></div>`}
   <//>`;
 }

@@ -71,7 +71,7 @@ export function ProjectsPage() {
     <div class="table-wrap"><table>
       <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Flags</th><th scope="col">Description</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${(list.data?.projects ?? []).map((p) => [html`<tr key=${p.id}>
-        <th scope="row"><a href=${`#/projects/${enc(p.id)}`}>${p.id}</a></th><td>${p.name}</td><td>${p.featureCount}</td><td>${p.description ?? ''}</td>
+        <th scope="row"><a href=${`#/projects/${enc(p.id)}/overview`}>${p.id}</a></th><td>${p.name}</td><td><a href=${`#/projects/${enc(p.id)}`}>${p.featureCount} flag${p.featureCount === 1 ? '' : 's'}</a></td><td>${p.description ?? ''}</td>
         <td><div class="row-actions"><button type="button" aria-expanded=${editing === p.id} onClick=${() => setEditing(editing === p.id ? null : p.id)}>Edit ${p.id}</button>
           <${Action} label=${`Delete ${p.id}`} kind="danger" confirm=${`Delete project ${p.id}?`} run=${async () => (await api('DELETE', `/api/admin/projects/${enc(p.id)}`), changed())} /></div></td>
       </tr>`, editing === p.id ? html`<${EditRow} key=${`${p.id}-edit`} columns=${5}>

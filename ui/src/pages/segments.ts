@@ -1,19 +1,22 @@
 // Segments: named lists of constraints that strategies share.
 import { useState } from 'preact/hooks';
 import { api, enc, get } from '../api.js';
-import { Action, ErrorNote, Field, Form, Page, useLoad } from '../components.js';
-import { ConstraintEditor, describeConstraint, type Constraint } from '../constraint-editor.js';
+import { Action, Empty, ErrorNote, Field, Form, Page, Select, useLoad } from '../components.js';
+import { ConstraintEditor, describeConstraint, type Constraint, type ContextField } from '../constraint-editor.js';
+import { useProjects } from './flags.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 
 interface Segment { id: number; name: string; description: string | null; project: string | null; constraints: Constraint[] }
 
-function SegmentForm({ initial, fields, submit, onSave }: { initial: Segment; fields: string[]; submit: string; onSave: (s: Segment) => Promise<unknown> }) {
+function SegmentForm({ initial, fields, submit, onSave }: { initial: Segment; fields: ContextField[]; submit: string; onSave: (s: Segment) => Promise<unknown> }) {
   const [s, setS] = useState(initial);
+  const projects = useProjects();
   return html`<${Form} label=${submit} submit=${submit} onSubmit=${() => onSave(s)}>
     <${Field} label="Segment name" value=${s.name} onInput=${(v: string) => setS({ ...s, name: v })} required />
     <${Field} label="Description" value=${s.description ?? ''} onInput=${(v: string) => setS({ ...s, description: v || null })} />
-    <${Field} label="Project" value=${s.project ?? ''} hint="empty: every project may use it" onInput=${(v: string) => setS({ ...s, project: v || null })} />
+    <${Select} label="Project" value=${s.project ?? ''} options=${[['', 'Every project'], ...(projects.data ?? []).map((p) => [p.id, p.name] as [string, string]), ...(s.project && !projects.data?.some((p) => p.id === s.project) ? [s.project] : [])]}
+      hint="a segment of one project can only be used by its flags" onChange=${(v: string) => setS({ ...s, project: v || null })} />
     <${ConstraintEditor} constraints=${s.constraints} fields=${fields} onChange=${(c: Constraint[]) => setS({ ...s, constraints: c })} />
   <//>`;
 }
@@ -21,11 +24,12 @@ function SegmentForm({ initial, fields, submit, onSave }: { initial: Segment; fi
 export function SegmentsPage() {
   const list = useLoad(() => get<{ segments: Segment[] }>('/api/admin/segments'), []);
   // The context fields constraints are written on, once for the page's forms.
-  const fields = useLoad(() => get<{ name: string }[]>('/api/admin/context').then((r) => r.map((c) => c.name)), []);
+  const fields = useLoad(() => get<ContextField[]>('/api/admin/context'), []);
   const [editing, setEditing] = useState<number | null>(null);
   const body = (s: Segment) => ({ name: s.name, description: s.description, project: s.project, constraints: s.constraints });
   return html`<${Page} title="Segments">
     <${ErrorNote} error=${list.error} />
+    ${list.data && list.data.segments.length === 0 ? html`<${Empty} title="No segments yet."><p>A segment is a named list of constraints (beta testers, a country, a plan) that any strategy can use: create one below.</p><//>` : null}
     <ul class="cards">${(list.data?.segments ?? []).map((s) => html`<li class="panel">
       <h2>${s.name} <span class="muted">#${s.id}${s.project ? ` · ${s.project}` : ''}</span></h2>
       ${s.description ? html`<p>${s.description}</p>` : null}

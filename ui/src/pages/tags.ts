@@ -1,7 +1,7 @@
 // Tag types (created, described, deleted with their tags) and tags (a type and a value, nothing to edit).
 import { useState } from 'preact/hooks';
 import { api, enc, get } from '../api.js';
-import { Action, ErrorNote, Field, Form, Page, useLoad } from '../components.js';
+import { Action, ErrorNote, Field, Form, Page, Select, useLoad } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 
@@ -34,7 +34,7 @@ export function TagsPage() {
       <ul class="chips">${(tags.data?.tags ?? []).map((t) => html`<li><span class="badge">${t.type}:${t.value}</span>
         <${Action} label=${`Delete ${t.type}:${t.value}`} run=${async () => (await api('DELETE', `/api/admin/tags/${enc(t.type)}/${enc(t.value)}`), changed())} /></li>`)}</ul>
       <${Form} label="Create a tag" submit="Create tag" onSubmit=${async () => (await api('POST', '/api/admin/tags', { type: tagType, value: tagValue }), changed(), setTagValue(''))}>
-        <${Field} label="Tag type" value=${tagType} onInput=${setTagType} required />
+        <${Select} label="Tag type" value=${tagType} options=${[...new Set([...(types.data?.tagTypes ?? []).map((t) => t.name), tagType])]} onChange=${setTagType} />
         <${Field} label="Value" value=${tagValue} onInput=${setTagValue} required />
       <//>
     </section>

@@ -1,24 +1,91 @@
-// API tokens: listed without their secrets, created (the secret shown once, with a copy button),
+// API tokens: listed without their secrets, created from choices (type, environment, projects),
+// the secret shown once with a copy button and the code that uses it (Node, browser, OpenFeature),
 // revoked.
 import { useState } from 'preact/hooks';
 import { api, enc, get } from '../api.js';
-import { Action, ErrorNote, Field, Form, Page, Select, useLoad, when } from '../components.js';
+import { Action, Check, CopyButton, Empty, ErrorNote, Field, Form, Page, Select, useLoad, when } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
+import { useEnvironments, useProjects } from './flags.js';
 
 interface TokenRow { id: string; tokenName: string; type: string; environment: string; projects: string[]; expiresAt: string | null; createdAt: string; seenAt: string | null; prefix: string }
 
+/** The code that uses a new token, per SDK, for where this console is served. */
+export function snippets(type: string, secret: string, origin: string): [string, string][] {
+  const flag = 'my-flag';
+  if (type === 'client') return [
+    ['Node.js', `// npm install unleash-client
+import { initialize } from 'unleash-client';
+
+const unleash = initialize({
+  url: '${origin}/api/',
+  appName: 'my-app',
+  customHeaders: { Authorization: '${secret}' },
+});
+unleash.on('synchronized', () => {
+  console.log('${flag}:', unleash.isEnabled('${flag}', { userId: 'u42' }));
+});`],
+    ['OpenFeature', `// npm install @openfeature/server-sdk @openfeature/ofrep-provider
+import { OpenFeature } from '@openfeature/server-sdk';
+import { OFREPProvider } from '@openfeature/ofrep-provider';
+
+await OpenFeature.setProviderAndWait(new OFREPProvider({
+  baseUrl: '${origin}',
+  headers: [['Authorization', 'Bearer ${secret}']],
+}));
+const flags = OpenFeature.getClient();
+console.log('${flag}:', await flags.getBooleanValue('${flag}', false, { targetingKey: 'u42' }));`],
+  ];
+  if (type === 'frontend') return [
+    ['Browser', `// npm install unleash-proxy-client
+import { UnleashClient } from 'unleash-proxy-client';
+
+const unleash = new UnleashClient({
+  url: '${origin}/api/frontend',
+  clientKey: '${secret}',
+  appName: 'my-web-app',
+  context: { userId: 'u42' },
+});
+await unleash.start();
+console.log('${flag}:', unleash.isEnabled('${flag}'));`],
+    ['OpenFeature', `// npm install @openfeature/web-sdk @openfeature/ofrep-web-provider
+import { OpenFeature } from '@openfeature/web-sdk';
+import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
+
+await OpenFeature.setContext({ targetingKey: 'u42' });
+await OpenFeature.setProviderAndWait(new OFREPWebProvider({
+  baseUrl: '${origin}',
+  headers: [['Authorization', 'Bearer ${secret}']],
+}));
+console.log('${flag}:', OpenFeature.getClient().getBooleanValue('${flag}', false));`],
+  ];
+  return [['curl', `curl -H 'Authorization: ${secret}' ${origin}/api/admin/projects`]];
+}
+
+/** The new token's code, one tab per SDK, each with a copy button. */
+function Snippets({ type, secret }: { type: string; secret: string }) {
+  const all = snippets(type, secret, location.origin);
+  const [shown, setShown] = useState(0);
+  const [label, code] = all[Math.min(shown, all.length - 1)];
+  return html`<div class="snippets"><p>Use it from your code:</p>
+    <div class="tabs" role="group" aria-label="SDK">${all.map(([l], i) => html`<button type="button" aria-pressed=${i === shown} onClick=${() => setShown(i)}>${l}</button>`)}</div>
+    <pre aria-label=${`${label} snippet`}><code>${code}</code></pre>
+    <${CopyButton} text=${code} label=${`Copy ${label} snippet`} /></div>`;
+}
+
 export function TokensPage() {
   const tokens = useLoad(() => get<{ tokens: TokenRow[] }>('/api/admin/api-tokens'), []);
+  const envs = useEnvironments();
+  const projects = useProjects();
   const [name, setName] = useState('');
   const [type, setType] = useState('client');
   const [environment, setEnvironment] = useState('development');
-  const [projects, setProjects] = useState('*');
-  const [secret, setSecret] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
+  const [chosen, setChosen] = useState<string[]>(['*']);
+  const [made, setMade] = useState<{ secret: string; type: string } | null>(null);
+  const envOptions: (string | [string, string])[] = [...(type === 'admin' ? [['*', 'All environments'] as [string, string]] : []), ...(envs.data ?? []).map((e) => e.name)];
   return html`<${Page} title="API tokens">
     <${ErrorNote} error=${tokens.error} />
-    <div class="table-wrap"><table>
+    ${tokens.data && tokens.data.tokens.length === 0 ? html`<${Empty} title="No tokens yet."><p>An SDK needs a client token (server side) or a frontend token (browser and mobile): create one below.</p><//>` : html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Projects</th><th scope="col">Environment</th><th scope="col">Starts with</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${(tokens.data?.tokens ?? []).map((t) => html`<tr>
         <th scope="row">${t.tokenName}</th><td>${t.type}</td><td>${t.projects.join(', ')}</td><td>${t.environment}</td><td><code>${t.prefix}…</code></td>
@@ -26,28 +93,32 @@ export function TokensPage() {
         <td><${Action} label=${`Revoke ${t.tokenName}`} kind="danger" confirm=${`Revoke ${t.tokenName}? Everything using it stops working at once.`}
           run=${async () => (await api('DELETE', `/api/admin/api-tokens/${enc(t.id)}`), changed())} /></td>
       </tr>`)}</tbody>
-    </table></div>
+    </table></div>`}
     <section class="panel" aria-labelledby="new-token"><h2 id="new-token">Create a token</h2>
       <${Form} label="Create a token" submit="Create token" onSubmit=${async () => {
-        const body = { tokenName: name, type, environment, projects: projects.split(',').map((p) => p.trim()).filter(Boolean) };
-        const made = await api<{ secret: string }>('POST', '/api/admin/api-tokens', body);
-        setSecret(made.secret);
-        setCopied(false);
+        const body = { tokenName: name, type, environment, projects: chosen };
+        const answer = await api<{ secret: string }>('POST', '/api/admin/api-tokens', body);
+        setMade({ secret: answer.secret, type });
         changed();
       }}>
         <${Field} label="Token name" value=${name} onInput=${setName} required />
-        <${Select} label="Type" value=${type} options=${['client', 'frontend', 'admin']} onChange=${(v: string) => {
+        <${Select} label="Type" value=${type} options=${[['client', 'client (server-side SDKs)'], ['frontend', 'frontend (browser and mobile SDKs)'], ['admin', 'admin (scripts and this console)']]} onChange=${(v: string) => {
           // An admin token usually reaches every environment; an SDK token serves exactly one.
           if (v === 'admin' && type !== 'admin') setEnvironment('*');
-          if (v !== 'admin' && environment === '*') setEnvironment('development');
+          if (v !== 'admin' && environment === '*') setEnvironment(envs.data?.[0]?.name ?? 'development');
           setType(v);
         }} />
-        <${Field} label="Environment" value=${environment} onInput=${setEnvironment} required hint=${type === 'admin' ? '* for all' : 'the one environment SDKs using it see'} />
-        <${Field} label="Projects" value=${projects} onInput=${setProjects} hint="* for all, or project ids, comma-separated" />
+        <${Select} label="Environment" value=${environment} options=${envOptions} onChange=${setEnvironment} hint=${type === 'admin' ? 'where it may change flags' : 'the one environment SDKs using it see'} />
+        <fieldset class="choices"><legend>Projects</legend>
+          <${Check} label="All projects" checked=${chosen.includes('*')} onChange=${(on: boolean) => setChosen(on ? ['*'] : [])} />
+          ${(projects.data ?? []).map((p) => html`<${Check} label=${p.name === p.id ? p.id : `${p.name} (${p.id})`} checked=${chosen.includes(p.id)}
+            onChange=${(on: boolean) => setChosen(on ? [...chosen.filter((x) => x !== '*'), p.id] : chosen.filter((x) => x !== p.id))} />`)}
+        </fieldset>
       <//>
-      ${secret ? html`<div class="secret" role="status"><p><strong>Copy this token now: it is not shown again.</strong></p>
-        <code aria-label="New token">${secret}</code>
-        <button type="button" onClick=${async () => (await navigator.clipboard.writeText(secret), setCopied(true))}>${copied ? 'Copied' : 'Copy'}</button></div>` : null}
+      ${made ? html`<div class="secret" role="status"><p><strong>Copy this token now: it is not shown again.</strong></p>
+        <code aria-label="New token">${made.secret}</code>
+        <${CopyButton} text=${made.secret} />
+        <${Snippets} type=${made.type} secret=${made.secret} /></div>` : null}
     </section>
   <//>`;
 }
