@@ -38,6 +38,14 @@ export async function clusterFor(
     async node(extra = {}, opts = {}) {
       const n = await spawnServer({ ...opts, env: { DATABASE_URL: url, ...env, ...extra } });
       nodes.push(n);
+      // A node that dies on its own says why in the test's output.
+      let expected = false;
+      const [stop, kill] = [n.stop, n.kill];
+      n.stop = () => ((expected = true), stop());
+      n.kill = () => ((expected = true), kill());
+      n.proc.once('exit', (code, signal) => {
+        if (!expected) process.stderr.write(`node ${n.url} exited by itself (${code ?? signal}):\n${n.output().split('\n').slice(-30).join('\n')}\n`);
+      });
       return n;
     },
     async records() {

@@ -67,6 +67,10 @@ export async function withClient<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A checked-out connection that breaks emits 'error' besides failing its statement: the pool
+  // listens only to idle ones, and an 'error' nobody listens to ends the process.
+  const onError = (err: Error) => (broken ??= err);
+  client.on('error', onError);
   try {
     return await fn(async (text, values) => {
       try {
@@ -77,6 +81,7 @@ export async function withClient<T>(
       }
     });
   } finally {
+    client.removeListener('error', onError);
     client.release(broken);
   }
 }

@@ -90,16 +90,18 @@ export class Follower {
   private async once(): Promise<boolean> {
     const { engine, log } = this.opts;
     try {
-      // A look first, outside the quiet point: most reads find nothing, and must not hold writes up.
-      const peek = await this.read(log.durableLsn, 1);
-      if (peek.length > 0) {
+      // Read outside the quiet point: most reads find nothing, and must not hold writes up.
+      let rows = await this.read(log.durableLsn, PAGE);
+      if (rows.length > 0) {
         await engine.atQuietPoint(async () => {
           for (;;) {
-            const rows = await this.read(log.durableLsn, PAGE);
+            // Rows read before the quiet point may include this node's own records, settled
+            // since (apply skips them); the rest follow on from what it applied.
             for (const row of rows) await this.apply(Number(row.seq), row.rec);
             if (rows.length < PAGE || this.stopped) break;
             // Let requests in between pages of a long catch-up (writes keep waiting).
             await new Promise((r) => setImmediate(r));
+            rows = await this.read(log.durableLsn, PAGE);
           }
         });
       }
