@@ -57,11 +57,12 @@ export type ChangeListener = (change: StateChange, kind: 'applied' | 'durable' |
  * `atQuietPoint` gives the checkpointer an instant with nothing in flight.
  */
 /**
- * How many times a command overtaken by another node's write is run again before its caller gets
- * 503. Every round commits someone's write, so the cluster always progresses; this bounds how
- * long one caller can keep losing.
+ * A command overtaken by other nodes' writes runs again at least this many times, and then for as
+ * long as the log's retry budget (RecordLog.retryForMs) lasts, before its caller gets 503. Every
+ * round commits someone's write, so the cluster always progresses; this bounds how long one caller
+ * can keep losing.
  */
-const MAX_ATTEMPTS = 20;
+const MIN_ATTEMPTS = 3;
 
 /** A followed record with this many ops and events or more is applied in slices (an import). */
 const FOLLOW_IN_SLICES = 20_000;
@@ -133,6 +134,7 @@ export class Engine {
   async run<R>(actor: Actor, command: Command<R>, opts: { durable?: boolean } = {}): Promise<R> {
     const tried: { lsn: number; bytes: Buffer }[] = [];
     const results: R[] = [];
+    const started = performance.now();
     for (;;) {
       while (this.barrier) await this.barrier;
       const env: CommandEnv = { now: this.clock().toISOString(), newId: this.newId, actor };
@@ -165,7 +167,7 @@ export class Engine {
         this.rollback(entry, rec, err);
         tried.push({ lsn, bytes });
         results.push(change.result);
-        const next = await this.recover(err, tried);
+        const next = await this.recover(err, tried, started);
         if (next.kind === 'committed') return results[next.index];
         continue;
       }
@@ -175,12 +177,14 @@ export class Engine {
   }
 
   /** After a rolled-back append: go on (retry or committed after all), or throw the 503. */
-  private async recover(err: unknown, tried: { lsn: number; bytes: Buffer }[]): Promise<{ kind: 'committed'; index: number } | { kind: 'retry' }> {
+  private async recover(err: unknown, tried: { lsn: number; bytes: Buffer }[], started: number): Promise<{ kind: 'committed'; index: number } | { kind: 'retry' }> {
     const r = await this.log.recover(err, tried);
     if (r.kind === 'committed') return r;
     if (r.kind === 'retry') {
-      if (tried.length < MAX_ATTEMPTS) return r;
-      throw new ServiceUnavailableError(`The change was overtaken by other writers ${tried.length} times in a row; nothing was changed. Try again.`);
+      if (tried.length < MIN_ATTEMPTS || performance.now() - started < this.log.retryForMs) return r;
+      throw new ServiceUnavailableError(
+        `The change was overtaken by other nodes' writes ${tried.length} times in ${Math.round(performance.now() - started)} ms; nothing was changed. Try again.`,
+      );
     }
     throw new ServiceUnavailableError(r.message);
   }
@@ -206,6 +210,7 @@ export class Engine {
   async runInSlices<R>(actor: Actor, command: SlicedCommand<R>): Promise<R> {
     const tried: { lsn: number; bytes: Buffer }[] = [];
     const results: R[] = [];
+    const started = performance.now();
     for (;;) {
       const attempt = await this.sliced(actor, command);
       if (!attempt.written) return attempt.result;
@@ -215,7 +220,7 @@ export class Engine {
         this.rollback(attempt.entry!, attempt.entry!.rec, err);
         tried.push({ lsn: attempt.entry!.lsn, bytes: attempt.bytes! });
         results.push(attempt.result);
-        const next = await this.recover(err, tried);
+        const next = await this.recover(err, tried, started);
         if (next.kind === 'committed') return results[next.index];
         continue;
       }

@@ -25,6 +25,8 @@ export interface RecordLog {
   readonly busy: boolean;
   /** Records and bytes made durable, and batches (group commits) that did it. */
   readonly stats: { batches: number; records: number; syncs: number; bytes: number };
+  /** How long a command overtaken by other writers keeps being run again (0: a log with one writer). */
+  readonly retryForMs: number;
   /** Told of each durable batch (records, bytes, ms the durability step took). */
   onBatch: ((records: number, bytes: number, syncMs: number) => void) | null;
   takeLsn(): number;

@@ -46,6 +46,8 @@ export class Wal extends LsnCounter<NodeJS.ErrnoException> implements RecordLog 
   recordsInSegment = 0;
   /** Batches written and fdatasyncs issued: lets tests and the benchmark see group commit. */
   readonly stats = { batches: 0, records: 0, syncs: 0, bytes: 0 };
+  /** Nothing else writes here: nothing overtakes a change. */
+  readonly retryForMs = 0;
   /** Told of each durable batch (records, bytes, fdatasync ms): the metrics endpoint's view of group commit. */
   onBatch: ((records: number, bytes: number, syncMs: number) => void) | null = null;
 

@@ -20,6 +20,11 @@ t.test('a bad setting fails at once, before the data folder is touched, with one
     [{ WEBHOOK_TEMPLATE_MAX_STEPS: '0' }, /^Fanion cannot start: WEBHOOK_TEMPLATE_MAX_STEPS must be at least 1, got "0"\n$/],
     [{ UNKNOWN_FLAGS_MAX_BYTES: '4M' }, /^Fanion cannot start: UNKNOWN_FLAGS_MAX_BYTES must be a non-negative integer, got "4M"\n$/],
     [{ EDGE_VALIDATE_REQUIRE_TOKEN: 'yes' }, /^Fanion cannot start: EDGE_VALIDATE_REQUIRE_TOKEN must be true or false, got "yes"\n$/],
+    // The URL is not echoed: it usually holds the database password.
+    [{ DATABASE_URL: 'mysql://fanion:s3cret@db/fanion' }, /^Fanion cannot start: DATABASE_URL must be a URL such as postgres:\/\/user:password@host:5432\/database\n$/],
+    [{ DATABASE_HOST: 'db.internal', DATABASE_PORT: '99999' }, /^Fanion cannot start: DATABASE_PORT must be a port number from 0 to 65535, got "99999"\n$/],
+    [{ DATABASE_HOST: 'db.internal', DATABASE_SSL: 'maybe' }, /^Fanion cannot start: DATABASE_SSL must be true, false or a JSON object of TLS options such as \{"rejectUnauthorized":false\}\n$/],
+    [{ DATABASE_URL: 'postgres://db/fanion', DATABASE_TIMEOUT_MS: '0' }, /^Fanion cannot start: DATABASE_TIMEOUT_MS must be at least 1, got "0"\n$/],
     [
       { INIT_CLIENT_API_TOKENS: 'default:development.good-secret,not-a-token' },
       /^Fanion cannot start: INIT_CLIENT_API_TOKENS\/INIT_BACKEND_API_TOKENS entry 2 is not of the form <project>:<environment>\.<secret>\n$/,

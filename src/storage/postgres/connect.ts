@@ -8,6 +8,8 @@ import type { Logger } from '../../log.js';
 
 /** The tables and their advisory lock keys (pg_advisory_*; arbitrary, fixed, Fanion's own). */
 export const LOCK = { schema: 7_046_101, checkpoint: 7_046_102, webhooks: 7_046_103 } as const;
+/** Records read per statement while following (and returned by an append that was overtaken). */
+export const READ_PAGE = 1000;
 /** The channel NOTIFY wakes followers on: payload `<node id> <last seq>`. */
 export const CHANNEL = 'fanion_log';
 

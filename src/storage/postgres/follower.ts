@@ -12,11 +12,9 @@ import type { DatabaseConfig } from '../../config.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Logger } from '../../log.js';
 import { decodeRecord } from '../../wal/record.js';
-import { CHANNEL, clientConfig, describe, destroyClient, pause, withClient } from './connect.js';
-import type { PgLog } from './pg-log.js';
+import { CHANNEL, clientConfig, describe, destroyClient, pause, READ_PAGE, withClient } from './connect.js';
+import type { LogRow, PgLog } from './pg-log.js';
 
-/** Records read per statement while catching up. */
-const PAGE = 1000;
 
 export interface FollowerOptions {
   pool: pg.Pool;
@@ -52,7 +50,7 @@ export class Follower {
 
   constructor(private readonly opts: FollowerOptions) {
     this.newestSeen = opts.log.durableLsn;
-    opts.log.catchUp = () => this.poll();
+    opts.log.catchUp = (rows) => this.poll(rows);
   }
 
   start(): void {
@@ -66,42 +64,44 @@ export class Follower {
    * share it, and it reads once more after, so none misses a record committed before it was made.
    * Resolves true once at the end, false if the database could not be read.
    */
-  poll(): Promise<boolean> {
+  poll(rows?: LogRow[]): Promise<boolean> {
     if (this.closed || this.stopped) return Promise.resolve(false);
     if (this.running) {
       this.again = true;
       return this.running;
     }
-    this.running = this.loop().finally(() => {
+    this.running = this.loop(rows).finally(() => {
       this.running = null;
     });
     return this.running;
   }
 
-  private async loop(): Promise<boolean> {
+  private async loop(given?: LogRow[]): Promise<boolean> {
     let ok: boolean;
     do {
       this.again = false;
-      ok = await this.once();
+      ok = await this.once(given);
+      given = undefined;
     } while (this.again && ok && !this.closed);
     return ok;
   }
 
-  private async once(): Promise<boolean> {
+  /** Reads (or takes the `given` records, read by a refused append) and applies what is new. */
+  private async once(given?: LogRow[]): Promise<boolean> {
     const { engine, log } = this.opts;
     try {
       // Read outside the quiet point: most reads find nothing, and must not hold writes up.
-      let rows = await this.read(log.durableLsn, PAGE);
+      let rows = given ?? (await this.read(log.durableLsn, READ_PAGE));
       if (rows.length > 0) {
         await engine.atQuietPoint(async () => {
           for (;;) {
             // Rows read before the quiet point may include this node's own records, settled
             // since (apply skips them); the rest follow on from what it applied.
             for (const row of rows) await this.apply(Number(row.seq), row.rec);
-            if (rows.length < PAGE || this.stopped) break;
+            if (rows.length < READ_PAGE || this.stopped) break;
             // Let requests in between pages of a long catch-up (writes keep waiting).
             await new Promise((r) => setImmediate(r));
-            rows = await this.read(log.durableLsn, PAGE);
+            rows = await this.read(log.durableLsn, READ_PAGE);
           }
         });
       }
@@ -120,10 +120,10 @@ export class Follower {
     }
   }
 
-  private async read(after: number, limit: number): Promise<{ seq: string; rec: Buffer }[]> {
+  private async read(after: number, limit: number): Promise<LogRow[]> {
     const { pool, db } = this.opts;
     const res = await withClient(pool, db.timeoutMs, (query) => query('SELECT seq, rec FROM fanion_log WHERE seq > $1 ORDER BY seq LIMIT $2', [after, limit]));
-    const rows = res.rows as { seq: string; rec: Buffer }[];
+    const rows = res.rows as LogRow[];
     if (rows.length > 0) this.newestSeen = Math.max(this.newestSeen, Number(rows[rows.length - 1].seq));
     return rows;
   }

@@ -14,7 +14,7 @@ import type { Logger } from '../../log.js';
 import type { Slicer } from '../../slices.js';
 import { encodeRecord, encodeRecordInSlices, type WalRecord } from '../../wal/record.js';
 import { LsnCounter, type RecordLog, type Recovery } from '../../wal/record-log.js';
-import { CHANNEL, describe, isConflict, isServerError, withClient } from './connect.js';
+import { CHANNEL, describe, isConflict, isServerError, READ_PAGE, withClient } from './connect.js';
 
 interface Pending {
   lsn: number;
@@ -29,8 +29,19 @@ const MAX_BATCH = 500;
 /** Why an append failed, as far as this node can tell. */
 export type AppendFailure = 'overtaken' | 'refused' | 'unreachable' | 'unknown';
 
+/** A record of the log as a statement returns it. */
+export interface LogRow {
+  seq: string;
+  rec: Buffer;
+}
+
 export class AppendError extends Error {
-  constructor(readonly kind: AppendFailure, override readonly cause: unknown) {
+  constructor(
+    readonly kind: AppendFailure,
+    override readonly cause: unknown,
+    /** For `overtaken`: the records that took the place, when the refused statement brought them. */
+    readonly rows: LogRow[] = [],
+  ) {
     super(`${kind}: ${describe(cause)}`);
   }
 }
@@ -58,6 +69,8 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   readonly stats = { batches: 0, records: 0, syncs: 0, bytes: 0 };
+  /** DATABASE_TIMEOUT_MS: a command overtaken by other nodes keeps being run again this long. */
+  readonly retryForMs: number;
   onBatch: ((records: number, bytes: number, syncMs: number) => void) | null = null;
   /** Appends refused because another node wrote first, and commands run again for it. */
   readonly counts = { overtaken: 0, unknown: 0, unreachable: 0, committedAfterAll: 0 };
@@ -65,7 +78,7 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
    * Set by the cluster: reads and applies what other nodes appended (at a quiet point); resolves
    * true once it reached the end of the log, false if the database could not be read in time.
    */
-  catchUp: (() => Promise<boolean>) | null = null;
+  catchUp: ((rows?: LogRow[]) => Promise<boolean>) | null = null;
   /** Records whose append's outcome could not be known (the connection was lost mid-statement). */
   private readonly unsure = new WeakSet<Buffer>();
   /** Records being looked for while catching up: lsn → bytes tried there. */
@@ -76,6 +89,7 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
   constructor(private readonly opts: PgLogOptions, last: number) {
     super(last + 1);
     this.durableLsn = last;
+    this.retryForMs = opts.timeoutMs;
   }
 
   get busy(): boolean {
@@ -142,21 +156,31 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
     for (const w of waiters) w();
   }
 
-  /** One statement: the rows, and the NOTIFY that wakes the other nodes when they commit. */
+  /**
+   * One statement: the rows if their places are free, with the NOTIFY that wakes the other nodes
+   * when they commit; if the log already goes past what this node applied, nothing is inserted and
+   * the statement returns those records instead, so an overtaken node catches up without another
+   * round trip (fairer against a node whose next batch is already on its way). Two nodes inserting
+   * at once both see free places: the primary key refuses the second (a unique violation).
+   */
   private async insert(batch: Pending[]): Promise<void> {
-    const values: unknown[] = [];
+    const values: unknown[] = [this.durableLsn];
     const rows: string[] = [];
     for (const p of batch) {
       values.push(p.lsn, p.bytes);
-      rows.push(`($${values.length - 1}, $${values.length})`);
+      rows.push(`($${values.length - 1}::bigint, $${values.length}::bytea)`);
     }
     values.push(`${this.opts.nodeId} `);
     const text =
-      `WITH ins AS (INSERT INTO fanion_log (seq, rec) VALUES ${rows.join(', ')} RETURNING seq) ` +
-      `SELECT pg_notify('${CHANNEL}', $${values.length}::text || max(seq)::text) FROM ins`;
+      `WITH tail AS (SELECT seq, rec FROM fanion_log WHERE seq > $1 ORDER BY seq LIMIT ${READ_PAGE}), ` +
+      `ins AS (INSERT INTO fanion_log (seq, rec) SELECT v.seq, v.rec FROM (VALUES ${rows.join(', ')}) AS v(seq, rec) ` +
+      `WHERE NOT EXISTS (SELECT 1 FROM tail) RETURNING seq), ` +
+      `note AS (SELECT pg_notify('${CHANNEL}', $${values.length}::text || max(seq)::text) FROM ins HAVING count(*) > 0) ` +
+      'SELECT seq, rec FROM tail UNION ALL SELECT NULL, NULL FROM note';
     let sent = false;
+    let res;
     try {
-      await withClient(this.opts.pool, this.opts.timeoutMs, (query) => {
+      res = await withClient(this.opts.pool, this.opts.timeoutMs, (query) => {
         sent = true;
         return query(text, values);
       });
@@ -165,6 +189,8 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
       if (!sent) throw new AppendError('refused', err);
       throw err;
     }
+    const taken = (res.rows as LogRow[]).filter((r) => r.seq !== null);
+    if (taken.length > 0) throw new AppendError('overtaken', new Error(`the log goes on past record ${this.durableLsn}`), taken);
   }
 
   private classify(err: unknown): AppendError {
@@ -185,7 +211,7 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
       this.watched.set(t.lsn, list);
     }
     try {
-      const caughtUp = await this.catchUpWithin();
+      const caughtUp = await this.catchUpWithin(failure.rows);
       const index = tried.findIndex((t) => this.found.has(t.bytes));
       if (index >= 0) {
         this.counts.committedAfterAll++;
@@ -211,11 +237,11 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
   }
 
   /** Catches up, waiting at most DATABASE_TIMEOUT_MS for the database; false if it could not. */
-  private async catchUpWithin(): Promise<boolean> {
+  private async catchUpWithin(rows: LogRow[]): Promise<boolean> {
     if (!this.catchUp) return false;
     const deadline = Date.now() + this.opts.timeoutMs;
-    for (;;) {
-      if (await this.catchUp()) return true;
+    for (let first = true; ; first = false) {
+      if (await this.catchUp(first && rows.length > 0 ? rows : undefined)) return true;
       if (Date.now() >= deadline || this.closed) return false;
       await new Promise((r) => setTimeout(r, 200));
     }
