@@ -23,6 +23,21 @@ async function within(ms: number, check: () => Promise<boolean>): Promise<number
   return Date.now() - t0;
 }
 
+t.test('nodes started together on a new database seed their tokens once, and print one generated admin token', async (t) => {
+  const cluster = await clusterFor(t, { AUTH_TYPE: 'api-token', INIT_CLIENT_API_TOKENS: 'default:development.seeded-client-secret-0123' });
+  if (!cluster) return;
+  const nodes = await Promise.all([cluster.node(), cluster.node(), cluster.node()]);
+  await sleep(300);
+  const printed = nodes.map((n) => (n.output().match(/FANION FIRST ADMIN TOKEN[^:]*: (\S+)/) ?? [])[1]).filter(Boolean);
+  t.equal(printed.length, 1, 'one node made and printed the first admin token');
+  for (const n of nodes) {
+    t.equal((await fetch(`${n.url}/api/client/features`, { headers: { authorization: 'default:development.seeded-client-secret-0123' } })).status, 200, 'the seeded token works');
+    t.equal((await fetch(`${n.url}${TOKENS}`, { headers: { authorization: printed[0]! } })).status, 200, 'and the printed admin token, on every node');
+  }
+  const created = (await cluster.records()).flatMap((r) => r.rec.events.filter((e) => e[1] === 'api-token-created'));
+  t.equal(created.length, 2, 'two tokens were created in all: the seeded one and the generated one');
+});
+
 t.test('every node answers the same', async (t) => {
   const cluster = await clusterFor(t, { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, METRICS_FLUSH_MS: '300' });
   if (!cluster) return;
