@@ -26,6 +26,9 @@ export interface StateDump {
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId?: number;
+  /** A cluster's webhook delivery term and its leader (absent in older dumps: none). */
+  webhookTerm?: number;
+  webhookLeader?: string;
   events: EventRecord[];
 }
 
@@ -52,6 +55,8 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
     nextAddonId: s.nextAddonId,
+    webhookTerm: s.webhookTerm,
+    webhookLeader: s.webhookLeader,
     events: opts.events === false ? [] : [...s.events.oldestFirst()],
   };
 }
@@ -90,6 +95,8 @@ export function loadDump(d: StateDump): State {
   s.nextSegmentId = d.nextSegmentId;
   s.nextAddonId = d.nextAddonId ?? 1;
   s.nextStrategySeq = d.nextStrategySeq;
+  s.webhookTerm = d.webhookTerm ?? 0;
+  s.webhookLeader = d.webhookLeader ?? '';
   for (const e of d.events) s.events.append(e);
   return s;
 }
