@@ -118,11 +118,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // The port opens before the data folder is replayed, so /ready can say 503 meanwhile (a large
   // folder takes seconds); every other request gets 503 until the routes are mounted.
   const readiness = opts.readiness ?? new Readiness();
-  const serving = readiness.require('the data folder replayed and every route mounted');
+  // On a cluster node this waits for the database too, and for the log to be applied to its end.
+  const serving = readiness.require(config.database ? 'the database reached, its log applied, and every route mounted' : 'the data folder replayed and every route mounted');
+  const startingMessage = config.database
+    ? 'Fanion is starting: it is waiting for its database or applying its log. Try again in a moment.'
+    : 'Fanion is starting: its data folder is being replayed. Try again in a moment.';
   let handler: http.RequestListener | null = null;
   const starting = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const started = performance.now();
-    const { status, body } = toErrorResponse(new ServiceUnavailableError('Fanion is starting: its data folder is being replayed. Try again in a moment.'));
+    const { status, body } = toErrorResponse(new ServiceUnavailableError(startingMessage));
     body.id = requestIdOf(res);
     sendJson(res, status, body, { 'Retry-After': '1', 'X-Request-Id': body.id });
     logUnmatched(req, res, started);

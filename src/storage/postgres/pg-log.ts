@@ -23,6 +23,8 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+/** How fast a large append is expected to reach the database at the least (bytes per ms: 10 MB/s). */
+const LARGE_BYTES_PER_MS = 10_000;
 /** Records per INSERT: two parameters each, well under PostgreSQL's 65,535. */
 const MAX_BATCH = 500;
 
@@ -179,10 +181,20 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
       'SELECT seq, rec FROM tail UNION ALL SELECT NULL, NULL FROM note';
     let sent = false;
     let res;
+    // A large record (an import of tens of MB) takes longer to send and store: its deadlines grow
+    // with it, at 10 MB/s on top of DATABASE_TIMEOUT_MS (the server's own statement_timeout too).
+    const bytes = batch.reduce((n, p) => n + p.bytes.length, 0);
+    const deadline = this.opts.timeoutMs + Math.ceil(bytes / LARGE_BYTES_PER_MS);
     try {
-      res = await withClient(this.opts.pool, this.opts.timeoutMs, (query) => {
+      res = await withClient(this.opts.pool, deadline, async (query) => {
         sent = true;
-        return query(text, values);
+        if (deadline <= this.opts.timeoutMs) return query(text, values);
+        await query(`SET statement_timeout = ${deadline * 2}`);
+        try {
+          return await query(text, values);
+        } finally {
+          await query('RESET statement_timeout').catch(() => {});
+        }
       });
     } catch (err) {
       // Not even connected: nothing was sent, so nothing can have been committed.
