@@ -18,6 +18,12 @@ export interface Cluster {
 }
 
 let databases = 0;
+const ending = new WeakSet<Spawned>();
+
+/** The test expects `node` to exit by itself: its output is not printed when it does. */
+export function expectExit(node: Spawned): void {
+  ending.add(node);
+}
 
 export async function clusterFor(
   t: Test,
@@ -38,13 +44,12 @@ export async function clusterFor(
     async node(extra = {}, opts = {}) {
       const n = await spawnServer({ ...opts, env: { DATABASE_URL: url, ...env, ...extra } });
       nodes.push(n);
-      // A node that dies on its own says why in the test's output.
-      let expected = false;
+      // A node that dies on its own says why in the test's output (unless the test expects it).
       const [stop, kill] = [n.stop, n.kill];
-      n.stop = () => ((expected = true), stop());
-      n.kill = () => ((expected = true), kill());
+      n.stop = () => (ending.add(n), stop());
+      n.kill = () => (ending.add(n), kill());
       n.proc.once('exit', (code, signal) => {
-        if (!expected) process.stderr.write(`node ${n.url} exited by itself (${code ?? signal}):\n${n.output().split('\n').slice(-30).join('\n')}\n`);
+        if (!ending.has(n)) process.stderr.write(`node ${n.url} exited by itself (${code ?? signal}):\n${n.output().split('\n').slice(-30).join('\n')}\n`);
       });
       return n;
     },

@@ -2,7 +2,7 @@
 // node starting from the newest checkpoint, and the whole database stopped under load and started
 // again (and a node started while it is down).
 import t from 'tap';
-import { clusterFor, converged } from '../../helpers/cluster.js';
+import { clusterFor, converged, expectExit } from '../../helpers/cluster.js';
 import { client, spawnServer, type Spawned } from '../../helpers/server.js';
 
 const P = '/api/admin/projects/default/features';
@@ -38,6 +38,29 @@ t.test('checkpoints in the database, the log pruned behind them, and a node join
   t.ok(started && Number(started[1]) >= newest, `the new node started from checkpoint ${started?.[1]} and the log after it`);
   await converged([a, b, c]);
   t.equal((await client(c.url)('GET', `${P}/flag-99`)).status, 200);
+});
+
+t.test('a node away while two checkpoints prune the records it needs exits, saying so, and starts from the newest checkpoint', async (t) => {
+  const cluster = await clusterFor(t, { CHECKPOINT_RECORDS: '20' });
+  if (!cluster) return;
+  const a = await cluster.node();
+  const away = await cluster.node();
+  away.proc.kill('SIGSTOP');
+  expectExit(away);
+  const api = client(a.url);
+  for (let i = 0; i < 70; i++) t.equal((await api('POST', P, { name: `while-away-${i}` })).status, 201);
+  for (let i = 0; i < 100; i++) {
+    const n = (await cluster.pg.query(cluster.database, 'SELECT count(*) AS n FROM fanion_checkpoint')).rows[0].n;
+    if (Number(n) >= 2) break;
+    await sleep(100);
+  }
+  const exited = new Promise<number | null>((resolve) => away.proc.once('exit', (code) => resolve(code)));
+  away.proc.kill('SIGCONT');
+  t.equal(await exited, 1, 'the node that was away exits with status 1');
+  t.match(away.output(), /keeps it only from record \d+ on .*restart this node/, 'saying why and what to do');
+  const again = await cluster.node();
+  await converged([a, again]);
+  t.equal((await client(again.url)('GET', `${P}/while-away-69`)).status, 200, 'restarted, it has everything');
 });
 
 t.test('the database stopped under load and started again; a node started while it is down', async (t) => {
