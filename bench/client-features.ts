@@ -9,17 +9,15 @@
 //   BENCH_SKIP_10K=1                       skip the 10,000-flag part
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon, { type Result } from 'autocannon';
+import { abRounds, pollBytes, printRow, startBaseline, strategiesFor, SUMMARY_HEADER } from './ab.js';
 import { ClientSnapshot } from '../src/client-api/snapshot.js';
 import { loadConfig } from '../src/config.js';
 import { createFeature, setEnvironmentEnabled } from '../src/features/logic.js';
 import { createLogger } from '../src/log.js';
 import { startServer } from '../src/server.js';
-import { addStrategy, updateStrategy, type StrategyInput } from '../src/strategies/logic.js';
+import { addStrategy, updateStrategy } from '../src/strategies/logic.js';
 import { spawnServer, tempDataDir } from '../test/helpers/server.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -31,50 +29,6 @@ const F = '/api/client/features';
 // Authentication stays on, as in production: every request carries a client token.
 const ADMIN_TOKEN = '*:*.bench-admin-secret-0123456789abcdef';
 const CLIENT_TOKEN = 'default:development.bench-client-secret-0123456789abcdef';
-
-/** Three strategies with constraints, like a real flag with a staged rollout. */
-function strategiesFor(name: string, i: number): StrategyInput[] {
-  return [
-    {
-      name: 'flexibleRollout', parameters: { rollout: String(i % 101), stickiness: 'userId', groupId: name },
-      constraints: [
-        { contextName: 'country', operator: 'IN', values: ['NO', 'SE', 'DK', 'FI', 'IS'] },
-        { contextName: 'appVersion', operator: 'SEMVER_GTE', value: '2.1.0' },
-      ],
-    },
-    {
-      name: 'userWithId', parameters: { userIds: `user-${i},user-${i + 1},user-${i + 2}` },
-      constraints: [{ contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@example.com'], caseInsensitive: true }],
-    },
-    {
-      name: 'remoteAddress', parameters: { IPs: '10.0.0.0/8,192.168.1.1' },
-      constraints: [{ contextName: 'tier', operator: 'NUM_GTE', value: '3' }, { contextName: 'plan', operator: 'NOT_IN', values: ['free'], inverted: true }],
-    },
-  ];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Child mode 1: the baseline, a raw node:http server answering fixed buffers.
-function runBaseline(): void {
-  const identity = fs.readFileSync(process.env.BASELINE_IDENTITY!);
-  const gzip = fs.readFileSync(process.env.BASELINE_GZIP!);
-  const etag = process.env.BASELINE_ETAG!;
-  const server = http.createServer((req, res) => {
-    if (req.headers['if-none-match'] === etag) {
-      res.writeHead(304, ['ETag', etag, 'Vary', 'Accept-Encoding', 'X-Content-Type-Options', 'nosniff']);
-      res.end();
-      return;
-    }
-    const gz = (req.headers['accept-encoding'] ?? '').includes('gzip');
-    const body = gz ? gzip : identity;
-    const headers = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length), 'ETag', etag, 'Vary', 'Accept-Encoding', 'X-Content-Type-Options', 'nosniff'];
-    if (gz) headers.push('Content-Encoding', 'gzip');
-    res.writeHead(200, headers);
-    res.end(body);
-  });
-  server.keepAliveTimeout = 65_000;
-  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Child mode 2: seed 10,000 flags through the engine (the commands the routes run) and stop.
@@ -170,31 +124,8 @@ async function seed(base: string, flags: number): Promise<void> {
   }));
 }
 
-interface Row {
-  path: string;
-  pipelining: number;
-  fanion: Result[];
-  baseline: Result[];
-  /** Server CPU time per request (µs): less sensitive than req/s to what else the machine runs. */
-  fanionCpu: number[];
-  baselineCpu: number[];
-}
-
-/** user + system CPU time of a process so far, in µs (Linux /proc; clock ticks of 10 ms). */
-function cpuMicros(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
 async function main(): Promise<void> {
   const mode = process.argv[2];
-  if (mode === 'baseline') return runBaseline();
   if (mode === 'seed-10k') return seedTenThousand();
   if (mode === 'rebuild-10k') return rebuildTenThousand();
 
@@ -209,72 +140,24 @@ async function main(): Promise<void> {
     await seed(fanion.url, 500);
     console.log(`seeded 500 flags × 3 strategies with constraints over HTTP in ${Math.round(performance.now() - seedStart)} ms`);
     const auth = { authorization: CLIENT_TOKEN };
-    const plain = await fetch(fanion.url + F, { headers: auth });
-    const identity = Buffer.from(await plain.arrayBuffer());
-    const etag = plain.headers.get('etag')!;
-    let gzip: Buffer | null = null;
-    for (let i = 0; i < 100 && !gzip; i++) {
-      const r = await fetch(fanion.url + F, { headers: { ...auth, 'accept-encoding': 'gzip' }, decompress: false } as RequestInit);
-      const raw = Buffer.from(await r.arrayBuffer());
-      if (r.headers.get('content-encoding') === 'gzip') gzip = raw[0] === 0x1f ? raw : null;
-      if (!gzip) await new Promise((res) => setTimeout(res, 20));
-    }
-    if (!gzip) {
-      // fetch inflates transparently; take the bytes with a raw request instead.
-      gzip = await new Promise<Buffer>((resolve, reject) => {
-        http.get(fanion.url + F, { headers: { ...auth, 'accept-encoding': 'gzip' } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve(Buffer.concat(chunks)));
-        }).on('error', reject);
-      });
-    }
-    console.log(`response: ${identity.length} bytes, gzip ${gzip.length} bytes, ETag ${etag}\n`);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fanion-bench-'));
-    fs.writeFileSync(path.join(dir, 'identity'), identity);
-    fs.writeFileSync(path.join(dir, 'gzip'), gzip);
-    const { msg, proc: baselineProc } = await child<{ port: number }>('baseline', {
-      BASELINE_IDENTITY: path.join(dir, 'identity'), BASELINE_GZIP: path.join(dir, 'gzip'), BASELINE_ETAG: etag,
-    });
-    const baseline = `http://127.0.0.1:${msg.port}`;
+    const bytes = await pollBytes(fanion.url + F, auth);
+    console.log(`response: ${bytes.identity.length} bytes, gzip ${bytes.gzip.length} bytes, ETag ${bytes.etag}\n`);
+    const baseline = await startBaseline(bytes);
     try {
       const all: { path: string; headers: Record<string, string> }[] = [
         { path: '200', headers: { ...auth } },
-        { path: '304', headers: { ...auth, 'if-none-match': etag } },
+        { path: '304', headers: { ...auth, 'if-none-match': bytes.etag } },
         { path: 'gzip', headers: { ...auth, 'accept-encoding': 'gzip' } },
       ];
-      const cases = all.filter((c) => PATHS.includes(c.path));
-      const rows: Row[] = [];
-      for (const pipelining of [1, 10]) {
-        for (const c of cases) {
-          const row: Row = { path: c.path, pipelining, fanion: [], baseline: [], fanionCpu: [], baselineCpu: [] };
-          // Warm both up, then alternate which goes first so drift in machine load hits both.
-          await autocannon({ url: fanion.url + F, connections: CONNECTIONS, pipelining, duration: 1, headers: c.headers });
-          await autocannon({ url: baseline + F, connections: CONNECTIONS, pipelining, duration: 1, headers: c.headers });
-          for (let r = 0; r < ROUNDS; r++) {
-            const order = r % 2 === 0 ? ['baseline', 'fanion'] : ['fanion', 'baseline'];
-            for (const who of order) {
-              const pid = (who === 'fanion' ? fanion.proc.pid : baselineProc.pid)!;
-              const cpu0 = cpuMicros(pid);
-              const res = await autocannon({ url: (who === 'fanion' ? fanion.url : baseline) + F, connections: CONNECTIONS, pipelining, duration: SECONDS, headers: c.headers });
-              (who === 'fanion' ? row.fanionCpu : row.baselineCpu).push((cpuMicros(pid) - cpu0) / res.requests.total);
-              const want = c.path === '304' ? res['3xx'] : res['2xx'];
-              if (res.errors || res.timeouts || want !== res.requests.total) {
-                console.warn(`  warning: ${who} ${c.path} -p ${pipelining}: ${res.errors} errors, ${res.timeouts} timeouts, ${res.requests.total - want} unexpected statuses`);
-              }
-              (who === 'fanion' ? row.fanion : row.baseline).push(res);
-            }
-          }
-          rows.push(row);
-          printRow(row);
-        }
-      }
+      const rows = await abRounds({
+        fanion: { url: fanion.url, pid: fanion.proc.pid! }, baseline: { url: baseline.url, pid: baseline.proc.pid! }, path: F,
+        cases: all.filter((c) => PATHS.includes(c.path)), pipelinings: [1, 10], rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS,
+      });
       console.log('\nsummary (medians over rounds; ratio = median of the per-round fanion/baseline ratios):');
-      console.log('path  -p  fanion req/s  baseline req/s  ratio  fanion p50/p99 ms  baseline p50/p99 ms  server CPU µs/req f/b');
+      console.log(SUMMARY_HEADER);
       for (const row of rows) printRow(row, true);
     } finally {
-      baselineProc.kill();
-      fs.rmSync(dir, { recursive: true, force: true });
+      baseline.stop();
     }
   } finally {
     await fanion.stop();
@@ -317,21 +200,6 @@ async function main(): Promise<void> {
     console.log(`  in-process snapshot: cold build ${big.coldMs.toFixed(0)} ms; JSON rebuilt after one strategy change: median ${big.rebuildMedianMs.toFixed(2)} ms, p90 ${big.rebuildP90Ms.toFixed(2)} ms  target < 5 ms`);
   } finally {
     fs.rmSync(bigDir, { recursive: true, force: true });
-  }
-}
-
-function printRow(row: Row, summary = false): void {
-  const rps = (rs: Result[]) => median(rs.map((r) => r.requests.average));
-  const lat = (rs: Result[], k: 'p50' | 'p99') => median(rs.map((r) => r.latency[k]));
-  const f = rps(row.fanion);
-  const b = rps(row.baseline);
-  // Each round's pair ran back to back, so its ratio is the least disturbed by load drifting.
-  const ratio = median(row.fanion.map((r, i) => r.requests.average / row.baseline[i].requests.average)).toFixed(2);
-  const cpu = `${median(row.fanionCpu).toFixed(0)}/${median(row.baselineCpu).toFixed(0)}`;
-  if (summary) {
-    console.log(`${row.path.padEnd(5)} ${String(row.pipelining).padStart(2)}  ${f.toFixed(0).padStart(12)}  ${b.toFixed(0).padStart(14)}  ${ratio.padStart(5)}  ${`${lat(row.fanion, 'p50')}/${lat(row.fanion, 'p99')}`.padStart(17)}  ${`${lat(row.baseline, 'p50')}/${lat(row.baseline, 'p99')}`.padStart(19)}  ${cpu.padStart(21)}`);
-  } else {
-    console.log(`${row.path} -p ${row.pipelining}: fanion ${row.fanion.map((r) => r.requests.average.toFixed(0)).join(', ')} req/s; baseline ${row.baseline.map((r) => r.requests.average.toFixed(0)).join(', ')} req/s; ratio ${ratio}`);
   }
 }
 

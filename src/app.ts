@@ -27,6 +27,7 @@ import { FanionMetrics } from './operations/metrics.js';
 import { Readiness } from './operations/readiness.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
+import { checkRelayFolder, Relay } from './relay/relay.js';
 import { Toucher } from './state/touch.js';
 import type { Logger } from './log.js';
 import { Checkpointer, type Checkpoints } from './storage/checkpointer.js';
@@ -42,6 +43,11 @@ import { TokenAuthenticator } from './tokens/token-authenticator.js';
 import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
 import { seedTokens } from './tokens/seed.js';
+import { OidcSignIn } from './people/oidc.js';
+import { PasswordHasher } from './people/password-hasher.js';
+import { PeopleAuthenticator } from './people/people-authenticator.js';
+import { checkDefaultAdminPassword } from './people/seed.js';
+import { SignInGuard } from './people/sign-in-guard.js';
 import type { FileLayer } from './wal/file-layer.js';
 
 /** What Fanion takes from outside: settings, a logger, and the I/O edges tests replace. */
@@ -85,6 +91,14 @@ export interface Fanion {
   auth: Authenticator;
   /** API tokens by their secret, in both auth modes (see `auth` for who is calling). */
   tokens: TokenAuthenticator;
+  /** Sessions and personal access tokens on top of API tokens (null with AUTH_TYPE=none). */
+  people: PeopleAuthenticator | null;
+  /** Password hashes, a bounded number at once. */
+  passwords: PasswordHasher;
+  /** Sign-in attempts per address and per account. */
+  guard: SignInGuard;
+  /** Single sign-on, when OIDC_ISSUER is set. */
+  oidc: OidcSignIn | null;
   /** What `GET /api/client/features` serves, kept up to date by the engine's change feed. */
   snapshot: ClientSnapshot;
   /** Streams and delta answers, fed by the engine's change feed with durable changes only. */
@@ -97,6 +111,8 @@ export interface Fanion {
   /** Webhooks: every durable event to the addons that want it. */
   webhooks: WebhookDeliverer;
   flusher: MetricsFlusher;
+  /** Relay mode (UPSTREAM_URL): what follows the upstream and forwards SDK metrics; null otherwise. */
+  relay: Relay | null;
   /** The conditions `GET /ready` waits for. */
   readiness: Readiness;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the log (and releases the data folder's lock). */
@@ -125,6 +141,7 @@ interface Opened {
 
 async function openEmbedded(deps: FanionDeps): Promise<Opened> {
   const { config, log } = deps;
+  checkDefaultAdminPassword(config);
   const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: deps.files, clock: deps.clock });
   return {
     state: storage.state,
@@ -191,11 +208,19 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
   try {
     // The key is loaded in both auth modes so tokens made while AUTH_TYPE=none still work after switching.
     const hasher = new TokenHasher(await opened.hashKey());
+    const wrongFolder = config.relay ? checkRelayFolder(engine.state) : null;
+    if (wrongFolder) throw new Error(wrongFolder);
     await seedTokens({ engine, config, hasher, log });
     // Built in both modes: it also answers which tokens are valid (POST /edge/validate) and counts
     // the tokens a relay saw as used, which mean the same with AUTH_TYPE=none.
     const tokens = new TokenAuthenticator(() => engine.state, hasher);
-    const auth: Authenticator = config.authType === 'api-token' ? tokens : new OpenAuthenticator();
+    // People sign in with a session cookie or act through personal tokens, beside API tokens.
+    // (Not on a relay, which has no admin API and so nobody to sign in.)
+    const people = config.authType === 'api-token' && !config.relay ? new PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
+    const auth: Authenticator = people ?? (config.authType === 'api-token' ? tokens : new OpenAuthenticator());
+    const passwords = new PasswordHasher({ logN: config.passwordScryptLogN, concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
+    const guard = new SignInGuard({ perAddress: config.signInPerAddress, perAccount: config.signInPerAccount, entries: config.signInLimiterEntries });
+    const oidc = config.oidc && config.publicUrl ? new OidcSignIn(config.oidc, config.publicUrl, log) : null;
     // With CLIENT_STREAMING_UPGRADE, every poll answer tells SDKs to switch to streaming.
     // Which flags each change touched, read once for the snapshot, the push hub and evaluation.
     const toucher = new Toucher(engine.state);
@@ -227,7 +252,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     engine.onChange((change, kind) => webhooks.onChange(change, kind));
     leadership?.start();
     const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
-    const flusher = new MetricsFlusher(engine, metrics, log, tokens, cluster?.nodeId ?? null);
+    const flusher = new MetricsFlusher(engine, metrics, log, tokens, people, cluster?.nodeId ?? null);
     if (cluster) {
       // What SDKs reported to the other nodes joins this node's views.
       engine.onChange((change, kind) => {
@@ -236,8 +261,12 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       });
     }
     flusher.start(config.metricsFlushMs);
-    let closing: Promise<void> | null = null;
     const readiness = deps.readiness ?? new Readiness();
+    // A relay is a change source like the admin API: what it applies is served by all of the above.
+    const relay = config.relay ? new Relay({ engine, config: config.relay, log, hasher, metrics, readiness, maxAnswerBytes: config.importBodyLimit }) : null;
+    relay?.registerMetrics(operations.registry);
+    relay?.start();
+    let closing: Promise<void> | null = null;
     if (cluster) {
       const { follower } = cluster;
       readiness.warnWhen(() =>
@@ -246,11 +275,15 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     }
     const close = () => {
       push.close();
-      // Webhooks first: their last progress is written before the WAL closes.
-      closing ??= webhooks.close().then(() => leadership?.close()).then(() => flusher.stop()).then(closeStorage);
+      // The relay first (no change arrives after it), then webhooks: their last progress is
+      // written before the log closes.
+      closing ??= Promise.resolve(relay?.close()).then(() => webhooks.close()).then(() => leadership?.close()).then(() => flusher.stop()).then(closeStorage);
       return closing;
     };
-    return { engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, snapshot, push, evaluator, metrics, operations, webhooks, flusher, readiness, close };
+    return {
+      engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks,
+      flusher, relay, readiness, close,
+    };
   } catch (err) {
     await closeStorage();
     throw err;

@@ -3,6 +3,25 @@ import path from 'node:path';
 import { Address4, Address6 } from 'ip-address';
 
 export type WalSync = 'always' | 'none';
+export type RootRoleName = 'Admin' | 'Editor' | 'Viewer';
+
+/** Single sign-on with OpenID Connect (OIDC_*): absent unless OIDC_ISSUER is set. */
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The provider's name on the sign-in button ("Sign in with …"). */
+  displayName: string;
+  scopes: string;
+  /** People unknown to Fanion are created at their first sign-in (OIDC_AUTO_CREATE). */
+  autoCreate: boolean;
+  /** Their root role when no claim says otherwise (OIDC_DEFAULT_ROLE). */
+  defaultRole: RootRoleName;
+  /** The ID token (or userinfo) claim that names the role or groups (OIDC_ROLE_CLAIM). */
+  roleClaim: string | null;
+  /** Claim values (groups) → root roles (OIDC_ROLE_MAP, `group=Role,…`); empty: the claim names the role. */
+  roleMap: [string, RootRoleName][];
+}
 export type AuthType = 'api-token' | 'none';
 export type LogFormat = 'json' | 'pretty';
 
@@ -103,6 +122,66 @@ export interface Config {
   webhookTemplateMaxSteps: number;
   /** A cluster's shared log in PostgreSQL (DATABASE_URL, or DATABASE_HOST and its companions); null: the embedded WAL. */
   database: DatabaseConfig | null;
+  /** Where browsers reach Fanion (PUBLIC_URL), for invitation links and the single sign-on callback. */
+  publicUrl: string | null;
+  /** The first admin person's name and password (UNLEASH_DEFAULT_ADMIN_USERNAME / _PASSWORD); generated when absent. */
+  defaultAdminUsername: string;
+  defaultAdminPassword: string | undefined;
+  /** A session ends after this long without a request (SESSION_IDLE_TIMEOUT_MS). */
+  sessionIdleMs: number;
+  /** A session ends this long after sign-in whatever its use (SESSION_MAX_AGE_MS). */
+  sessionMaxAgeMs: number;
+  /** Invitation and reset links work this long, once (PASSWORD_LINK_TTL_MS). */
+  passwordLinkTtlMs: number;
+  /** Sign-in with a password (PASSWORD_SIGN_IN); off leaves single sign-on and tokens. */
+  passwordSignIn: boolean;
+  /** Sign-in attempts from one address per minute (SIGN_IN_LIMIT_PER_ADDRESS). */
+  signInPerAddress: number;
+  /** Failed sign-in attempts at one account per 15 minutes (SIGN_IN_LIMIT_PER_ACCOUNT). */
+  signInPerAccount: number;
+  /** Addresses and accounts whose attempts are remembered, each (SIGN_IN_LIMITER_ENTRIES). */
+  signInLimiterEntries: number;
+  /** log2 of scrypt's N for new password hashes (PASSWORD_SCRYPT_LOG_N). */
+  passwordScryptLogN: number;
+  /** Password hashes computed at once (PASSWORD_HASH_CONCURRENCY). */
+  passwordHashConcurrency: number;
+  /** Password hashes waiting for a turn at most; past it, 429 (PASSWORD_HASH_QUEUE). */
+  passwordHashQueue: number;
+  oidc: OidcConfig | null;
+  /** Relay mode (UPSTREAM_URL set): flags come from the upstream, not from an admin API. */
+  relay: RelayConfig | null;
+}
+
+/** How the relay follows its upstream: `auto` tries streaming, then delta, then polling. */
+export type UpstreamProtocol = 'auto' | 'streaming' | 'delta' | 'polling';
+
+/** Relay mode's settings, named as Unleash Edge names them where Edge has the setting. */
+export interface RelayConfig {
+  /** The upstream's base URL, without `/api` and without a trailing slash (UPSTREAM_URL). */
+  upstreamUrl: string;
+  /** Client/backend and frontend tokens held from start-up (TOKENS). */
+  tokens: string[];
+  /** How often a polling or delta follower asks the upstream (FEATURES_REFRESH_INTERVAL_SECONDS). */
+  featuresRefreshMs: number;
+  /** How often SDK metrics go upstream (METRICS_INTERVAL_SECONDS). */
+  metricsIntervalMs: number;
+  /** How often every known token is checked with the upstream again (TOKEN_REVALIDATION_INTERVAL_SECONDS). */
+  tokenRevalidationMs: number;
+  /** One upstream request, body included, must finish within this (UPSTREAM_REQUEST_TIMEOUT, seconds). */
+  upstreamTimeoutMs: number;
+  /** Sent with every upstream request (CUSTOM_CLIENT_HEADERS: `Name: value`, comma-separated). */
+  customHeaders: [string, string][];
+  /** The header that carries the token upstream (UPSTREAM_AUTH_HEADER). */
+  upstreamAuthHeader: string;
+  /** UPSTREAM_PROTOCOL: `auto`, or one protocol only. */
+  protocol: UpstreamProtocol;
+  /** How the relay names itself upstream (APP_NAME, INSTANCE_ID). */
+  appName: string;
+  instanceId: string;
+  /** SDK metrics held for the upstream while it is away, in bytes (UPSTREAM_METRICS_MAX_BYTES). */
+  metricsMaxBytes: number;
+  /** How long a token the upstream refused is refused without asking again (UNKNOWN_TOKEN_CACHE_SECONDS). */
+  unknownTokenCacheMs: number;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -162,6 +241,75 @@ function parseOrigins(raw: string | undefined, name = 'CORS_ORIGINS'): string[] 
     out.push(url.origin);
   }
   return out;
+}
+
+/** A duration in seconds (decimals allowed, for tests), at least `min`, as milliseconds. */
+function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0.05): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback * 1000;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new ConfigError(`${name} must be a number of seconds of at least ${min}, got "${raw}"`);
+  return Math.round(n * 1000);
+}
+
+const PROTOCOLS: UpstreamProtocol[] = ['auto', 'streaming', 'delta', 'polling'];
+
+/** `Name: value` pairs, as Edge's CUSTOM_CLIENT_HEADERS takes them. */
+function headerPairs(raw: string | undefined): [string, string][] {
+  return list(raw).map((item) => {
+    const at = item.indexOf(':');
+    const name = at > 0 ? item.slice(0, at).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`CUSTOM_CLIENT_HEADERS must list headers as "Name: value", got "${item}"`);
+    return [name, item.slice(at + 1).trim()];
+  });
+}
+
+/** Relay mode, selected by UPSTREAM_URL; null without it. */
+function relayConfig(env: NodeJS.ProcessEnv, authType: AuthType): RelayConfig | null {
+  const raw = env.UPSTREAM_URL;
+  const tokens = list(env.TOKENS);
+  if (!raw) {
+    if (tokens.length > 0) throw new ConfigError('TOKENS is set but UPSTREAM_URL is not: a relay needs the URL of its upstream');
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`UPSTREAM_URL must be an http(s) URL such as http://unleash:4242, got "${raw}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`UPSTREAM_URL must be an http(s) URL such as http://unleash:4242 (no query, no credentials), got "${raw}"`);
+  }
+  const base = url.href.replace(/\/+$/, '');
+  if (/\/api$/.test(base)) throw new ConfigError(`UPSTREAM_URL is the upstream's base URL, without /api: use ${base.slice(0, -4)}`);
+  if (authType !== 'api-token') throw new ConfigError('AUTH_TYPE=none cannot be used with UPSTREAM_URL: a relay serves the tokens its upstream grants');
+  for (const name of ['INIT_ADMIN_API_TOKENS', 'INIT_CLIENT_API_TOKENS', 'INIT_BACKEND_API_TOKENS', 'INIT_FRONTEND_API_TOKENS']) {
+    if (env[name]) throw new ConfigError(`${name} cannot be used with UPSTREAM_URL: a relay's tokens are its upstream's; list them in TOKENS`);
+  }
+  // Relays sharing one log would each write what their upstream sends: run several relays apart.
+  for (const name of ['DATABASE_URL', 'DATABASE_HOST']) {
+    if (env[name]) throw new ConfigError(`${name} cannot be used with UPSTREAM_URL: a relay keeps its own copy in DATA_DIR; run several relays side by side instead`);
+  }
+  const protocol = (env.UPSTREAM_PROTOCOL || 'auto').toLowerCase() as UpstreamProtocol;
+  if (!PROTOCOLS.includes(protocol)) throw new ConfigError(`UPSTREAM_PROTOCOL must be one of ${PROTOCOLS.join(', ')}, got "${env.UPSTREAM_PROTOCOL}"`);
+  const authHeader = env.UPSTREAM_AUTH_HEADER || 'Authorization';
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(authHeader)) throw new ConfigError(`UPSTREAM_AUTH_HEADER must be a header name, got "${authHeader}"`);
+  return {
+    upstreamUrl: base,
+    tokens,
+    featuresRefreshMs: seconds(env, 'FEATURES_REFRESH_INTERVAL_SECONDS', 15),
+    metricsIntervalMs: seconds(env, 'METRICS_INTERVAL_SECONDS', 60),
+    tokenRevalidationMs: seconds(env, 'TOKEN_REVALIDATION_INTERVAL_SECONDS', 3600),
+    upstreamTimeoutMs: seconds(env, 'UPSTREAM_REQUEST_TIMEOUT', 5),
+    customHeaders: headerPairs(env.CUSTOM_CLIENT_HEADERS),
+    upstreamAuthHeader: authHeader,
+    protocol,
+    appName: env.APP_NAME || 'fanion-relay',
+    instanceId: env.INSTANCE_ID || `fanion-relay@${process.pid}-${Date.now().toString(36)}`,
+    metricsMaxBytes: int(env, 'UPSTREAM_METRICS_MAX_BYTES', 16 * 1024 * 1024),
+    unknownTokenCacheMs: seconds(env, 'UNKNOWN_TOKEN_CACHE_SECONDS', 60, 0),
+  };
 }
 
 /** WEBHOOK_ALLOW_HOSTS: host names as URLs spell them (lower case, no port, no wildcard). */
@@ -231,6 +379,73 @@ function parseSsl(raw: string | undefined): boolean | Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+const ROLES: RootRoleName[] = ['Admin', 'Editor', 'Viewer'];
+
+function role(raw: string, name: string): RootRoleName {
+  const found = ROLES.find((r) => r.toLowerCase() === raw.trim().toLowerCase());
+  if (!found) throw new ConfigError(`${name} must name a role: Admin, Editor or Viewer, got "${raw}"`);
+  return found;
+}
+
+/** PUBLIC_URL: an http(s) URL without query or fragment, kept without its trailing slash. */
+function parsePublicUrl(raw: string | undefined): string | null {
+  if (!raw) return null;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`PUBLIC_URL must be the http(s) address browsers reach Fanion at, such as https://flags.example.com, got "${raw}"`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseOidc(env: NodeJS.ProcessEnv, publicUrl: string | null): OidcConfig | null {
+  const issuer = env.OIDC_ISSUER;
+  if (!issuer) {
+    for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_AUTO_CREATE', 'OIDC_ROLE_CLAIM', 'OIDC_ROLE_MAP']) {
+      if (env[name]) throw new ConfigError(`${name} is set but OIDC_ISSUER is not: single sign-on needs its issuer URL`);
+    }
+    return null;
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(issuer);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))) {
+    throw new ConfigError(`OIDC_ISSUER must be an https URL (http only on this machine, for tests), got "${issuer}"`);
+  }
+  if (!env.OIDC_CLIENT_ID) throw new ConfigError('OIDC_CLIENT_ID must be set with OIDC_ISSUER');
+  if (!env.OIDC_CLIENT_SECRET) throw new ConfigError('OIDC_CLIENT_SECRET must be set with OIDC_ISSUER');
+  if (!publicUrl) throw new ConfigError('PUBLIC_URL must be set with OIDC_ISSUER: the provider sends people back to PUBLIC_URL/auth/oidc/callback');
+  const roleMap = list(env.OIDC_ROLE_MAP).map((item): [string, RootRoleName] => {
+    const at = item.lastIndexOf('=');
+    if (at <= 0) throw new ConfigError(`OIDC_ROLE_MAP must list group=Role pairs, such as fanion-admins=Admin, got "${item}"`);
+    return [item.slice(0, at).trim(), role(item.slice(at + 1), 'OIDC_ROLE_MAP')];
+  });
+  const roleClaim = env.OIDC_ROLE_CLAIM?.trim() || null;
+  if (roleMap.length > 0 && !roleClaim) throw new ConfigError('OIDC_ROLE_MAP needs OIDC_ROLE_CLAIM: the claim whose values it maps');
+  return {
+    issuer: url.href.replace(/\/$/, ''),
+    clientId: env.OIDC_CLIENT_ID,
+    clientSecret: env.OIDC_CLIENT_SECRET,
+    displayName: env.OIDC_DISPLAY_NAME?.trim() || url.hostname,
+    scopes: env.OIDC_SCOPES?.trim() || 'openid email profile',
+    autoCreate: bool(env, 'OIDC_AUTO_CREATE', false),
+    defaultRole: env.OIDC_DEFAULT_ROLE ? role(env.OIDC_DEFAULT_ROLE, 'OIDC_DEFAULT_ROLE') : 'Viewer',
+    roleClaim,
+    roleMap,
+  };
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads every setting from the environment; throws {@link ConfigError} naming the first bad one. */
@@ -244,19 +459,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   else throw new ConfigError(`AUTH_TYPE must be "api-token", "open-source" or "none", got "${rawAuth}"`);
   const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
-  const logFormat = (env.LOG_FORMAT || 'json').toLowerCase();
+  // `plain` is Unleash Edge's name for lines meant for people.
+  const logFormat = (env.LOG_FORMAT || 'json').toLowerCase().replace(/^plain$/, 'pretty');
   if (logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError(`LOG_FORMAT must be "json" or "pretty", got "${env.LOG_FORMAT}"`);
   const tokenHashKey = env.TOKEN_HASH_KEY || undefined;
   if (tokenHashKey !== undefined && tokenHashKey.length < 16) throw new ConfigError('TOKEN_HASH_KEY must be at least 16 characters long');
+  const relay = relayConfig(env, authType);
   const headersTimeoutMs = positive(env, 'HEADERS_TIMEOUT_MS', 15_000);
   const requestTimeoutMs = positive(env, 'REQUEST_TIMEOUT_MS', 60_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) cannot be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   const streamingMaxConnections = int(env, 'STREAMING_MAX_CONNECTIONS', 10_000);
+  const sessionIdleMs = positive(env, 'SESSION_IDLE_TIMEOUT_MS', 8 * 60 * 60 * 1000);
+  const sessionMaxAgeMs = positive(env, 'SESSION_MAX_AGE_MS', 48 * 60 * 60 * 1000);
+  if (sessionIdleMs > sessionMaxAgeMs) throw new ConfigError(`SESSION_IDLE_TIMEOUT_MS (${sessionIdleMs}) cannot be longer than SESSION_MAX_AGE_MS (${sessionMaxAgeMs})`);
+  const passwordScryptLogN = int(env, 'PASSWORD_SCRYPT_LOG_N', 15);
+  if (passwordScryptLogN < 10 || passwordScryptLogN > 20) throw new ConfigError(`PASSWORD_SCRYPT_LOG_N must be from 10 to 20, got "${env.PASSWORD_SCRYPT_LOG_N}"`);
+  const defaultAdminUsername = env.UNLEASH_DEFAULT_ADMIN_USERNAME?.trim() || 'admin';
+  if (defaultAdminUsername.length > 100) throw new ConfigError('UNLEASH_DEFAULT_ADMIN_USERNAME must be at most 100 characters');
+  const publicUrl = parsePublicUrl(env.PUBLIC_URL);
   return {
-    port: port(env, 'PORT', port(env, 'HTTP_PORT', 4242)),
+    // A relay listens where Unleash Edge does (3063), so an Edge deployment moves over as it is.
+    port: port(env, 'PORT', port(env, 'HTTP_PORT', relay ? 3063 : 4242)),
     // Without authentication every caller is an admin: unless told otherwise, only this machine.
-    host: env.HOST || (authType === 'none' ? '127.0.0.1' : '0.0.0.0'),
-    dataDir: path.resolve(env.DATA_DIR ?? './data'),
+    // INTERFACE is Edge's name for it.
+    host: env.HOST || (relay && env.INTERFACE) || (authType === 'none' ? '127.0.0.1' : '0.0.0.0'),
+    // BACKUP_FOLDER is where Edge keeps its snapshot: for a relay it is the data folder.
+    dataDir: path.resolve(env.DATA_DIR ?? ((relay && env.BACKUP_FOLDER) || './data')),
     walSync,
     authType,
     logLevel,
@@ -284,11 +512,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamingBufferBytes: positive(env, 'STREAMING_BUFFER_BYTES', 1024 * 1024),
     deltaWindowChanges: positive(env, 'DELTA_WINDOW_CHANGES', 10_000),
     clientStreamingUpgrade: bool(env, 'CLIENT_STREAMING_UPGRADE', false),
-    frontendOrigins: parseOrigins(env.FRONTEND_API_ORIGINS, 'FRONTEND_API_ORIGINS'),
+    // Edge's CORS_ORIGIN names the browser origins of its frontend API.
+    frontendOrigins: env.FRONTEND_API_ORIGINS || !relay ? parseOrigins(env.FRONTEND_API_ORIGINS, 'FRONTEND_API_ORIGINS') : parseOrigins(env.CORS_ORIGIN, 'CORS_ORIGIN'),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     frontendCacheEntries: int(env, 'FRONTEND_CACHE_ENTRIES', 10_000),
     frontendCacheMaxBytes: int(env, 'FRONTEND_CACHE_MAX_BYTES', 64 * 1024 * 1024),
-    prometheusOpen: bool(env, 'PROMETHEUS_OPEN', false),
+    // A relay has no admin token to show them to: open by default, as Edge's /internal-backstage/metrics.
+    prometheusOpen: bool(env, 'PROMETHEUS_OPEN', relay !== null),
     webhookTimeoutMs: positive(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
     webhookRetryBaseMs: positive(env, 'WEBHOOK_RETRY_BASE_MS', 1_000),
     webhookRetryMaxDelayMs: positive(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 60 * 60 * 1000),
@@ -299,5 +529,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTemplateMaxBytes: positive(env, 'WEBHOOK_TEMPLATE_MAX_BYTES', 4 * 1024 * 1024),
     webhookTemplateMaxSteps: positive(env, 'WEBHOOK_TEMPLATE_MAX_STEPS', 200_000),
     database: parseDatabase(env),
+    publicUrl,
+    defaultAdminUsername,
+    defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,
+    sessionIdleMs,
+    sessionMaxAgeMs,
+    passwordLinkTtlMs: positive(env, 'PASSWORD_LINK_TTL_MS', 24 * 60 * 60 * 1000),
+    passwordSignIn: bool(env, 'PASSWORD_SIGN_IN', true),
+    signInPerAddress: positive(env, 'SIGN_IN_LIMIT_PER_ADDRESS', 10),
+    signInPerAccount: positive(env, 'SIGN_IN_LIMIT_PER_ACCOUNT', 5),
+    signInLimiterEntries: positive(env, 'SIGN_IN_LIMITER_ENTRIES', 10_000),
+    passwordScryptLogN,
+    passwordHashConcurrency: positive(env, 'PASSWORD_HASH_CONCURRENCY', 2),
+    passwordHashQueue: int(env, 'PASSWORD_HASH_QUEUE', 32),
+    oidc: parseOidc(env, publicUrl),
+    relay,
   };
 }

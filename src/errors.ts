@@ -29,6 +29,11 @@ export class AuthenticationRequired extends FanionError {
   override readonly name = 'AuthenticationRequired';
   readonly status = 401;
 }
+/** A sign-in refused: the same answer for an unknown account, a wrong password or a deactivated account (Unleash's name). */
+export class PasswordMismatch extends FanionError {
+  override readonly name = 'PasswordMismatch';
+  readonly status = 401;
+}
 export class NoAccessError extends FanionError {
   override readonly name = 'NoAccessError';
   readonly status = 403;
@@ -77,6 +82,14 @@ export class TooManyStreamsError extends FanionError {
   override readonly name = 'TooManyStreamsError';
   readonly status = 429;
 }
+/** Too many attempts (sign-ins from one address or at one account, or a busy password hasher): try again after `retryAfter` seconds (the Retry-After header). */
+export class TooManyRequestsError extends FanionError {
+  override readonly name = 'TooManyRequestsError';
+  readonly status = 429;
+  constructor(message: string, readonly retryAfter: number) {
+    super(message);
+  }
+}
 /** The write-ahead log could not make a change durable; nothing was applied. */
 export class ServiceUnavailableError extends FanionError {
   override readonly name = 'ServiceUnavailableError';
@@ -101,7 +114,9 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
   if (err instanceof FanionError) {
     const body: ErrorBody = { id: randomUUID(), name: err.name, message: err.message };
     if (err.details) body.details = err.details;
-    const headers = err instanceof MethodNotAllowedError ? { Allow: err.allow.join(', ') } : undefined;
+    const headers: Record<string, string> | undefined = err instanceof MethodNotAllowedError
+      ? { Allow: err.allow.join(', ') }
+      : err instanceof TooManyRequestsError ? { 'Retry-After': String(Math.max(1, Math.ceil(err.retryAfter))) } : undefined;
     return { status: err.status, body, unexpected: false, headers };
   }
   return {

@@ -41,7 +41,10 @@ import { strategyTypeRoutes } from './strategy-types/routes.js';
 import { tagRoutes } from './tags/routes.js';
 import { SECRET_PATH_PREFIX, tokenRoutes } from './tokens/routes.js';
 import { ensureFirstAdminToken } from './tokens/seed.js';
+import { peopleRoutes } from './people/routes.js';
+import { ensureFirstAdmin } from './people/seed.js';
 import { variantRoutes } from './variants/routes.js';
+import { proxyAliases, relayRoutes, validateThroughUpstream } from './relay/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
 const FRONTEND = '/api/frontend';
@@ -94,6 +97,13 @@ export interface RunningServer {
   /** What GET /ready waits for. */
   readiness: Readiness;
   close(): Promise<void>;
+}
+
+/** The page a relay shows at `/`, in place of the console. */
+function relayPage(upstream: string): Buffer {
+  const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return Buffer.from(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fanion relay</title></head><body>` +
+    `<h1>This is a Fanion relay</h1><p>It serves SDKs the flags of its upstream. Change flags on the upstream: <a href="${esc(upstream)}">${esc(upstream)}</a>.</p></body></html>`);
 }
 
 /** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
@@ -228,21 +238,52 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       : 'No such file of the console.'), log);
     logUnmatched(req, res, started);
   };
-  app.get('/', consoleFile);
+  if (config.relay) {
+    // No console: a relay's flags are changed on its upstream.
+    const page = relayPage(config.relay.upstreamUrl);
+    app.get('/', (_req, res) => {
+      res.writeHead(200, ['Content-Type', 'text/html; charset=utf-8', 'Content-Length', String(page.length), 'Content-Security-Policy', "default-src 'none'", ...NOSNIFF]);
+      res.end(page);
+    });
+  } else app.get('/', consoleFile);
   app.get('/index.html', consoleFile);
   app.get('/ui/:file', consoleFile);
-  const routes = [
+  const relay = fanion.relay;
+  const frontend = frontendRoutes(ctx, fanion.evaluator, fanion.metrics);
+  const operations = operationsRoutes(ctx, fanion.operations);
+  let routes = [
     ...ROUTE_MODULES.flatMap((m) => m(ctx)),
     ...tokenRoutes(hasher)(ctx),
     ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot, () => fanion.engine.applying),
     ...pushRoutes(fanion.push, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics, fanion.tokens),
     ...edgeRoutes(ctx, fanion.tokens),
-    ...frontendRoutes(ctx, fanion.evaluator, fanion.metrics),
+    ...frontend,
     ...ofrepRoutes(ctx, fanion.evaluator),
-    ...operationsRoutes(ctx, fanion.operations),
+    ...operations,
     ...addonRoutes(ctx, fanion.webhooks),
+    // Sign-in and people, but not on a relay: nobody signs in to one.
+    ...(relay ? [] : peopleRoutes(ctx, { people: fanion.people, passwords: fanion.passwords, hasher, guard: fanion.guard, oidc: fanion.oidc })),
   ];
+  if (relay) {
+    // A relay's flags change on its upstream: no admin route, the SDK APIs, and Edge's paths.
+    routes = [
+      ...validateThroughUpstream(routes.filter((r) => !r.permission), (tokens) => relay.admitAll(tokens)),
+      ...relayRoutes(ctx, readiness),
+      ...proxyAliases(frontend),
+      ...operations.filter((r) => !r.permission).map((r) => ({ ...r, path: '/internal-backstage/metrics', summary: `${r.summary} (Unleash Edge's path)` })),
+    ];
+    const refuse = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const started = performance.now();
+      sendError(res, new NotFoundError(`This is a Fanion relay: change flags on its upstream ${config.relay!.upstreamUrl}`), log);
+      logUnmatched(req, res, started);
+    };
+    for (const m of METHODS) {
+      const verb = m.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+      app[verb]('/api/admin', refuse);
+      app[verb]('/api/admin/*', refuse);
+    }
+  }
   await letWaitingRequestsIn();
   mount(app, ctx, routes);
   await letWaitingRequestsIn();
@@ -256,10 +297,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // register/metrics included, goes through the one polka app.
   const poll = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === CLIENT_FEATURES);
   const answerPoll = poll ? directGet(ctx, poll) : null;
-  const frontend = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === FRONTEND);
-  const answerFrontend = frontend ? directGet(ctx, frontend) : null;
+  const frontendGet = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === FRONTEND);
+  const answerFrontend = frontendGet ? directGet(ctx, frontendGet) : null;
   const appHandler = app.handler as unknown as http.RequestListener;
-  handler = (req, res) => {
+  // Relay mode: a token the relay does not hold yet is checked with the upstream first (the
+  // request waits, bounded); then the request goes on as any other, and authentication decides.
+  const admit = relay ? (req: http.IncomingMessage) => relay.admit(req) : null;
+  const dispatch: http.RequestListener = (req, res) => {
     const url = req.url!;
     if (answerPoll && req.method === 'GET' && isPath(url, CLIENT_FEATURES)) {
       answerPoll(req, res);
@@ -270,7 +314,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       appHandler(req, res);
     }
   };
-  await ensureFirstAdminToken({ engine, config, hasher, log });
+  handler = admit
+    ? (req, res) => {
+      const wait = admit(req);
+      if (wait) void wait.then(() => dispatch(req, res));
+      else dispatch(req, res);
+    }
+    : dispatch;
+  if (!relay) await ensureFirstAdminToken({ engine, config, hasher, log });
+  // A relay has no admin API, so no people either.
+  if (!relay) await ensureFirstAdmin({ engine, config, passwords: fanion.passwords, log });
   serving();
 
   let closing: Promise<void> | null = null;

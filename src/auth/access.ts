@@ -1,7 +1,10 @@
 // "Who is calling, and may they do this?" Route code only sees this interface: the open mode
-// (AUTH_TYPE=none) and API tokens (src/tokens) both implement it.
+// (AUTH_TYPE=none), API tokens (src/tokens) and people (src/people: session cookies and personal
+// access tokens, with API tokens as before) implement it. Who calls is found by the
+// authenticator (`caller`); whether they may is decided in one place, auth/permissions.ts.
 import type { IncomingMessage } from 'node:http';
 import type { Actor } from '../state/types.js';
+import type { Grant } from './permissions.js';
 
 /** What an admin operation touches, for scoped admin tokens. */
 export interface AdminScope {
@@ -46,7 +49,20 @@ export function inClientScope(scope: ClientScope, project: string): boolean {
   return scope.projects.includes('*') || scope.projects.includes(project);
 }
 
+/** Who calls the admin API, and what they may do. */
+export interface AdminCaller {
+  /** The name and person id events record. */
+  actor: Actor;
+  grant: Grant;
+  /** How they proved it. */
+  via: 'open' | 'token' | 'session' | 'personal-token';
+  /** The person calling (a session or a personal access token). */
+  userId?: number;
+}
+
 export interface Authenticator {
+  /** Who calls the admin API, or throws AuthenticationRequired (401) / NoAccessError (403: not an admin credential). */
+  caller(req: IncomingMessage): AdminCaller;
   /** Returns the calling actor, or throws AuthenticationRequired (401) / NoAccessError (403). */
   admin(req: IncomingMessage, permission: string, scope: AdminScope): Actor;
   /** What the admin caller of a `visibleOnly` route may see; throws like `admin` for anyone else. */
@@ -67,6 +83,10 @@ export const OPEN_ADMIN: Actor = { name: 'admin', userId: null };
 /** AUTH_TYPE=none: everyone is an admin, and the client API serves `development`. */
 export class OpenAuthenticator implements Authenticator {
   private readonly scope: ClientScope = { environment: 'development', projects: ['*'], key: 'open', actor: OPEN_ADMIN };
+  private readonly open: AdminCaller = { actor: OPEN_ADMIN, grant: { kind: 'everything' }, via: 'open' };
+  caller(): AdminCaller {
+    return this.open;
+  }
   admin(): Actor {
     return OPEN_ADMIN;
   }

@@ -107,6 +107,21 @@ function take(from: Set<string> | Map<string, unknown>, max: number): string[] {
   return out;
 }
 
+/** Which API a metrics bucket came in through: back-end SDKs, or browsers (the Frontend API). */
+export type MetricsKind = 'client' | 'frontend';
+
+/**
+ * Sees every registration and metrics bucket accepted, as sent (a relay forwards them upstream).
+ * Called before the store's own filtering: the store keeps what this server knows, the upstream
+ * decides for itself.
+ */
+export interface MetricsTap {
+  registered(scope: ClientScope, body: InstanceReport, now: string): void;
+  recorded(scope: ClientScope, body: MetricsBody, now: string, kind: MetricsKind): void;
+  /** What a relay downstream sent for the SDKs behind it. */
+  bulkReceived(scope: ClientScope, body: BulkMetricsBody, now: string): void;
+}
+
 /** Bounds against a misbehaving or hostile client inventing names. */
 export const MAX_APPLICATIONS = 1000;
 export const MAX_INSTANCES_PER_APP = 1000;
@@ -160,6 +175,8 @@ export class ClientMetricsStore {
   private pending = new Map<string, LastSeen>();
   /** On a cluster node: what was reported here since the last report to the other nodes (share()). */
   private sharing: { instances: Set<string>; counts: Map<string, ReportedCounts>; unknown: Map<string, MetricsReport['unknown'][number]> } | null = null;
+  /** Set in relay mode (app.ts). */
+  tap: MetricsTap | null = null;
 
   constructor(
     private readonly state: State,
@@ -171,6 +188,7 @@ export class ClientMetricsStore {
 
   /** An SDK instance announces itself (in the token's environment, whatever its body says). */
   register(scope: ClientScope, body: InstanceReport, now: string, headers: SdkDetails = {}): void {
+    this.tap?.registered(scope, body, now);
     this.registerOne(scope, body, now, headers);
     this.enforceBudget();
   }
@@ -191,7 +209,8 @@ export class ClientMetricsStore {
    * are ignored: a public token must not mark another project's flags as used (their counts, their
    * lastSeenAt). Names the server does not have at all are reported as unknown flags.
    */
-  record(scope: ClientScope, body: MetricsBody, now: string, headers: SdkDetails = {}): void {
+  record(scope: ClientScope, body: MetricsBody, now: string, headers: SdkDetails = {}, kind: MetricsKind = 'client'): void {
+    this.tap?.recorded(scope, body, now, kind);
     const app = this.app(body.appName, now);
     // Only the fields the metrics schema checks: the body may carry anything else.
     const { connectionId, sdkVersion, sdkFlavor, sdkFlavorVersion, platformName, platformVersion } = body;
@@ -206,6 +225,7 @@ export class ClientMetricsStore {
    * is in the token's), and only flags of the token's projects, as for an SDK's own metrics.
    */
   recordBulk(scope: ClientScope, body: BulkMetricsBody, now: string): void {
+    this.tap?.bulkReceived(scope, body, now);
     const inScope = (environment: string | null | undefined) => environment == null || environment === scope.environment;
     for (const a of body.applications) {
       if (!inScope(a.environment)) continue;

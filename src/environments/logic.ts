@@ -8,7 +8,7 @@ import type { Op } from '../state/ops.js';
 import { checkName } from '../state/names.js';
 import { strategiesOf, type State } from '../state/state.js';
 import type { Environment } from '../state/types.js';
-import { tokensWithout } from '../tokens/logic.js';
+import { accessWithout } from '../people/logic.js';
 
 export const MAX_ENVIRONMENTS = 50;
 
@@ -63,7 +63,7 @@ export function updateEnvironment(name: string, input: Partial<EnvironmentInput>
   };
 }
 
-/** API tokens of that environment are deleted with it (tokensWithout). */
+/** API tokens of that environment are deleted with it, and it leaves people's environment limits (accessWithout). */
 export function deleteEnvironment(name: string) {
   return (state: State, env: { now: string }): Change<null> => {
     const before = requireEnvironment(state, name);
@@ -75,7 +75,7 @@ export function deleteEnvironment(name: string) {
       ops.push({ o: 'featureEnv.del', feature, environment: name });
     }
     ops.push({ o: 'env.del', name });
-    const tokens = tokensWithout(state, { environments: [name] }, env.now);
+    const tokens = accessWithout(state, { environments: [name] }, env.now);
     return {
       ops: [...ops, ...tokens.ops],
       events: [{ type: 'environment-deleted', environment: name, preData: environmentView(before) }, ...tokens.events],

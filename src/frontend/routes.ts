@@ -96,7 +96,7 @@ export function frontendRoutes(ctx: AppContext, evaluator: Evaluator, store: Cli
       method: 'POST', path: '/api/frontend/client/metrics', tag: TAG, auth: 'frontend', cors: true, body: clientMetricsSchemas.clientMetricsSchema,
       summary: 'Evaluation counts from a browser SDK, into the same store as the client API\'s', responses: { 200: 'Accepted', 400: 'Malformed body' },
       handler: ({ req, body, client }) => {
-        store.record(client!, body as MetricsBody, ctx.engine.now().toISOString(), sdkHeaders(req.headers));
+        store.record(client!, body as MetricsBody, ctx.engine.now().toISOString(), sdkHeaders(req.headers), 'frontend');
         return { status: 200 };
       },
     },

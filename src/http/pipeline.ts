@@ -112,4 +112,7 @@ function checkRoute(ctx: AppContext, route: RouteDef): void {
   if (route.reply) ctx.schemas.nameOf(route.reply);
   if (route.background && route.method !== 'GET') throw new Error(`${where}: only a GET may be a background read`);
   if (route.bodyScopes && !route.permission) throw new Error(`${where}: bodyScopes need a permission to check`);
+  // An admin route takes a session cookie, which a browser sends by itself: it must keep the
+  // cross-origin check (origin.ts), which routes open to other sites skip.
+  if (route.permission && (route.cors || route.crossOrigin === 'allowed')) throw new Error(`${where}: an admin route cannot be open to other sites`);
 }

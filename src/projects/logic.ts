@@ -6,7 +6,7 @@ import type { Op } from '../state/ops.js';
 import { checkName } from '../state/names.js';
 import type { State } from '../state/state.js';
 import type { Project } from '../state/types.js';
-import { tokensWithout } from '../tokens/logic.js';
+import { accessWithout } from '../people/logic.js';
 
 export const MAX_PROJECTS = 500;
 export const DEFAULT_PROJECT = 'default';
@@ -106,7 +106,7 @@ export function updateProject(id: string, input: ProjectInput) {
  * Refused (403, as Unleash's InvalidOperationError) for `default` and for a project that still
  * holds flags, archived ones included: deleting it would orphan them. Segments scoped to the
  * project go with it; only that project's flags could use them, and there are none left. API
- * tokens of that project alone are deleted, tokens of several projects lose it (tokensWithout).
+ * tokens of that project alone are deleted, tokens of several projects lose it, and people lose their role in it (accessWithout).
  */
 export function deleteProject(id: string) {
   return (state: State, env: { now: string }): Change<null> => {
@@ -128,7 +128,7 @@ export function deleteProject(id: string) {
     }
     ops.push({ o: 'project.del', id });
     events.push({ type: 'project-deleted', project: id, preData: projectRecord(before) });
-    const tokens = tokensWithout(state, { projects: [id] }, env.now);
+    const tokens = accessWithout(state, { projects: [id] }, env.now);
     return { ops: [...ops, ...tokens.ops], events: [...events, ...tokens.events], result: null };
   };
 }

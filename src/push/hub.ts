@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientScope } from '../auth/access.js';
 import { filterKey, type ClientFilter } from '../client-api/query.js';
 import type { Engine } from '../engine/engine.js';
-import { TooManyStreamsError } from '../errors.js';
+import { ServiceUnavailableError, TooManyStreamsError } from '../errors.js';
 import type { StateChange } from '../state/change.js';
 import { SharedBodies } from './bodies.js';
 import { changes, hydration, type DeltaEvent } from './delta.js';
@@ -110,6 +110,7 @@ export class PushHub {
   framesBuilt = 0;
   framesWritten = 0;
   dropped = 0;
+  private closing = false;
 
   constructor(
     private readonly engine: Engine,
@@ -215,6 +216,8 @@ export class PushHub {
    * since `lastEventId` when the window has them, else a hydration), then every durable change.
    */
   async open(req: IncomingMessage, res: ServerResponse, scope: ClientScope, filter: ClientFilter, lastEventId: number | undefined, headers: readonly string[]): Promise<void> {
+    // A stream opened during shutdown (a request on a kept-alive connection) would hold it open.
+    if (this.closing) throw new ServiceUnavailableError('This server is shutting down: connect again (to another one, or to this one once it is back).');
     if (this.count >= this.opts.maxStreams) {
       throw new TooManyStreamsError(`This server already serves ${this.opts.maxStreams} streams (STREAMING_MAX_CONNECTIONS); poll instead.`);
     }
@@ -342,6 +345,7 @@ export class PushHub {
 
   /** Graceful shutdown: every stream ends, so SDKs reconnect (to another server, or this one when back). */
   close(): void {
+    this.closing = true;
     clearInterval(this.timer);
     for (const view of [...this.views.values()]) for (const s of [...view.streams]) this.end(s);
   }

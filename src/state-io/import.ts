@@ -15,7 +15,7 @@ import type {
 import { Draft, featureOfEnvKey, flagTagKey, type Tracked } from './draft.js';
 import { exportedFeature, exportedProject, exportedSegment } from './export.js';
 import type { StateDocument } from './schema.js';
-import { tokensWithout } from '../tokens/logic.js';
+import { accessWithout } from '../people/logic.js';
 import { checkSegmentName } from '../state/names.js';
 import { importedVariants } from '../variants/weights.js';
 
@@ -85,7 +85,7 @@ export function importState(doc: StateDocument, opts: ImportOptions): SlicedComm
 
     // Tokens of projects and environments the import removed go with them, as when one is
     // deleted through the API; one that the document brings back is not removed.
-    const tokens = tokensWithout(state, { projects: [...d.projects.removed()], environments: [...d.environments.removed()] }, env.now);
+    const tokens = accessWithout(state, { projects: [...d.projects.removed()], environments: [...d.environments.removed()] }, env.now);
     const ops = [...(await diffOps(d, state, slicer)), ...tokens.ops];
     events.push(...tokens.events);
     return { ops, events, result: { ops: ops.length, events: events.length } };

@@ -23,12 +23,19 @@ export interface StateDump {
   revokedTokens: unknown[];
   addons?: unknown[];
   addonCursors?: [number, number][];
+  /** People, their sessions, personal tokens and password links (absent in checkpoints written before them). */
+  users?: unknown[];
+  sessions?: unknown[];
+  personalTokens?: unknown[];
+  passwordLinks?: unknown[];
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId?: number;
   /** A cluster's webhook delivery term and its leader (absent in older dumps: none). */
   webhookTerm?: number;
   webhookLeader?: string;
+  nextUserId?: number;
+  nextPersonalTokenId?: number;
   events: EventRecord[];
 }
 
@@ -52,11 +59,17 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     revokedTokens: byKey(s.revokedTokens),
     addons: byKey(s.addons),
     addonCursors: [...s.addonCursors.entries()].sort(([a], [b]) => a - b),
+    users: byKey(s.users),
+    sessions: byKey(s.sessions),
+    personalTokens: byKey(s.personalTokens),
+    passwordLinks: byKey(s.passwordLinks),
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
     nextAddonId: s.nextAddonId,
     webhookTerm: s.webhookTerm,
     webhookLeader: s.webhookLeader,
+    nextUserId: s.nextUserId,
+    nextPersonalTokenId: s.nextPersonalTokenId,
     events: opts.events === false ? [] : [...s.events.oldestFirst()],
   };
 }
@@ -92,6 +105,12 @@ export function loadDump(d: StateDump): State {
   m<any>(d.revokedTokens, (x) => x.hash, s.revokedTokens);
   m<any>(d.addons ?? [], (x) => x.id, s.addons);
   for (const [id, eventId] of d.addonCursors ?? []) s.addonCursors.set(id, eventId);
+  m<any>(d.users ?? [], (x) => x.id, s.users);
+  m<any>(d.sessions ?? [], (x) => x.hash, s.sessions);
+  m<any>(d.personalTokens ?? [], (x) => x.hash, s.personalTokens);
+  m<any>(d.passwordLinks ?? [], (x) => x.hash, s.passwordLinks);
+  s.nextUserId = d.nextUserId ?? 1;
+  s.nextPersonalTokenId = d.nextPersonalTokenId ?? 1;
   s.nextSegmentId = d.nextSegmentId;
   s.nextAddonId = d.nextAddonId ?? 1;
   s.nextStrategySeq = d.nextStrategySeq;

@@ -2,7 +2,8 @@
 // Commands produce them (with every generated id and timestamp already filled in), the WAL
 // stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
+  StrategyType, Tag, TagType, User,
 } from './types.js';
 import { featureEnvKey, tagKey, type State } from './state.js';
 
@@ -46,7 +47,15 @@ export type Op =
    * On a cluster: what SDKs reported to `node` lately (client-metrics/store.ts MetricsReport),
    * for the other nodes' views. The state keeps nothing of it.
    */
-  | { o: 'metrics.report'; node: string; report: unknown };
+  | { o: 'metrics.report'; node: string; report: unknown }
+  | { o: 'user.put'; user: User }
+  | { o: 'user.del'; id: number }
+  | { o: 'session.put'; session: Session }
+  | { o: 'session.del'; hash: string }
+  | { o: 'pat.put'; token: PersonalToken }
+  | { o: 'pat.del'; hash: string }
+  | { o: 'passwordLink.put'; link: PasswordLink }
+  | { o: 'passwordLink.del'; hash: string };
 
 export type Undo = () => void;
 
@@ -92,9 +101,11 @@ function delInUndoable<K, V>(map: Map<K, V>, key: K, order: OrderKeeper | null):
 }
 
 /** Puts an entity with a numeric id, moving the state's next-id counter past it. */
-function putNumbered<V extends { id: number }>(s: State, map: Map<number, V>, value: V, counter: 'nextSegmentId' | 'nextAddonId', withUndo: boolean): Undo {
+function putNumbered<K, V extends { id: number }>(
+  s: State, map: Map<K, V>, key: K, value: V, counter: 'nextSegmentId' | 'nextAddonId' | 'nextUserId' | 'nextPersonalTokenId', withUndo: boolean,
+): Undo {
   const prevNext = s[counter];
-  const undo = putIn(map, value.id, value, withUndo);
+  const undo = putIn(map, key, value, withUndo);
   if (value.id >= s[counter]) s[counter] = value.id + 1;
   if (!withUndo) return NO_UNDO;
   return () => {
@@ -243,7 +254,7 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       };
     }
     case 'segment.put':
-      return putNumbered(s, s.segments, op.segment, 'nextSegmentId', withUndo);
+      return putNumbered(s, s.segments, op.segment.id, op.segment, 'nextSegmentId', withUndo);
     case 'segment.del':
       return delIn(s.segments, op.id, withUndo, order);
     case 'tagType.put':
@@ -307,7 +318,7 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       };
     }
     case 'addon.put':
-      return putNumbered(s, s.addons, op.addon, 'nextAddonId', withUndo);
+      return putNumbered(s, s.addons, op.addon.id, op.addon, 'nextAddonId', withUndo);
     case 'addon.del': {
       const undos = [delIn(s.addons, op.id, withUndo, order), delIn(s.addonCursors, op.id, withUndo, order)];
       return () => undos.reverse().forEach((u) => u());
@@ -329,6 +340,22 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
           }
         : NO_UNDO;
     }
+    case 'user.put':
+      return putNumbered(s, s.users, op.user.id, op.user, 'nextUserId', withUndo);
+    case 'user.del':
+      return delIn(s.users, op.id, withUndo, order);
+    case 'session.put':
+      return putIn(s.sessions, op.session.hash, op.session, withUndo);
+    case 'session.del':
+      return delIn(s.sessions, op.hash, withUndo, order);
+    case 'pat.put':
+      return putNumbered(s, s.personalTokens, op.token.hash, op.token, 'nextPersonalTokenId', withUndo);
+    case 'pat.del':
+      return delIn(s.personalTokens, op.hash, withUndo, order);
+    case 'passwordLink.put':
+      return putIn(s.passwordLinks, op.link.hash, op.link, withUndo);
+    case 'passwordLink.del':
+      return delIn(s.passwordLinks, op.hash, withUndo, order);
     default: {
       const never: never = op;
       throw new Error(`unknown op ${(never as { o: string }).o}`);

@@ -1,7 +1,8 @@
 // The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
 import { EventLog } from './events/event-log.js';
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, Project, RevokedToken, Segment, Strategy, StrategyType, Tag, TagType,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
+  StrategyType, Tag, TagType, User,
 } from './types.js';
 
 export interface State {
@@ -26,6 +27,13 @@ export interface State {
   addons: Map<number, Addon>;
   /** addon id → id of the last event it delivered (or passed over): where delivery resumes after a restart. */
   addonCursors: Map<number, number>;
+  users: Map<number, User>;
+  /** Session hash → session. */
+  sessions: Map<string, Session>;
+  /** Personal access token hash → token. */
+  personalTokens: Map<string, PersonalToken>;
+  /** Invitation and reset link hash → link. */
+  passwordLinks: Map<string, PasswordLink>;
   events: EventLog;
   /** On a cluster: the webhook delivery term and the node that leads it (0 and '' before any). */
   webhookTerm: number;
@@ -33,6 +41,8 @@ export interface State {
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId: number;
+  nextUserId: number;
+  nextPersonalTokenId: number;
   /** Bumped on every applied record; lets caches know something changed. */
   revision: number;
 }
@@ -55,12 +65,18 @@ export function emptyState(): State {
     revokedTokens: new Map(),
     addons: new Map(),
     addonCursors: new Map(),
+    users: new Map(),
+    sessions: new Map(),
+    personalTokens: new Map(),
+    passwordLinks: new Map(),
     events: new EventLog(),
     webhookTerm: 0,
     webhookLeader: '',
     nextSegmentId: 1,
     nextStrategySeq: 1,
     nextAddonId: 1,
+    nextUserId: 1,
+    nextPersonalTokenId: 1,
     revision: 0,
   };
 }

@@ -210,6 +210,18 @@ export class Toucher {
         case 'webhooks.lead':
         case 'metrics.report':
           break;
+        // People and their sessions, personal tokens and links: SDKs never authenticate with them
+        // (client() takes client tokens only), so no stream or cached answer depends on them, and
+        // the metrics flush writing when a session was last used touches nothing here.
+        case 'user.put':
+        case 'user.del':
+        case 'session.put':
+        case 'session.del':
+        case 'pat.put':
+        case 'pat.del':
+        case 'passwordLink.put':
+        case 'passwordLink.del':
+          break;
         default:
           // An op kind added later that no reader knows yet: be correct, not fast.
           t.everything = true;

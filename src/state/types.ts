@@ -185,6 +185,81 @@ export interface Addon {
   createdAt: string;
 }
 
+/** A person's role on the whole server, as Unleash names them. */
+export type RootRole = 'Admin' | 'Editor' | 'Viewer';
+
+/** A person's role in one project, beyond their root role. */
+export type ProjectRole = 'Owner' | 'Member' | 'Viewer';
+
+export interface ProjectBinding {
+  project: string;
+  role: ProjectRole;
+}
+
+/** A person who signs in to the console (or acts through a personal access token). */
+export interface User {
+  id: number;
+  name: string | null;
+  /** Unique among people, compared without case. */
+  email: string | null;
+  /** Unique among people (and among emails), compared without case. */
+  username: string | null;
+  rootRole: RootRole;
+  /** Roles in projects, sorted by project. */
+  projects: ProjectBinding[];
+  /** The environments in which the person may change anything; null for every one. */
+  environments: string[] | null;
+  /**
+   * The scrypt hash of the password, in PHC form (`$scrypt$ln=…,r=…,p=…$salt$hash`); null when
+   * the person has none (invited and not yet accepted, or single sign-on only). Kept in the state
+   * and the WAL like a token's hash, never in an event or an answer.
+   */
+  passwordHash: string | null;
+  /** A deactivated person cannot sign in, and their sessions and personal tokens stop working. */
+  active: boolean;
+  /** The single sign-on identity the person signs in with, once they have. */
+  sso: { issuer: string; subject: string } | null;
+  createdAt: string;
+  /** When the person last signed in. */
+  seenAt: string | null;
+}
+
+/** A signed-in browser: the cookie holds a random id, the state only its keyed hash. */
+export interface Session {
+  hash: string;
+  userId: number;
+  /** How the person signed in. */
+  method: 'password' | 'oidc';
+  createdAt: string;
+  /** The absolute end of the session (SESSION_MAX_AGE_MS after it began). */
+  expiresAt: string;
+  /** Its last use, to within METRICS_FLUSH_MS: the idle timeout counts from here after a restart. */
+  seenAt: string;
+}
+
+/** A personal access token: an API credential that acts as its person. */
+export interface PersonalToken {
+  /** Keyed hash of the secret. */
+  hash: string;
+  id: number;
+  userId: number;
+  description: string;
+  expiresAt: string;
+  createdAt: string;
+  seenAt: string | null;
+}
+
+/** A one-time link that sets a person's password: an invitation or a reset. Only its hash is kept. */
+export interface PasswordLink {
+  hash: string;
+  userId: number;
+  kind: 'invite' | 'reset';
+  createdAt: string;
+  expiresAt: string;
+  /** Who made it (shown to the person who opens it). */
+  createdBy: string;
+}
+
 export interface EventRecord {
   id: number;
   type: string;

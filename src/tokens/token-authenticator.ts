@@ -2,7 +2,8 @@
 // State.apiTokens; the derived, per-token facts (digest bytes, expiry, client scope) are cached by
 // token object, so the client API's hot path allocates nothing else per request.
 import type { IncomingMessage } from 'node:http';
-import { describeLimits, type AdminScope, type AdminView, type Authenticator, type ClientScope } from '../auth/access.js';
+import type { AdminCaller, AdminScope, AdminView, Authenticator, ClientScope } from '../auth/access.js';
+import { authorize, viewOf } from '../auth/permissions.js';
 import { AuthenticationRequired, NoAccessError } from '../errors.js';
 import type { State } from '../state/state.js';
 import type { Actor, ApiToken, TokenType } from '../state/types.js';
@@ -15,6 +16,8 @@ interface Known {
   expiresAtMs: number;
   actor: Actor;
   scope: ClientScope;
+  /** What the token may do on the admin API (admin tokens only). */
+  caller: AdminCaller;
   view: AdminView;
   /** When the token was last used (ms), and up to when that was handed to takeSeen. */
   usedAt: number;
@@ -40,30 +43,28 @@ export class TokenAuthenticator implements Authenticator {
     private readonly now: () => number = Date.now,
   ) {}
 
+  caller(req: IncomingMessage): AdminCaller {
+    return this.adminToken(req, 'READ', '*').caller;
+  }
+
   admin(req: IncomingMessage, permission: string, scope: AdminScope): Actor {
-    const k = this.identify(req);
-    if (k.token.type !== 'admin') {
-      throw new NoAccessError(
-        `You need permission=${permission} to perform this action on environment=${scope.environment ?? '*'}: ` +
-          `${article(k.token.type)} ${k.token.type} token only works on the ${API_OF[k.token.type]} API.`,
-      );
-    }
-    const denied = outsideScope(k.token, scope);
-    if (denied) {
-      throw new NoAccessError(
-        `You need permission=${permission} to perform this action on environment=${scope.environment ?? '*'}` +
-          `${scope.project ? ` in project=${scope.project}` : ''}: this token is limited to ${denied}.`,
-      );
-    }
-    return k.actor;
+    return authorize(this.adminToken(req, permission, scope.environment ?? '*').caller, permission, scope);
   }
 
   adminView(req: IncomingMessage): AdminView {
+    return this.adminToken(req, 'READ', '*').view;
+  }
+
+  /** The admin token in the request; 401 without a valid token, 403 for a client or frontend one. */
+  private adminToken(req: IncomingMessage, permission: string, environment: string): Known {
     const k = this.identify(req);
     if (k.token.type !== 'admin') {
-      throw new NoAccessError(`You need permission=READ to perform this action on environment=*: ${article(k.token.type)} ${k.token.type} token only works on the ${API_OF[k.token.type]} API.`);
+      throw new NoAccessError(
+        `You need permission=${permission} to perform this action on environment=${environment}: ` +
+          `${article(k.token.type)} ${k.token.type} token only works on the ${API_OF[k.token.type]} API.`,
+      );
     }
-    return k.view;
+    return k;
   }
 
   client(req: IncomingMessage): ClientScope {
@@ -210,7 +211,8 @@ export class TokenAuthenticator implements Authenticator {
       actor,
       // Tokens with the same scope share the key, so they share the client API's cached responses.
       scope: { environment: token.environment, projects: token.projects, key: `${token.environment}|${token.projects.join(',')}`, actor, token: hash },
-      view: { projects: token.projects, environment: token.environment },
+      caller: { actor, grant: { kind: 'token', projects: token.projects, environment: token.environment }, via: 'token' },
+      view: viewOf({ kind: 'token', projects: token.projects, environment: token.environment }),
       usedAt: 0,
       reportedAt: 0,
     };
@@ -219,18 +221,3 @@ export class TokenAuthenticator implements Authenticator {
   }
 }
 
-/**
- * Why an admin token may not act on `scope`, or null when it may. A route whose scope names no
- * project acts on the whole server (tokens, environments, import…), so it needs an unrestricted
- * token, unless it only shows what the token may see.
- */
-export function outsideScope(token: ApiToken, scope: AdminScope): string | null {
-  if (scope.visibleOnly) return null;
-  const allProjects = token.projects.includes('*');
-  const allEnvs = token.environment === '*';
-  const limits = () => describeLimits(token);
-  if (!scope.project) return allProjects && allEnvs ? null : limits();
-  if (!allProjects && !token.projects.includes(scope.project)) return limits();
-  if (scope.environment && !allEnvs && token.environment !== scope.environment) return limits();
-  return null;
-}

@@ -16,7 +16,10 @@ const KNOWN_CLIENT_ROUTES = ['GET /api/client/features', 'GET /api/client/featur
  * Listings any admin token may call: they show a limited token only its own events
  * (test/auth/event-scopes.test.ts) or flags (test/features/search.test.ts).
  */
-const VISIBLE_ONLY_ROUTES = ['POST /api/admin/events/search', 'GET /api/admin/events', 'GET /api/admin/events/{featureName}', 'GET /api/admin/search/features', 'GET /api/admin/feature-types'];
+const VISIBLE_ONLY_ROUTES = [
+  'POST /api/admin/events/search', 'GET /api/admin/events', 'GET /api/admin/events/{featureName}', 'GET /api/admin/search/features', 'GET /api/admin/feature-types', 'GET /api/admin/user',
+  'GET /api/admin/event-types',
+];
 /**
  * Routes any admin token may call, whose reach is named in the body (project, environment) or
  * found in the flags it exports: a limited token is refused there, once the body is valid
@@ -117,12 +120,16 @@ t.test('every route refuses bad credentials with the right status, and nothing c
         t.equal(res.json?.name, name, `${what} → ${name}`);
         if (status === 403) t.match(res.json?.message, /You need permission=\w+ to perform this action on environment=/);
       }
-      if (visibleOnly && r.path === '/api/admin/search/features') {
+      if (visibleOnly && r.path === '/api/admin/user') {
+        const res = await call(r, scopedAdmin);
+        t.equal(res.status, 200, 'an admin token scoped to another project asks who it is');
+        t.same(res.json.permissions, [{ permission: 'ADMIN', project: 'elsewhere', environment: 'development' }], 'and is told its limits');
+      } else if (visibleOnly && r.path === '/api/admin/search/features') {
         const res = await call(r, scopedAdmin);
         t.equal(res.status, 200, 'an admin token scoped to another project searches flags');
         t.ok(res.json.features.every((f: any) => f.project === 'elsewhere'), 'and finds only those of its project');
         t.equal(res.json.features.length, res.json.total, 'and counts only those');
-      } else if (visibleOnly && r.path === '/api/admin/feature-types') {
+      } else if (visibleOnly && (r.path === '/api/admin/feature-types' || r.path === '/api/admin/event-types')) {
         const res = await call(r, scopedAdmin);
         t.equal(res.status, 200, 'an admin token scoped to another project reads the flag types (the same for every project)');
       } else if (visibleOnly) {

@@ -43,11 +43,26 @@ export function artifactPath(name: string): string {
   return path.join(dir, name);
 }
 
+/** Opens the sign-in page's token form and fills in `token` (without sending it). */
+export async function fillToken(page: Page, token: string): Promise<void> {
+  await page.getByText('Use an admin API token instead').click();
+  await page.getByLabel('Admin API token').fill(token);
+}
+
 /** Signs in to the console at `url` with an admin token and waits for its navigation. */
 export async function signIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(url);
-  await page.getByLabel('Admin API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await fillToken(page, token);
+  await page.getByRole('button', { name: 'Sign in with the token' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/** Signs in to the console at `url` as a person, with a password, and waits for its navigation. */
+export async function signInWithPassword(page: Page, url: string, login: string, password: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('Email or username').fill(login);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
 

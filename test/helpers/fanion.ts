@@ -15,7 +15,7 @@ export type Fanion = OpenedFanion & { storage: Storage; checkpointer: Checkpoint
  */
 export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
   return loadConfig({
-    DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', CHECKPOINT_RECORDS: '0', CHECKPOINT_BYTES: '0', METRICS_FLUSH_MS: '0',
+    DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', CHECKPOINT_RECORDS: '0', CHECKPOINT_BYTES: '0', METRICS_FLUSH_MS: '0', PASSWORD_SCRYPT_LOG_N: '10',
     TOKEN_HASH_KEY: 'a-fixed-key-for-tests-only', LOG_LEVEL: 'silent', ...env,
   });
 }

@@ -19,7 +19,7 @@ export interface InProcess {
 
 export async function startInProcess(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<InProcess> {
   const dataDir = opts.dataDir ?? tempDataDir();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', ...opts.env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', PASSWORD_SCRYPT_LOG_N: '10', ...opts.env });
   const running = await startServer({ config, log: createLogger('silent') });
   const url = `http://127.0.0.1:${running.port}`;
   const events = running.engine.state.events;

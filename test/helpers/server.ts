@@ -51,7 +51,12 @@ export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
   const proc = spawn(cmd, args, {
     cwd: ROOT,
     detached: opts.detached ?? false,
-    env: withoutUnset({ PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', LOG_LEVEL: 'info', ...opts.env }),
+    // PASSWORD_SCRYPT_LOG_N=10 (the least allowed): every server with AUTH_TYPE=api-token hashes
+    // passwords at start (the first Admin's, the dummy); at the default 2^15 that is ~1 s of CPU per
+    // server on a loaded 2-core machine. Tests about hashing set their own.
+    env: withoutUnset({
+      PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', LOG_LEVEL: 'info', PASSWORD_SCRYPT_LOG_N: '10', ...opts.env,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

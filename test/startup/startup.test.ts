@@ -25,6 +25,12 @@ t.test('a bad setting fails at once, before the data folder is touched, with one
     [{ DATABASE_HOST: 'db.internal', DATABASE_PORT: '99999' }, /^Fanion cannot start: DATABASE_PORT must be a port number from 0 to 65535, got "99999"\n$/],
     [{ DATABASE_HOST: 'db.internal', DATABASE_SSL: 'maybe' }, /^Fanion cannot start: DATABASE_SSL must be true, false or a JSON object of TLS options such as \{"rejectUnauthorized":false\}\n$/],
     [{ DATABASE_URL: 'postgres://db/fanion', DATABASE_TIMEOUT_MS: '0' }, /^Fanion cannot start: DATABASE_TIMEOUT_MS must be at least 1, got "0"\n$/],
+    [{ DATABASE_URL: 'postgres://db/fanion', UPSTREAM_URL: 'http://unleash:4242', AUTH_TYPE: 'api-token' }, /^Fanion cannot start: DATABASE_URL cannot be used with UPSTREAM_URL: a relay keeps its own copy in DATA_DIR; run several relays side by side instead\n$/],
+    [{ UPSTREAM_URL: 'unleash:4242', AUTH_TYPE: 'api-token' }, /^Fanion cannot start: UPSTREAM_URL must be an http\(s\) URL such as http:\/\/unleash:4242 \(no query, no credentials\), got "unleash:4242"\n$/],
+    [{ UPSTREAM_URL: 'http://unleash:4242/api/', AUTH_TYPE: 'api-token' }, /^Fanion cannot start: UPSTREAM_URL is the upstream's base URL, without \/api: use http:\/\/unleash:4242\n$/],
+    [{ TOKENS: 'default:development.secret' }, /^Fanion cannot start: TOKENS is set but UPSTREAM_URL is not: a relay needs the URL of its upstream\n$/],
+    [{ UPSTREAM_URL: 'http://unleash:4242' }, /^Fanion cannot start: AUTH_TYPE=none cannot be used with UPSTREAM_URL: a relay serves the tokens its upstream grants\n$/],
+    [{ FEATURES_REFRESH_INTERVAL_SECONDS: 'often', UPSTREAM_URL: 'http://unleash:4242', AUTH_TYPE: 'api-token' }, /^Fanion cannot start: FEATURES_REFRESH_INTERVAL_SECONDS must be a number of seconds of at least 0.05, got "often"\n$/],
     [
       { INIT_CLIENT_API_TOKENS: 'default:development.good-secret,not-a-token' },
       /^Fanion cannot start: INIT_CLIENT_API_TOKENS\/INIT_BACKEND_API_TOKENS entry 2 is not of the form <project>:<environment>\.<secret>\n$/,

@@ -8,7 +8,7 @@ import { defaultOps } from '../../src/state/defaults.js';
 import { dumpState, loadDump, type StateDump } from '../../src/state/dump.js';
 import type { Op } from '../../src/state/ops.js';
 import { emptyState, type State } from '../../src/state/state.js';
-import type { Addon, Constraint, Feature, FeatureEnv, Strategy } from '../../src/state/types.js';
+import type { Addon, Constraint, Feature, FeatureEnv, Strategy, User } from '../../src/state/types.js';
 
 export const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -62,7 +62,19 @@ export function fixtureOps(): Op[] {
     { o: 'token.revoke', revoked: { hash: 'h0', revokedAt: T0 } },
     { o: 'addon.put', addon: addon(1) },
     { o: 'addon.cursor', id: 1, eventId: 1 },
+    { o: 'user.put', user: user(1) },
+    { o: 'session.put', session: { hash: 's1', userId: 1, method: 'password', createdAt: T0, expiresAt: '2026-01-03T00:00:00.000Z', seenAt: T0 } },
+    { o: 'pat.put', token: { hash: 'p1', id: 1, userId: 1, description: 'ci', expiresAt: '2027-01-01T00:00:00.000Z', createdAt: T0, seenAt: null } },
+    { o: 'passwordLink.put', link: { hash: 'l1', userId: 1, kind: 'invite', createdAt: T0, expiresAt: '2026-01-02T00:00:00.000Z', createdBy: 'admin' } },
   ];
+}
+
+/** A person, as the fixture and the op tests use it. */
+export function user(id: number, over: Partial<User> = {}): User {
+  return {
+    id, name: `Person ${id}`, email: `person${id}@example.com`, username: null, rootRole: 'Editor', projects: [], environments: null,
+    passwordHash: null, active: true, sso: null, createdAt: T0, seenAt: null, ...over,
+  };
 }
 
 /** A webhook addon, as the fixture and the op tests use it. */

@@ -9,7 +9,7 @@ import { dumpState, loadDump } from '../../src/state/dump.js';
 import { applyOp, type Op } from '../../src/state/ops.js';
 import { strategiesOf, type State } from '../../src/state/state.js';
 import { ROOT } from '../helpers/server.js';
-import { addon, feature, featureEnv, fixtureState, snapshot, strategy, T0 } from './fixture.js';
+import { addon, feature, featureEnv, fixtureState, snapshot, strategy, T0, user } from './fixture.js';
 
 const T1 = '2026-03-03T03:03:03.000Z';
 
@@ -147,6 +147,37 @@ const CASES: Record<string, Case[]> = {
   'addon.cursor': [
     { name: 'moves a cursor', changes: true, op: { o: 'addon.cursor', id: 1, eventId: 2 } },
     { name: 'is a no-op for an unknown addon', changes: false, op: { o: 'addon.cursor', id: 99, eventId: 2 } },
+  ],
+  'user.put': [
+    { name: 'adds a person and moves nextUserId', changes: true, op: { o: 'user.put', user: user(5, { rootRole: 'Viewer' }) } },
+    { name: 'replaces a person', changes: true, op: { o: 'user.put', user: user(1, { active: false, projects: [{ project: 'other', role: 'Member' }] }) } },
+  ],
+  'user.del': [
+    { name: 'removes a person', changes: true, op: { o: 'user.del', id: 1 } },
+    { name: 'is a no-op for an unknown person', changes: false, op: { o: 'user.del', id: 99 } },
+  ],
+  'session.put': [
+    { name: 'adds a session', changes: true, op: { o: 'session.put', session: { hash: 's2', userId: 1, method: 'oidc', createdAt: T1, expiresAt: T1, seenAt: T1 } } },
+    { name: 'notes when a session was seen', changes: true, op: { o: 'session.put', session: { hash: 's1', userId: 1, method: 'password', createdAt: T0, expiresAt: '2026-01-03T00:00:00.000Z', seenAt: T1 } } },
+  ],
+  'session.del': [
+    { name: 'removes a session', changes: true, op: { o: 'session.del', hash: 's1' } },
+    { name: 'is a no-op for an unknown session', changes: false, op: { o: 'session.del', hash: 'nope' } },
+  ],
+  'pat.put': [
+    { name: 'adds a personal token and moves nextPersonalTokenId', changes: true, op: { o: 'pat.put', token: { hash: 'p2', id: 4, userId: 1, description: 'x', expiresAt: T1, createdAt: T1, seenAt: null } } },
+    { name: 'notes when a personal token was seen', changes: true, op: { o: 'pat.put', token: { hash: 'p1', id: 1, userId: 1, description: 'ci', expiresAt: '2027-01-01T00:00:00.000Z', createdAt: T0, seenAt: T1 } } },
+  ],
+  'pat.del': [
+    { name: 'removes a personal token', changes: true, op: { o: 'pat.del', hash: 'p1' } },
+    { name: 'is a no-op for an unknown personal token', changes: false, op: { o: 'pat.del', hash: 'nope' } },
+  ],
+  'passwordLink.put': [
+    { name: 'adds a password link', changes: true, op: { o: 'passwordLink.put', link: { hash: 'l2', userId: 1, kind: 'reset', createdAt: T1, expiresAt: T1, createdBy: 'admin' } } },
+  ],
+  'passwordLink.del': [
+    { name: 'removes a password link', changes: true, op: { o: 'passwordLink.del', hash: 'l1' } },
+    { name: 'is a no-op for an unknown link', changes: false, op: { o: 'passwordLink.del', hash: 'nope' } },
   ],
   lastSeen: [
     { name: 'moves lastSeenAt forward (in place)', changes: true, op: { o: 'lastSeen', feature: 'alpha', environment: 'development', at: T1 } },

@@ -31,3 +31,30 @@ t.test('tokens are touched by a change of access, never by a recorded use', asyn
   t.equal(touchesTokens([{ o: 'token.del', hash: 'h1' }, { o: 'token.revoke', revoked: { hash: 'h1', revokedAt: '2026-03-03T00:00:00.000Z' } }]), true, 'a revocation');
   t.equal(touchesTokens([{ o: 'lastSeen', feature: 'alpha', environment: 'development', at: '2026-03-04T00:00:00.000Z' }]), false, 'a flag\'s last use');
 });
+
+t.test('people, sessions and personal tokens touch nothing an SDK sees, whatever changes', async (t) => {
+  const state = fixtureState();
+  const toucher = new Toucher(state);
+  let lsn = 2000;
+  const touch = (ops: Op[]) => {
+    const rec = { lsn: lsn++, ops, events: [] };
+    applyRecord(state, rec, false);
+    return toucher.touchOf(rec);
+  };
+  const session = state.sessions.get('s1')!;
+  const cases: [string, Op[]][] = [
+    ['a session seen (the metrics flush)', [{ o: 'session.put', session: { ...session, seenAt: '2026-03-01T00:00:00.000Z' } }]],
+    ['a personal token seen', [{ o: 'pat.put', token: { ...state.personalTokens.get('p1')!, seenAt: '2026-03-01T00:00:00.000Z' } }]],
+    ['a person deactivated and signed out', [{ o: 'user.put', user: { ...state.users.get(1)!, active: false } }, { o: 'session.del', hash: 's1' }]],
+    ['a password link used', [{ o: 'passwordLink.del', hash: 'l1' }]],
+    ['a person deleted', [{ o: 'pat.del', hash: 'p1' }, { o: 'user.del', id: 1 }]],
+  ];
+  for (const [what, ops] of cases) {
+    const touched = touch(ops);
+    t.same(
+      { flags: touched.flags.size, segments: touched.segments.size, tokens: touched.tokens, environments: touched.environments.size, everything: touched.everything },
+      { flags: 0, segments: 0, tokens: false, environments: 0, everything: false },
+      what,
+    );
+  }
+});

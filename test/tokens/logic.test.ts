@@ -9,7 +9,6 @@ import { loadDump } from '../../src/state/dump.js';
 import type { Op } from '../../src/state/ops.js';
 import type { State } from '../../src/state/state.js';
 import type { ApiToken } from '../../src/state/types.js';
-import { outsideScope } from '../../src/tokens/token-authenticator.js';
 import { credentialOf, generateToken, parseSeedToken, tokenPrefix } from '../../src/tokens/format.js';
 import { TokenHasher, sameDigest, tokenId } from '../../src/tokens/hasher.js';
 import {
@@ -127,25 +126,4 @@ t.test('hasher: keyed, stable, constant-time comparison', async (t) => {
   t.notOk(sameDigest(hasher.digest('x'), hasher.digest('y')));
   t.notOk(sameDigest(hasher.digest('x'), Buffer.alloc(3)));
   t.throws(() => new TokenHasher(Buffer.alloc(8)));
-});
-
-t.test('outsideScope: admin tokens limited by project and environment; global routes need an unrestricted token', async (t) => {
-  const tok = (projects: string[], environment: string): ApiToken => ({
-    hash: 'h', tokenName: 'n', type: 'admin', environment, projects, expiresAt: null, createdAt: NOW, prefix: '',
-  });
-  const full = tok(['*'], '*');
-  const proj = tok(['a', 'b'], '*');
-  const env = tok(['*'], 'production');
-  const both = tok(['a'], 'development');
-  t.equal(outsideScope(full, {}), null);
-  t.equal(outsideScope(full, { project: 'z', environment: 'x' }), null);
-  t.match(outsideScope(proj, {}), /projects=a,b/);
-  t.equal(outsideScope(proj, { project: 'b', environment: 'x' }), null);
-  t.match(outsideScope(proj, { project: 'c' }), /projects=a,b and environment=\*/);
-  t.equal(outsideScope(env, { project: 'c' }), null, 'project-level routes do not touch one environment');
-  t.equal(outsideScope(env, { project: 'c', environment: 'production' }), null);
-  t.match(outsideScope(env, { project: 'c', environment: 'development' }), /environment=production/);
-  t.match(outsideScope(env, { environment: 'production' }), /./, 'a route without a project is global');
-  t.equal(outsideScope(both, { project: 'a', environment: 'development' }), null);
-  t.match(outsideScope(both, { project: 'a', environment: 'production' }), /project=a and environment=development/);
 });

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { artifactPath, openBrowser, signIn, watchPage } from '../helpers/browser.js';
+import { artifactPath, fillToken, openBrowser, signIn, watchPage } from '../helpers/browser.js';
 import { receiverFor, RECEIVERS_ALLOWED, until } from '../helpers/receiver.js';
 import { ROOT, serve } from '../helpers/server.js';
 
@@ -49,8 +49,8 @@ t.test('getting around the console', async (t) => {
     // Another tab (its own sign-in: the token is kept per tab) opened on the URL.
     const other = await browser.newPage();
     await other.goto(url);
-    await other.getByLabel('Admin API token').fill(ADMIN);
-    await other.getByRole('button', { name: 'Sign in' }).click();
+    await fillToken(other, ADMIN);
+    await other.getByRole('button', { name: 'Sign in with the token' }).click();
     await other.getByText('2 flags', { exact: true }).waitFor();
     t.same(await other.locator('table.flags tbody tr th a').allInnerTexts(), shown, 'the same rows, in the same order');
     t.equal(await other.getByRole('search').getByLabel('Search').inputValue(), 'pay', 'with the same filters shown');

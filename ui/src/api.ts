@@ -1,5 +1,6 @@
-// The console's only way to the server: the public HTTP API, with the admin token of this tab.
-// The token lives in sessionStorage: it goes when the tab closes, and no other site can read it.
+// The console's only way to the server: the public HTTP API, with the session cookie the browser
+// keeps (HttpOnly: no script here reads it) or an admin token of this tab. The token lives in
+// sessionStorage: it goes when the tab closes, and no other site can read it.
 
 const TOKEN_KEY = 'fanion.token';
 
@@ -17,6 +18,13 @@ export function token(): string | null {
 export function setToken(value: string | null): void {
   if (value) sessionStorage.setItem(TOKEN_KEY, value);
   else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+let onSignedOut: ((err: ApiError) => void) | null = null;
+
+/** Told when the API answers 401 (the session ended: signed out elsewhere, deactivated, expired). */
+export function whenSignedOut(fn: ((err: ApiError) => void) | null): void {
+  onSignedOut = fn;
 }
 
 /**
@@ -45,7 +53,9 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   }
   if (!res.ok) {
     const message = json?.message ?? json?.errors?.[0]?.message ?? `${res.status} ${res.statusText}`;
-    throw new ApiError(res.status, json?.name ?? 'Error', message, json?.id);
+    const err = new ApiError(res.status, json?.name ?? 'Error', message, json?.id);
+    if (res.status === 401 && path.startsWith('/api/admin/')) onSignedOut?.(err);
+    throw err;
   }
   return json as T;
 }

@@ -62,10 +62,11 @@ function useRunner(action: () => Promise<unknown>) {
  * does in its label. While its change is on its way it stays focusable (aria-disabled), so a
  * keyboard user keeps their place.
  */
-export function Switch(props: { on: boolean; label: string; onToggle: () => Promise<unknown> }) {
+export function Switch(props: { on: boolean; label: string; onToggle: () => Promise<unknown>; blocked?: string | null }) {
   const { busy, error, run } = useRunner(props.onToggle);
-  return html`<span class="action"><button type="button" role="switch" class="switch" aria-checked=${props.on ? 'true' : 'false'} aria-label=${props.label} title=${props.label}
-    aria-disabled=${busy ? 'true' : undefined} onClick=${() => !busy && void run()}><span class="knob" aria-hidden="true"></span></button><${ErrorNote} error=${error} /></span>`;
+  // `blocked`: why the signed-in person may not switch it (access.ts whyNot): disabled, the reason as its title.
+  return html`<span class="action"><button type="button" role="switch" class="switch" aria-checked=${props.on ? 'true' : 'false'} aria-label=${props.label} title=${props.blocked ?? props.label}
+    disabled=${!!props.blocked} aria-disabled=${busy ? 'true' : undefined} onClick=${() => !busy && void run()}><span class="knob" aria-hidden="true"></span></button><${ErrorNote} error=${error} /></span>`;
 }
 
 /** Puts `text` on the clipboard; says so for a moment. */
@@ -88,18 +89,24 @@ export function Empty(props: { title: string; children?: ComponentChildren }) {
   return html`<div class="empty"><p><strong>${props.title}</strong></p>${props.children}</div>`;
 }
 
-/** A button running an async action; its error appears beside it. */
-export function Action(props: { label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | 'link' | ''; confirm?: string; disabled?: boolean; title?: string; icon?: string }) {
+/**
+ * A button running an async action; its error appears beside it. `blocked` is why the signed-in
+ * person may not (access.ts whyNot): the button is then disabled, with the reason as its title.
+ */
+export function Action(props: {
+  label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | 'link' | ''; confirm?: string; disabled?: boolean; title?: string; icon?: string; blocked?: string | null;
+}) {
   const { busy, error, run } = useRunner(props.run);
   const click = () => {
     if (props.confirm && !confirm(props.confirm)) return;
     void run();
   };
-  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled} title=${props.title} aria-label=${props.icon ? props.label : undefined} onClick=${click}>${props.icon ?? props.label}</button><${ErrorNote} error=${error} /></span>`;
+  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled || !!props.blocked} title=${props.blocked ?? props.title}
+    aria-label=${props.icon ? props.label : undefined} onClick=${click}>${props.icon ?? props.label}</button><${ErrorNote} error=${error} /></span>`;
 }
 
-/** A form whose submit runs an async action; the API's error is shown under it. */
-export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; children: ComponentChildren; label?: string }) {
+/** A form whose submit runs an async action; the API's error is shown under it. `blocked`: why it may not be sent (shown, and the button disabled). */
+export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; children: ComponentChildren; label?: string; blocked?: string | null }) {
   const { busy, error, run } = useRunner(props.onSubmit);
   const submit = (e: Event) => {
     e.preventDefault();
@@ -110,7 +117,8 @@ export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; 
   };
   return html`<form onSubmit=${submit} aria-label=${props.label}>
     ${props.children}
-    <div class="form-actions"><button type="submit" class="primary" disabled=${busy}>${props.submit}</button></div>
+    <div class="form-actions"><button type="submit" class="primary" disabled=${busy || !!props.blocked} title=${props.blocked ?? undefined}>${props.submit}</button>
+      ${props.blocked ? html`<span class="note">${props.blocked}</span>` : null}</div>
     <${ErrorNote} error=${error} />
   </form>`;
 }
@@ -156,4 +164,11 @@ export function when(iso: string | null | undefined): string {
   if (!iso) return 'never';
   const d = new Date(iso);
   return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)}`;
+}
+
+/** A secret or one-time link shown once, with a button that copies it. */
+export function ShownOnce(props: { message: ComponentChildren; value: string; name: string; copy?: string }) {
+  return html`<div class="secret" role="status"><p>${props.message}</p>
+    <code aria-label=${props.name}>${props.value}</code>
+    <${CopyButton} text=${props.value} label=${props.copy ?? 'Copy'} /></div>`;
 }

@@ -2,7 +2,8 @@
 // what is valid) is the API's; the console shows what it answers.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, setToken, token } from './api.js';
+import { current, forget, loadMe, may } from './access.js';
+import { api, ApiError, setToken, token, whenSignedOut } from './api.js';
 import { html } from './html.js';
 import { match, useRoute } from './router.js';
 import { SignIn } from './pages/signin.js';
@@ -18,10 +19,14 @@ import { ApplicationsPage } from './pages/applications.js';
 import { OverviewPage } from './pages/overview.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { Overlays } from './overlays.js';
+import { PasswordLinkPage } from './pages/invite.js';
+import { PeoplePage } from './pages/people.js';
+import { ProfilePage } from './pages/profile.js';
 
 const NAV: [string, string][] = [
   ['/', 'Flags'], ['/segments', 'Segments'], ['/environments', 'Environments'], ['/projects', 'Projects'], ['/strategies', 'Strategy types'],
   ['/context', 'Context fields'], ['/tags', 'Tags'], ['/tokens', 'API tokens'], ['/webhooks', 'Webhooks'], ['/events', 'Events'], ['/applications', 'Applications'],
+  ['/people', 'People'],
 ];
 
 type Session = 'checking' | 'signed-out' | 'open' | 'signed-in';
@@ -30,36 +35,63 @@ function App() {
   const path = useRoute();
   const [session, setSession] = useState<Session>('checking');
   const [problem, setProblem] = useState<ApiError | null>(null);
+  const [login, setLogin] = useState<string | undefined>(undefined);
   const check = async () => {
     try {
-      await api('GET', '/api/admin/projects');
-      setSession(token() ? 'signed-in' : 'open');
+      // Who is signed in (a session, a token of this tab) and what they may do: every page asks access.ts.
+      const me = await loadMe();
+      setSession(me.authType === 'open' ? 'open' : 'signed-in');
       setProblem(null);
     } catch (e) {
-      const err = e as ApiError;
-      // 403: a valid token limited to some projects still signs in; the pages show what it may see.
-      if (err.status === 403 && token()) setSession('signed-in');
-      else {
-        setSession('signed-out');
-        if (token()) setProblem(err);
-      }
+      forget();
+      setSession('signed-out');
+      if (token()) setProblem(e as ApiError);
     }
   };
-  useEffect(() => void check(), []);
+  useEffect(() => {
+    void check();
+    // The session ended while the console was open (signed out elsewhere, deactivated, expired):
+    // back to sign-in, saying why.
+    whenSignedOut((err) => {
+      if (current()?.authType === 'session' || current()?.authType === 'personal-token' || token()) {
+        forget();
+        setProblem(err);
+        setSession('signed-out');
+      }
+    });
+    return () => whenSignedOut(null);
+  }, []);
+  const link = /^\/(invite|reset)\/([^/?]+)/.exec(path);
+  if (link) {
+    return html`<${PasswordLinkPage} secret=${decodeURIComponent(link[2])} kind=${link[1] as 'invite' | 'reset'}
+      onDone=${(who: string) => (setLogin(who), setProblem(null), setSession('signed-out'), (location.hash = '#/'))} />`;
+  }
   if (session === 'checking') return html`<p class="loading">Loading…</p>`;
-  if (session === 'signed-out') return html`<${SignIn} problem=${problem} onSignedIn=${check} />`;
-  const signOut = () => {
+  if (session === 'signed-out') return html`<${SignIn} problem=${problem} onSignedIn=${check} username=${login} />`;
+  const signedOut = () => {
     setToken(null);
+    forget();
+    setProblem(null);
     setSession('signed-out');
   };
+  const signOut = async () => {
+    // A session ends on the server; a token only leaves this tab.
+    if (current()?.authType === 'session') await api('POST', '/logout').catch(() => undefined);
+    signedOut();
+  };
+  const me = current();
+  const who = me?.user.name ?? me?.user.email ?? me?.user.username;
   return html`<div class="shell">
     <a class="skip" href="#main">Skip to content</a>
     <nav aria-label="Main">
       <a class="brand" href="#/">Fanion</a>
-      <ul>${NAV.map(([to, label]) => html`<li><a href=${`#${to}`} aria-current=${active(path, to) ? 'page' : undefined}>${label}</a></li>`)}</ul>
-      ${session === 'signed-in' ? html`<button type="button" class="link" onClick=${signOut}>Sign out</button>` : html`<span class="open-note" title="AUTH_TYPE=none">no sign-in</span>`}
+      <ul>${NAV.filter(([to]) => to !== '/people' || may('ADMIN')).map(([to, label]) => html`<li><a href=${`#${to}`} aria-current=${active(path, to) ? 'page' : undefined}>${label}</a></li>`)}</ul>
+      ${session === 'signed-in'
+        ? html`<p class="whoami"><a href="#/profile" aria-current=${path === '/profile' ? 'page' : undefined}>${who ?? 'Profile'}</a></p>
+          <button type="button" class="link" onClick=${signOut}>Sign out</button>`
+        : html`<span class="open-note" title="AUTH_TYPE=none">no sign-in</span>`}
     </nav>
-    <main id="main">${route(path)}</main>
+    <main id="main">${route(path, signedOut)}</main>
     <${Overlays} />
   </div>`;
 }
@@ -72,7 +104,7 @@ function active(path: string, to: string): boolean {
   return path === to || (path.startsWith(`${to}/`) && to !== '/projects') || path.startsWith(`${to}?`);
 }
 
-function route(path: string) {
+function route(path: string, signedOut: () => void) {
   let p: Record<string, string> | null;
   // Keyed by flag: another flag's page starts afresh (no half-typed form or old error carried over).
   if ((p = match('/projects/:project/flags/:flag', path))) return html`<${FlagPage} key=${`${p.project}/${p.flag}`} project=${p.project} flag=${p.flag} />`;
@@ -90,6 +122,9 @@ function route(path: string) {
   if (path.startsWith('/events')) return html`<${EventsPage} path=${path} />`;
   if (path.startsWith('/webhooks')) return html`<${WebhooksPage} />`;
   if (path.startsWith('/applications')) return html`<${ApplicationsPage} />`;
+  if (path.startsWith('/people')) return html`<${PeoplePage} />`;
+  if (path.startsWith('/profile')) return html`<${ProfilePage} onSignedOut=${signedOut} />`;
+  if (path.startsWith('/signin')) return html`<${FlagsPage} project="default" path="/" />`;
   return html`<section class="page"><h1>Not found</h1><p>Nothing here. <a href="#/">Back to the flags</a>.</p></section>`;
 }
 

@@ -2,6 +2,7 @@
 // in words with a rollout bar (add, edit, disable, delete, reorder) and its variants; then its
 // usage over time and its history; beside them its details, tags and dependencies.
 import { useState } from 'preact/hooks';
+import { blockedUnless } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, Check, CopyButton, ErrorNote, Field, Form, Page, Select, Switch, useLoad, when } from '../components.js';
 import { describeConstraint } from '../constraint-editor.js';
@@ -41,7 +42,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
   const segmentName = (id: number) => choices.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`;
   return html`<${Page} title=${f.name} crumbs=${crumbs}
     beside=${html`<${CopyButton} text=${f.name} label="Copy name" title="Copy the flag's name, as code asks for it" /> <span class="badge">${f.type}</span><${StaleBadges} flag=${f} types=${types.data} />`}
-    actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`}
+    actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`} blocked=${blockedUnless('DELETE_FEATURE', f.project)}
       run=${async () => (await after(api('DELETE', base)), navigate(`/projects/${enc(project)}`))} />`}>
     ${f.description ? html`<p class="lead">${f.description}</p>` : null}
     <p class="muted">Created ${when(f.createdAt)} · last evaluated ${when(f.lastSeenAt)}</p>
@@ -73,7 +74,7 @@ function Metadata({ flag, base, after, types }: { flag: Flag; base: string; afte
   const [stale, setStale] = useState(flag.stale);
   const [impressionData, setImpressionData] = useState(flag.impressionData);
   return html`<section class="panel" aria-labelledby="flag-meta"><h2 id="flag-meta">About</h2>
-    <${Form} label="Flag details" submit="Save details" onSubmit=${() => after(api('PATCH', base, [
+    <${Form} label="Flag details" submit="Save details" blocked=${blockedUnless('UPDATE_FEATURE', flag.project)} onSubmit=${() => after(api('PATCH', base, [
       { op: 'replace', path: '/description', value: description },
       { op: 'replace', path: '/type', value: type },
       { op: 'replace', path: '/stale', value: stale },
@@ -96,8 +97,8 @@ function Tags({ flag, after }: { flag: Flag; after: After }) {
   return html`<section class="panel" aria-labelledby="flag-tags"><h2 id="flag-tags">Tags</h2>
     ${flag.tags.length === 0 ? html`<p class="muted">No tags yet.</p>` : null}
     <ul class="chips">${flag.tags.map((t) => html`<li class="badge">${t.type}:${t.value}
-      <${Action} kind="link" icon="✕" label=${`Remove ${t.type}:${t.value}`} run=${() => after(api('DELETE', `${path}/${enc(t.type)}/${enc(t.value)}`))} /></li>`)}</ul>
-    <${Form} label="Add a tag" submit="Add tag" onSubmit=${async () => {
+      <${Action} kind="link" icon="✕" label=${`Remove ${t.type}:${t.value}`} blocked=${blockedUnless('UPDATE_FEATURE', flag.project)} run=${() => after(api('DELETE', `${path}/${enc(t.type)}/${enc(t.value)}`))} /></li>`)}</ul>
+    <${Form} label="Add a tag" submit="Add tag" blocked=${blockedUnless('UPDATE_FEATURE', flag.project)} onSubmit=${async () => {
       await after(api('POST', path, { type, value }));
       setValue('');
     }}>
@@ -138,22 +139,27 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName }: { fl
   };
   const headingId = `env-${env.name}`;
   const live = env.strategies.some((s) => !s.disabled);
+  // What the signed-in person may not do here, and why (the same reason for every control of the panel).
+  const blocked = blockedUnless('UPDATE_FEATURE_ENVIRONMENT', flag.project, env.name);
+  const strategyBlocked = blockedUnless('UPDATE_FEATURE_STRATEGY', flag.project, env.name);
+  const addBlocked = blockedUnless('CREATE_FEATURE_STRATEGY', flag.project, env.name);
   return html`<section class=${`panel env${env.enabled ? ' on' : ''}`} aria-labelledby=${headingId}>
     <header class="env-head">
-      <${Switch} on=${env.enabled} label=${switchLabel(flag.name, env.name, env.enabled)} onToggle=${() => flip(flag.project, flag.name, env, !env.enabled)} />
+      <${Switch} on=${env.enabled} label=${switchLabel(flag.name, env.name, env.enabled)} blocked=${blocked} onToggle=${() => flip(flag.project, flag.name, env, !env.enabled)} />
       <h2 id=${headingId}>${env.name}</h2>
       ${env.type === 'production' ? html`<span class="badge prod">production</span>` : null}
       <span class="muted">${env.enabled ? (live ? 'on, for the strategies below' : 'on for everyone') : 'off for everyone'} · last evaluated ${when(env.lastSeenAt)}</span></header>
+    ${blocked ? html`<p class="note" role="note">${blocked}</p>` : null}
     <h3>Strategies</h3>
     ${env.strategies.length === 0 ? html`<p class="muted">No strategies: switched on, the flag is on for everyone.</p>` : null}
     <ol class="strategies">${env.strategies.map((s, i) => html`<li class=${s.disabled ? 'disabled' : ''}>
       <${StrategyLine} s=${s} segmentName=${segmentName} />
       <div class="row-actions">
-        <button type="button" aria-expanded=${editing === s.id} onClick=${() => setEditing(editing === s.id ? null : s.id!)}>Edit</button>
-        <${Action} label=${s.disabled ? 'Enable' : 'Disable'} run=${() => after(api('PUT', `${sbase}/${enc(s.id!)}`, { ...body(s), disabled: !s.disabled }))} />
-        <${Action} label="Move up" disabled=${i === 0} run=${() => move(i, -1)} />
-        <${Action} label="Move down" disabled=${i === env.strategies.length - 1} run=${() => move(i, 1)} />
-        <${Action} label="Delete" kind="danger" confirm="Delete this strategy?" run=${() => after(api('DELETE', `${sbase}/${enc(s.id!)}`))} />
+        <button type="button" aria-expanded=${editing === s.id} disabled=${!!strategyBlocked} title=${strategyBlocked ?? undefined} onClick=${() => setEditing(editing === s.id ? null : s.id!)}>Edit</button>
+        <${Action} label=${s.disabled ? 'Enable' : 'Disable'} blocked=${strategyBlocked} run=${() => after(api('PUT', `${sbase}/${enc(s.id!)}`, { ...body(s), disabled: !s.disabled }))} />
+        <${Action} label="Move up" disabled=${i === 0} blocked=${strategyBlocked} run=${() => move(i, -1)} />
+        <${Action} label="Move down" disabled=${i === env.strategies.length - 1} blocked=${strategyBlocked} run=${() => move(i, 1)} />
+        <${Action} label="Delete" kind="danger" confirm="Delete this strategy?" blocked=${blockedUnless('DELETE_FEATURE_STRATEGY', flag.project, env.name)} run=${() => after(api('DELETE', `${sbase}/${enc(s.id!)}`))} />
       </div>
       ${editing === s.id ? html`<${StrategyEditor} initial=${s} flag=${flag.name} choices=${choices} submit="Save strategy"
         onSave=${async (n: Strategy) => (await after(api('PUT', `${sbase}/${enc(s.id!)}`, body(n))), setEditing(null))} />` : null}
@@ -161,11 +167,12 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName }: { fl
     ${adding
       ? html`<${StrategyEditor} initial=${{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: flag.name }, constraints: [], segments: [], variants: [] }}
           flag=${flag.name} choices=${choices} submit="Add strategy" onSave=${async (s: Strategy) => (await after(api('POST', sbase, body(s))), setAdding(false))} />`
-      : html`<button type="button" onClick=${() => setAdding(true)}>Add strategy in ${env.name}</button>`}
+      : html`<button type="button" disabled=${!!addBlocked} title=${addBlocked ?? undefined} onClick=${() => setAdding(true)}>Add strategy in ${env.name}</button>`}
     <h3>Variants</h3>
     ${variants === null
       ? html`<p>${env.variants.length === 0 ? html`<span class="muted">None.</span>` : env.variants.map((v) => html`<span class="badge">${v.name} ${v.weight / 10}%</span> `)}
-          <button type="button" onClick=${() => setVariants(env.variants)}>Edit variants in ${env.name}</button></p>`
+          <button type="button" disabled=${!!blockedUnless('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', flag.project, env.name)} title=${blockedUnless('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', flag.project, env.name) ?? undefined}
+            onClick=${() => setVariants(env.variants)}>Edit variants in ${env.name}</button></p>`
       : html`<${Form} label=${`Variants in ${env.name}`} submit="Save variants" onSubmit=${async () => (await after(api('PUT', `${base}/environments/${enc(env.name)}/variants`, variants)), setVariants(null))}>
           <${VariantsEditor} variants=${variants} onChange=${setVariants} legend=${`Variants in ${env.name}`} />
         <//>`}
@@ -181,9 +188,9 @@ function Dependencies({ flag, base, after }: { flag: Flag; base: string; after: 
   return html`<section class="panel" aria-labelledby="flag-deps"><h2 id="flag-deps">Dependencies</h2>
     ${flag.dependencies.length === 0 ? html`<p class="muted">None: this flag does not wait for another.</p>` : null}
     <ul>${flag.dependencies.map((d) => html`<li>${d.enabled ? 'needs' : 'needs off'} <a href=${`#/projects/${enc(flag.project)}/flags/${enc(d.feature)}`}>${d.feature}</a>${d.variants.length ? ` (variants ${d.variants.join(', ')})` : ''}
-      <${Action} label=${`Remove dependency on ${d.feature}`} run=${() => after(api('DELETE', `${base}/dependencies/${enc(d.feature)}`))} /></li>`)}</ul>
+      <${Action} label=${`Remove dependency on ${d.feature}`} blocked=${blockedUnless('UPDATE_FEATURE_DEPENDENCY', flag.project)} run=${() => after(api('DELETE', `${base}/dependencies/${enc(d.feature)}`))} /></li>`)}</ul>
     ${flag.children.length > 0 ? html`<p class="muted">Flags that depend on this one: ${flag.children.join(', ')}</p>` : null}
-    <${Form} label="Add a dependency" submit="Add dependency" onSubmit=${async () => (await after(api('POST', `${base}/dependencies`, { feature: parent, enabled })), setParent(''))}>
+    <${Form} label="Add a dependency" submit="Add dependency" blocked=${blockedUnless('UPDATE_FEATURE_DEPENDENCY', flag.project)} onSubmit=${async () => (await after(api('POST', `${base}/dependencies`, { feature: parent, enabled })), setParent(''))}>
       <${Field} label="Parent flag" value=${parent} onInput=${setParent} required suggestions=${found.data ?? []} hint="a flag of the same project" />
       <${Check} label="Parent must be on" checked=${enabled} onChange=${setEnabled} />
     <//>

@@ -2,6 +2,7 @@
 // flags cost one page of 50 rows), with its filters and sort in the URL; one switch per
 // environment; a New flag dialog; the archive. On a phone each row is a card, switches included.
 import { useState } from 'preact/hooks';
+import { blockedUnless } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, Empty, ErrorNote, Field, Form, Page, Select, Switch, useLoad, when } from '../components.js';
 import { html } from '../html.js';
@@ -86,7 +87,7 @@ function EnvSwitch({ row, env }: { row: FlagRow; env: EnvState }) {
   const state = row.environments.find((e) => e.name === env.name);
   if (!state) return html`<td class="switch-cell" data-label=${env.name}>–</td>`;
   return html`<td class="switch-cell" data-label=${env.name}><${Switch} on=${state.enabled} label=${switchLabel(row.name, env.name, state.enabled)}
-    onToggle=${() => flip(row.project, row.name, { ...env, ...state, type: state.type ?? env.type }, !state.enabled)} /></td>`;
+    blocked=${blockedUnless('UPDATE_FEATURE_ENVIRONMENT', row.project, env.name)} onToggle=${() => flip(row.project, row.name, { ...env, ...state, type: state.type ?? env.type }, !state.enabled)} /></td>`;
 }
 
 const FILTERS = ['query', 'type', 'state', 'tag', 'sortBy', 'sortOrder', 'offset', 'project'];
@@ -184,7 +185,7 @@ function CreateFlag({ project, projects, types }: { project: string; projects?: 
   const [target, setTarget] = useState(project);
   const [type, setType] = useState('release');
   const [description, setDescription] = useState('');
-  return html`<${Form} label="Create a flag" submit="Create flag" onSubmit=${async () => {
+  return html`<${Form} label="Create a flag" submit="Create flag" blocked=${blockedUnless('CREATE_FEATURE', target)} onSubmit=${async () => {
     await api('POST', `/api/admin/projects/${enc(target)}/features`, { name, type, description: description || undefined });
     changed();
     navigate(`/projects/${enc(target)}/flags/${enc(name)}`);

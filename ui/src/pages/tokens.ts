@@ -2,6 +2,7 @@
 // the secret shown once with a copy button and the code that uses it (Node, browser, OpenFeature),
 // revoked.
 import { useState } from 'preact/hooks';
+import { blockedUnless } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, Check, CopyButton, Empty, ErrorNote, Field, Form, Page, Select, useLoad, when } from '../components.js';
 import { html } from '../html.js';
@@ -83,19 +84,21 @@ export function TokensPage() {
   const [chosen, setChosen] = useState<string[]>(['*']);
   const [made, setMade] = useState<{ secret: string; type: string } | null>(null);
   const envOptions: (string | [string, string])[] = [...(type === 'admin' ? [['*', 'All environments'] as [string, string]] : []), ...(envs.data ?? []).map((e) => e.name)];
+  const blocked = blockedUnless('ADMIN');
   return html`<${Page} title="API tokens">
+    ${blocked ? html`<p class="note" role="note">${blocked} API tokens are managed by Admins.</p>` : null}
     <${ErrorNote} error=${tokens.error} />
     ${tokens.data && tokens.data.tokens.length === 0 ? html`<${Empty} title="No tokens yet."><p>An SDK needs a client token (server side) or a frontend token (browser and mobile): create one below.</p><//>` : html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Projects</th><th scope="col">Environment</th><th scope="col">Starts with</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${(tokens.data?.tokens ?? []).map((t) => html`<tr>
         <th scope="row">${t.tokenName}</th><td>${t.type}</td><td>${t.projects.join(', ')}</td><td>${t.environment}</td><td><code>${t.prefix}…</code></td>
         <td>${when(t.createdAt)}</td><td>${when(t.seenAt)}</td><td>${t.expiresAt ? when(t.expiresAt) : 'never'}</td>
-        <td><${Action} label=${`Revoke ${t.tokenName}`} kind="danger" confirm=${`Revoke ${t.tokenName}? Everything using it stops working at once.`}
+        <td><${Action} label=${`Revoke ${t.tokenName}`} kind="danger" blocked=${blocked} confirm=${`Revoke ${t.tokenName}? Everything using it stops working at once.`}
           run=${async () => (await api('DELETE', `/api/admin/api-tokens/${enc(t.id)}`), changed())} /></td>
       </tr>`)}</tbody>
     </table></div>`}
     <section class="panel" aria-labelledby="new-token"><h2 id="new-token">Create a token</h2>
-      <${Form} label="Create a token" submit="Create token" onSubmit=${async () => {
+      <${Form} label="Create a token" submit="Create token" blocked=${blocked} onSubmit=${async () => {
         const body = { tokenName: name, type, environment, projects: chosen };
         const answer = await api<{ secret: string }>('POST', '/api/admin/api-tokens', body);
         setMade({ secret: answer.secret, type });

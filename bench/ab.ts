@@ -1,0 +1,194 @@
+// What the poll benchmarks share: a raw node:http server answering fixed bytes (the baseline, in
+// a child process of its own), the bytes a server answers a poll with, and A/B rounds of
+// autocannon against both in one run with the server CPU per request, as medians and ratios.
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon, { type Result } from 'autocannon';
+import type { StrategyInput } from '../src/strategies/logic.js';
+
+const SELF = fileURLToPath(import.meta.url);
+
+/** Three strategies with constraints, like a real flag with a staged rollout. */
+export function strategiesFor(name: string, i: number): StrategyInput[] {
+  return [
+    {
+      name: 'flexibleRollout', parameters: { rollout: String(i % 101), stickiness: 'userId', groupId: name },
+      constraints: [
+        { contextName: 'country', operator: 'IN', values: ['NO', 'SE', 'DK', 'FI', 'IS'] },
+        { contextName: 'appVersion', operator: 'SEMVER_GTE', value: '2.1.0' },
+      ],
+    },
+    {
+      name: 'userWithId', parameters: { userIds: `user-${i},user-${i + 1},user-${i + 2}` },
+      constraints: [{ contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@example.com'], caseInsensitive: true }],
+    },
+    {
+      name: 'remoteAddress', parameters: { IPs: '10.0.0.0/8,192.168.1.1' },
+      constraints: [{ contextName: 'tier', operator: 'NUM_GTE', value: '3' }, { contextName: 'plan', operator: 'NOT_IN', values: ['free'], inverted: true }],
+    },
+  ];
+}
+
+/** The answer to copy: the identity body, its gzip, and its ETag. */
+export interface PollBytes {
+  identity: Buffer;
+  gzip: Buffer;
+  etag: string;
+}
+
+/** The baseline: answers the poll with fixed buffers (304 on its ETag, gzip when asked). */
+function runBaseline(): void {
+  const identity = fs.readFileSync(process.env.BASELINE_IDENTITY!);
+  const gzip = fs.readFileSync(process.env.BASELINE_GZIP!);
+  const etag = process.env.BASELINE_ETAG!;
+  const server = http.createServer((req, res) => {
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, ['ETag', etag, 'Vary', 'Accept-Encoding', 'X-Content-Type-Options', 'nosniff']);
+      res.end();
+      return;
+    }
+    const gz = (req.headers['accept-encoding'] ?? '').includes('gzip');
+    const body = gz ? gzip : identity;
+    const headers = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length), 'ETag', etag, 'Vary', 'Accept-Encoding', 'X-Content-Type-Options', 'nosniff'];
+    if (gz) headers.push('Content-Encoding', 'gzip');
+    res.writeHead(200, headers);
+    res.end(body);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
+}
+
+if (process.argv[1] === SELF && process.argv[2] === 'baseline') runBaseline();
+
+/** Starts the baseline process on `bytes`; `stop()` ends it and removes its files. */
+export async function startBaseline(bytes: PollBytes): Promise<{ url: string; proc: ChildProcess; stop(): void }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fanion-bench-'));
+  fs.writeFileSync(path.join(dir, 'identity'), bytes.identity);
+  fs.writeFileSync(path.join(dir, 'gzip'), bytes.gzip);
+  const proc = fork(SELF, ['baseline'], {
+    env: { ...process.env, BASELINE_IDENTITY: path.join(dir, 'identity'), BASELINE_GZIP: path.join(dir, 'gzip'), BASELINE_ETAG: bytes.etag },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.once('message', (msg) => resolve((msg as { port: number }).port));
+    proc.once('exit', (code) => reject(new Error(`the baseline exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    proc,
+    stop() {
+      proc.kill();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What a server answers `path` with: identity bytes, ETag, and the gzip copy once it is built. */
+export async function pollBytes(url: string, headers: Record<string, string>): Promise<PollBytes> {
+  const plain = await fetch(url, { headers });
+  const identity = Buffer.from(await plain.arrayBuffer());
+  const etag = plain.headers.get('etag')!;
+  // fetch inflates transparently: the gzip bytes come through a raw request, once built (in the background).
+  const raw = () => new Promise<{ gz: boolean; body: Buffer }>((resolve, reject) => {
+    http.get(url, { headers: { ...headers, 'accept-encoding': 'gzip' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ gz: res.headers['content-encoding'] === 'gzip', body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+  for (let i = 0; i < 100; i++) {
+    const r = await raw();
+    if (r.gz) return { identity, gzip: r.body, etag };
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  throw new Error('no gzip answer within 2 s');
+}
+
+export interface Row {
+  path: string;
+  pipelining: number;
+  fanion: Result[];
+  baseline: Result[];
+  /** Server CPU time per request (µs): less sensitive than req/s to what else the machine runs. */
+  fanionCpu: number[];
+  baselineCpu: number[];
+}
+
+/** user + system CPU time of a process so far, in µs (Linux /proc; clock ticks of 10 ms). */
+export function cpuMicros(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export interface AbOptions {
+  /** The server measured and the baseline, each with the process whose CPU is read. */
+  fanion: { url: string; pid: number };
+  baseline: { url: string; pid: number };
+  path: string;
+  cases: { path: string; headers: Record<string, string> }[];
+  pipelinings: number[];
+  rounds: number;
+  seconds: number;
+  connections: number;
+}
+
+/** Alternating A/B rounds per case and pipelining depth; each row is printed as it ends. */
+export async function abRounds(o: AbOptions): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const pipelining of o.pipelinings) {
+    for (const c of o.cases) {
+      const row: Row = { path: c.path, pipelining, fanion: [], baseline: [], fanionCpu: [], baselineCpu: [] };
+      // Warm both up, then alternate which goes first so drift in machine load hits both.
+      await autocannon({ url: o.fanion.url + o.path, connections: o.connections, pipelining, duration: 1, headers: c.headers });
+      await autocannon({ url: o.baseline.url + o.path, connections: o.connections, pipelining, duration: 1, headers: c.headers });
+      for (let r = 0; r < o.rounds; r++) {
+        const order = r % 2 === 0 ? (['baseline', 'fanion'] as const) : (['fanion', 'baseline'] as const);
+        for (const who of order) {
+          const target = o[who];
+          const cpu0 = cpuMicros(target.pid);
+          const res = await autocannon({ url: target.url + o.path, connections: o.connections, pipelining, duration: o.seconds, headers: c.headers });
+          (who === 'fanion' ? row.fanionCpu : row.baselineCpu).push((cpuMicros(target.pid) - cpu0) / res.requests.total);
+          const want = c.path === '304' ? res['3xx'] : res['2xx'];
+          if (res.errors || res.timeouts || want !== res.requests.total) {
+            console.warn(`  warning: ${who} ${c.path} -p ${pipelining}: ${res.errors} errors, ${res.timeouts} timeouts, ${res.requests.total - want} unexpected statuses`);
+          }
+          (who === 'fanion' ? row.fanion : row.baseline).push(res);
+        }
+      }
+      rows.push(row);
+      printRow(row);
+    }
+  }
+  return rows;
+}
+
+/** The median of the per-round fanion/baseline ratios: each round's pair ran back to back. */
+export function ratioOf(row: Row): number {
+  return median(row.fanion.map((r, i) => r.requests.average / row.baseline[i].requests.average));
+}
+
+export const SUMMARY_HEADER = 'path  -p  fanion req/s  baseline req/s  ratio  fanion p50/p99 ms  baseline p50/p99 ms  server CPU µs/req f/b';
+
+export function printRow(row: Row, summary = false): void {
+  const rps = (rs: Result[]) => median(rs.map((r) => r.requests.average));
+  const lat = (rs: Result[], k: 'p50' | 'p99') => median(rs.map((r) => r.latency[k]));
+  const f = rps(row.fanion);
+  const b = rps(row.baseline);
+  const ratio = ratioOf(row).toFixed(2);
+  const cpu = `${median(row.fanionCpu).toFixed(0)}/${median(row.baselineCpu).toFixed(0)}`;
+  if (summary) {
+    console.log(`${row.path.padEnd(5)} ${String(row.pipelining).padStart(2)}  ${f.toFixed(0).padStart(12)}  ${b.toFixed(0).padStart(14)}  ${ratio.padStart(5)}  ${`${lat(row.fanion, 'p50')}/${lat(row.fanion, 'p99')}`.padStart(17)}  ${`${lat(row.baseline, 'p50')}/${lat(row.baseline, 'p99')}`.padStart(19)}  ${cpu.padStart(21)}`);
+  } else {
+    console.log(`${row.path} -p ${row.pipelining}: fanion ${row.fanion.map((r) => r.requests.average.toFixed(0)).join(', ')} req/s; baseline ${row.baseline.map((r) => r.requests.average.toFixed(0)).join(', ')} req/s; ratio ${ratio}`);
+  }
+}
