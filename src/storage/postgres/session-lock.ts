@@ -52,6 +52,13 @@ export class SessionLock {
       if (this.client === c) this.drop();
     });
     await c.connect();
+    // The server's side of the lock: a holder cut off without a goodbye (a partition, a machine
+    // lost) keeps its session, and so the lock, until PostgreSQL notices. Keepalives on this session
+    // make that about 11 s instead of the system's default (often two hours). Not every managed
+    // service lets a session set them: then the default stays.
+    for (const [name, value] of [['tcp_keepalives_idle', 5], ['tcp_keepalives_interval', 2], ['tcp_keepalives_count', 3]] as const) {
+      await c.query(`SET ${name} = ${value}`).catch(() => {});
+    }
     this.client = c;
     return c;
   }
