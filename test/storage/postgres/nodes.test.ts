@@ -4,6 +4,7 @@
 // byte-identical SDK answers with the same ETag.
 import t from 'tap';
 import { clusterFor, converged } from '../../helpers/cluster.js';
+import { signInAs, STRONG, withSession } from '../../helpers/people.js';
 import { client, type Spawned } from '../../helpers/server.js';
 
 const ADMIN = '*:*.cluster-admin-secret-0123456789';
@@ -41,7 +42,7 @@ t.test('nodes started together on a new database seed their tokens once, and pri
 });
 
 t.test('every node answers the same', async (t) => {
-  const cluster = await clusterFor(t, { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, METRICS_FLUSH_MS: '300' });
+  const cluster = await clusterFor(t, { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, METRICS_FLUSH_MS: '300', UNLEASH_DEFAULT_ADMIN_PASSWORD: STRONG });
   if (!cluster) return;
   const nodes: Spawned[] = [await cluster.node(), await cluster.node(), await cluster.node()];
   const admin = nodes.map((n) => client(n.url, { authorization: ADMIN }));
@@ -87,6 +88,14 @@ t.test('every node answers the same', async (t) => {
       return list.find((x) => x.tokenName === 'metrics')?.seenAt != null;
     });
     t.pass('node C shows the token as seen (it was used on A and B)');
+  });
+
+  await t.test('the console works against any node: signed in on one, a person is signed in on the others', async (t) => {
+    for (const n of nodes) t.equal((await fetch(`${n.url}/`)).status, 200, `the console is served by ${n.url}`);
+    const session = await signInAs(nodes[0].url, 'admin', STRONG);
+    const seen = await within(2_000, async () => (await withSession(nodes[2].url, session)('GET', '/api/admin/user')).status === 200);
+    t.ok(seen < 2_000, `the session made on node A works on node C (${seen} ms later)`);
+    t.equal((await withSession(nodes[1].url, session)('POST', P, { name: 'by-a-person' })).status, 201, 'and writes through node B');
   });
 
   await t.test('idle nodes give the same SDK answer and ETag', async (t) => {
