@@ -10,6 +10,7 @@
 // The engine appends to a log (wal/record-log.ts): the data folder's WAL by default, the cluster's
 // table in PostgreSQL when DATABASE_URL or DATABASE_HOST is set. Nothing built on the engine
 // knows which.
+import fs from 'node:fs';
 import { WebhookDeliverer } from './addons/deliverer.js';
 import { WebhookLeadership } from './addons/leadership.js';
 import { webhookLimits } from './addons/logic.js';
@@ -39,6 +40,7 @@ import type { PgLog } from './storage/postgres/pg-log.js';
 import { openStorage, type Storage } from './storage/storage.js';
 import type { State } from './state/state.js';
 import type { RecordLog } from './wal/record-log.js';
+import { listSegments } from './wal/scan.js';
 import { TokenAuthenticator } from './tokens/token-authenticator.js';
 import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
@@ -165,6 +167,10 @@ async function openEmbedded(deps: FanionDeps): Promise<Opened> {
 
 async function openClusterNode(deps: FanionDeps): Promise<Opened> {
   const { config, log } = deps;
+  if (fs.existsSync(config.dataDir) && listSegments(config.dataDir).length > 0) {
+    // Nothing of it is read: a node's state is the database's. Say so rather than look like it was.
+    log.warn({ dataDir: config.dataDir }, 'DATA_DIR holds a data folder that a cluster node does not use: its flags are not in the cluster');
+  }
   const node = await openCluster({ db: config.database!, log, tokenHashKey: config.tokenHashKey, clock: deps.clock });
   let follower: Follower | null = null;
   return {
