@@ -255,13 +255,13 @@ export class Engine {
         this.log.returnLsn(lsn);
         throw err;
       }
-      const { entry, written } = await this.applyInSlices(rec, slicer, () => {
-        const undo = applyRecordInSlices(this.state, rec, slicer).catch((err) => {
+      // An op that cannot apply (a bug in the command) leaves nothing applied: its LSN goes back.
+      const apply = () =>
+        applyRecordInSlices(this.state, rec, slicer).catch((err) => {
           this.log.returnLsn(lsn);
           throw err;
         });
-        return undo;
-      }, (e) => this.log.append(bytes, e.lsn));
+      const { entry, written } = await this.applyInSlices(rec, slicer, apply, (e) => this.log.append(bytes, e.lsn));
       return { result: change.result, written, entry, bytes };
     } finally {
       this.barrier = null;
