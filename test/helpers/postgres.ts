@@ -63,7 +63,8 @@ export async function freePort(): Promise<number> {
 }
 
 const started = new Set<Postgres>();
-process.on('exit', () => {
+/** Stops every server this process started: pg_ctl detaches them, so nothing else would. */
+function destroyAll(): void {
   for (const p of started) {
     try {
       p.destroy();
@@ -71,7 +72,15 @@ process.on('exit', () => {
       /* best effort at exit */
     }
   }
-});
+}
+process.on('exit', destroyAll);
+// A test runner's timeout, or Ctrl-C, ends the process by a signal, without 'exit' handlers.
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    destroyAll();
+    process.kill(process.pid, signal);
+  });
+}
 
 /**
  * Starts a fresh cluster, or returns the reason it cannot (no binaries, no `postgres` user).
