@@ -6,6 +6,8 @@ declare module 'autocannon' {
     path?: string;
     headers?: Record<string, string>;
     body?: string | Buffer;
+    /** Builds each request anew (a body that differs every time). */
+    setupRequest?: (req: Request) => Request;
   }
   /** One connection, as handed to `setupClient` before its first request. */
   export interface Client {

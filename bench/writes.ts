@@ -130,7 +130,7 @@ const strategyBody = (t: number): StrategyInput => {
 async function seedFolder(): Promise<string> {
   const dir = tempDir('fanion-bench-seed-');
   const storage = await openStorage({ dataDir: dir, sync: false, log: silent });
-  const engine = new Engine({ state: storage.state, wal: storage.wal, log: silent });
+  const engine = new Engine({ state: storage.state, log: storage.wal, logger: silent });
   await inParallel(WRITE_FLAGS, (i) => engine.run(ADMIN, createFeature('default', { name: `bench-${i}` })));
   await storage.wal.close();
   storage.release();
@@ -158,7 +158,7 @@ interface Level {
 async function engineOnly(seed: string, clients: number): Promise<Level & { recordBytes: number; cpuUs: number }> {
   const dir = copyOf(seed, 'fanion-bench-engine-');
   const storage = await openStorage({ dataDir: dir, sync: true, log: silent });
-  const engine = new Engine({ state: storage.state, wal: storage.wal, log: silent });
+  const engine = new Engine({ state: storage.state, log: storage.wal, logger: silent });
   const bytes0 = walBytes(dir);
   const { records: records0, syncs: syncs0 } = storage.wal.stats;
   const lat: number[] = [];
@@ -370,7 +370,7 @@ async function durableWrites(): Promise<void> {
 /** Builds the start-up data set in-process through the real commands, engine and WAL. */
 async function buildDataSet(dataDir: string, opts: { events: number; checkpoint: boolean; tailRecords: number }): Promise<{ records: number; pauseMs?: number; writeMs?: number; stallMs?: number }> {
   const storage = await openStorage({ dataDir, sync: false, log: silent });
-  const engine = new Engine({ state: storage.state, wal: storage.wal, log: silent });
+  const engine = new Engine({ state: storage.state, log: storage.wal, logger: silent });
   const actor = { name: 'bench', userId: null };
   const where = (f: string, environment: string) => ({ project: 'default', feature: f, environment });
   await inParallel(FLAGS, (i) => engine.run(actor, createFeature('default', { name: `flag-${i}`, description: `Flag number ${i}` })));
@@ -394,7 +394,7 @@ async function buildDataSet(dataDir: string, opts: { events: number; checkpoint:
   let writeMs: number | undefined;
   let stallMs: number | undefined;
   if (opts.checkpoint) {
-    const cp = new Checkpointer({ engine, dir: dataDir, files: storage.files, log: silent, everyRecords: 0, everyBytes: 0 });
+    const cp = new Checkpointer({ engine, wal: storage.wal, dir: dataDir, files: storage.files, log: silent, everyRecords: 0, everyBytes: 0 });
     const h = monitorEventLoopDelay({ resolution: 5 });
     h.enable();
     const report = await cp.checkpoint();

@@ -3,16 +3,22 @@
 // data folder open it here too, so every wiring is the production one.
 //
 //   data folder → storage (lock, checkpoint + WAL replay) → engine → checkpointer
+//   or PostgreSQL → cluster (checkpoint + log replay)     → engine → follower, checkpointer
 //                                                         → client snapshot (on every change)
 //                                                         → SDK metrics store + flusher
 //               → token hash key → seeded tokens → authenticator
+// The engine appends to a log (wal/record-log.ts): the data folder's WAL by default, the cluster's
+// table in PostgreSQL when DATABASE_URL or DATABASE_HOST is set. Nothing built on the engine
+// knows which.
+import fs from 'node:fs';
 import { WebhookDeliverer } from './addons/deliverer.js';
+import { WebhookLeadership } from './addons/leadership.js';
 import { webhookLimits } from './addons/logic.js';
 import { httpSender } from './addons/sender.js';
 import { OpenAuthenticator, type Authenticator } from './auth/access.js';
 import { ClientSnapshot } from './client-api/snapshot.js';
 import { MetricsFlusher } from './client-metrics/flusher.js';
-import { ClientMetricsStore } from './client-metrics/store.js';
+import { ClientMetricsStore, type MetricsReport } from './client-metrics/store.js';
 import { UnknownFlags } from './client-metrics/unknown-flags.js';
 import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
@@ -25,8 +31,16 @@ import { PreparedFlags } from './evaluation/prepared.js';
 import { checkRelayFolder, Relay } from './relay/relay.js';
 import { Toucher } from './state/touch.js';
 import type { Logger } from './log.js';
-import { Checkpointer } from './storage/checkpointer.js';
+import { Checkpointer, type Checkpoints } from './storage/checkpointer.js';
+import { openCluster } from './storage/postgres/cluster.js';
+import { LOCK } from './storage/postgres/connect.js';
+import { SessionLock } from './storage/postgres/session-lock.js';
+import type { Follower } from './storage/postgres/follower.js';
+import type { PgLog } from './storage/postgres/pg-log.js';
 import { openStorage, type Storage } from './storage/storage.js';
+import type { State } from './state/state.js';
+import type { RecordLog } from './wal/record-log.js';
+import { listSegments } from './wal/scan.js';
 import { TokenAuthenticator } from './tokens/token-authenticator.js';
 import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
@@ -53,13 +67,28 @@ export interface FanionDeps {
    * is replayed) and passes it here, so a part built below can hold readiness too.
    */
   readiness?: Readiness;
+  /**
+   * Told when this node cannot go on serving and must be restarted (a cluster node whose next
+   * records were pruned while it was away); main.ts exits. Logged only when not given.
+   */
+  onFatal?: (message: string) => void;
+}
+
+/** The parts of a cluster node a test or the metrics look at. */
+export interface ClusterParts {
+  nodeId: string;
+  log: PgLog;
+  follower: Follower;
 }
 
 /** Fanion's parts, wired, with one close for all of them. */
 export interface Fanion {
   engine: Engine;
-  storage: Storage;
-  checkpointer: Checkpointer;
+  /** The data folder (null on a cluster node, whose state is the database's). */
+  storage: Storage | null;
+  /** Set on a cluster node. */
+  cluster: ClusterParts | null;
+  checkpointer: Checkpoints;
   hasher: TokenHasher;
   auth: Authenticator;
   /** API tokens by their secret, in both auth modes (see `auth` for who is calling). */
@@ -88,7 +117,7 @@ export interface Fanion {
   relay: Relay | null;
   /** The conditions `GET /ready` waits for. */
   readiness: Readiness;
-  /** Writes pending metrics, abandons or finishes a checkpoint, closes the WAL, releases the lock. */
+  /** Writes pending metrics, abandons or finishes a checkpoint, closes the log (and releases the data folder's lock). */
   close(): Promise<void>;
   /** What close() is waiting for now, for a shutdown that takes too long to say so. */
   closingStep(): string;
@@ -98,28 +127,95 @@ export interface Fanion {
  * Opens the data folder (replaying it) and builds every part. Throws if the folder is locked by
  * another process or cannot be read; nothing is left open then.
  */
-export async function openFanion(deps: FanionDeps): Promise<Fanion> {
+/** A webhook leader starts a send only this soon after its last fenced write began (leadership.ts). */
+const WEBHOOK_LEASE_MS = 2_000;
+
+/** Where the state comes from and where records go: the data folder, or the cluster's database. */
+interface Opened {
+  state: State;
+  log: RecordLog;
+  storage: Storage | null;
+  replayed: { records: number; ms: number; checkpoint: unknown };
+  /** The key that hashes API tokens. */
+  hashKey(): Promise<Buffer>;
+  /** Checkpointing (and, on a cluster, following) for this engine. */
+  attach(engine: Engine): { checkpointer: Checkpoints; cluster: ClusterParts | null };
+  close(): Promise<void>;
+}
+
+async function openEmbedded(deps: FanionDeps): Promise<Opened> {
   const { config, log } = deps;
   checkDefaultAdminPassword(config);
   const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: deps.files, clock: deps.clock });
+  return {
+    state: storage.state,
+    log: storage.wal,
+    storage,
+    replayed: storage.replayed,
+    hashKey: () => loadHashKey(config.dataDir, config.tokenHashKey, log),
+    attach: (engine) => ({
+      checkpointer: new Checkpointer({
+        engine, wal: storage.wal, dir: config.dataDir, files: storage.files, log, everyRecords: config.checkpointRecords, everyBytes: config.checkpointBytes,
+        retryMs: deps.checkpointRetryMs,
+      }),
+      cluster: null,
+    }),
+    close: async () => {
+      await storage.wal.close();
+      storage.release();
+    },
+  };
+}
+
+async function openClusterNode(deps: FanionDeps): Promise<Opened> {
+  const { config, log } = deps;
+  if (fs.existsSync(config.dataDir) && listSegments(config.dataDir).length > 0) {
+    // Nothing of it is read: a node's state is the database's. Say so rather than look like it was.
+    log.warn({ dataDir: config.dataDir }, 'DATA_DIR holds a data folder that a cluster node does not use: its flags are not in the cluster');
+  }
+  const node = await openCluster({ db: config.database!, log, tokenHashKey: config.tokenHashKey, clock: deps.clock });
+  let follower: Follower | null = null;
+  return {
+    state: node.state,
+    log: node.log,
+    storage: null,
+    replayed: node.replayed,
+    hashKey: async () => node.hashKey,
+    attach: (engine) => {
+      const onFatal = deps.onFatal ?? ((message: string) => log.fatal(message));
+      const parts = node.attach(engine, { checkpointRecords: config.checkpointRecords, onFellBehind: onFatal });
+      follower = parts.follower;
+      return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, log: node.log, follower } };
+    },
+    close: async () => {
+      await follower?.close();
+      await node.close();
+    },
+  };
+}
+
+/**
+ * Opens the data folder (replaying it), or joins the cluster in PostgreSQL when one is configured,
+ * and builds every part. Throws if the folder is locked by another process or cannot be read;
+ * nothing is left open then.
+ */
+export async function openFanion(deps: FanionDeps): Promise<Fanion> {
+  const { config, log } = deps;
+  const opened = config.database ? await openClusterNode(deps) : await openEmbedded(deps);
   log.info(
-    { records: storage.replayed.records, ms: Math.round(storage.replayed.ms), checkpoint: storage.replayed.checkpoint, dataDir: config.dataDir },
-    'replayed the write-ahead log',
+    { records: opened.replayed.records, ms: Math.round(opened.replayed.ms), checkpoint: opened.replayed.checkpoint, dataDir: config.database ? undefined : config.dataDir },
+    config.database ? 'replayed the database log' : 'replayed the write-ahead log',
   );
-  const engine = new Engine({ state: storage.state, wal: storage.wal, log, clock: deps.clock, newId: deps.newId });
-  const checkpointer = new Checkpointer({
-    engine, dir: config.dataDir, files: storage.files, log, everyRecords: config.checkpointRecords, everyBytes: config.checkpointBytes,
-    retryMs: deps.checkpointRetryMs,
-  });
+  const engine = new Engine({ state: opened.state, log: opened.log, logger: log, clock: deps.clock, newId: deps.newId });
+  const { checkpointer, cluster } = opened.attach(engine);
   engine.afterDurable = () => checkpointer.maybeCheckpoint();
   const closeStorage = async () => {
     await checkpointer.close();
-    await storage.wal.close();
-    storage.release();
+    await opened.close();
   };
   try {
     // The key is loaded in both auth modes so tokens made while AUTH_TYPE=none still work after switching.
-    const hasher = new TokenHasher(await loadHashKey(config.dataDir, config.tokenHashKey, log));
+    const hasher = new TokenHasher(await opened.hashKey());
     const wrongFolder = config.relay ? checkRelayFolder(engine.state) : null;
     if (wrongFolder) throw new Error(wrongFolder);
     await seedTokens({ engine, config, hasher, log });
@@ -151,13 +247,27 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes, new UnknownFlags(config.unknownFlagsMaxBytes));
     // Webhooks read durable events from the log; they never hold up the change that made them.
     const limits = webhookLimits(config);
+    // On a cluster one node delivers: the one holding the webhook lock, fenced through the log.
+    const leadership = cluster
+      ? new WebhookLeadership(engine, new SessionLock(config.database!, LOCK.webhooks, log), {
+          node: cluster.nodeId, leaseMs: WEBHOOK_LEASE_MS, sendTimeoutMs: config.webhookTimeoutMs, checkMs: 1_000,
+        }, log)
+      : undefined;
     const webhooks = new WebhookDeliverer({
-      engine, log, send: httpSender(config.webhookTimeoutMs, limits.destinations),
+      engine, log, send: httpSender(config.webhookTimeoutMs, limits.destinations), leadership,
       options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },
     });
     engine.onChange((change, kind) => webhooks.onChange(change, kind));
-    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: storage.replayed.ms });
-    const flusher = new MetricsFlusher(engine, metrics, log, tokens, people);
+    leadership?.start();
+    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
+    const flusher = new MetricsFlusher(engine, metrics, log, tokens, people, cluster?.nodeId ?? null);
+    if (cluster) {
+      // What SDKs reported to the other nodes joins this node's views.
+      engine.onChange((change, kind) => {
+        if (kind !== 'durable') return;
+        for (const op of change.ops) if (op.o === 'metrics.report' && op.node !== cluster.nodeId) metrics.mergeReport(op.report as MetricsReport);
+      });
+    }
     flusher.start(config.metricsFlushMs);
     const readiness = deps.readiness ?? new Readiness();
     // A relay is a change source like the admin API: what it applies is served by all of the above.
@@ -165,11 +275,17 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     relay?.registerMetrics(operations.registry);
     relay?.start();
     let closing: Promise<void> | null = null;
+    if (cluster) {
+      const { follower } = cluster;
+      readiness.warnWhen(() =>
+        follower.up ? null : `the database cannot be reached (since ${new Date(follower.downSince ?? Date.now()).toISOString()}): serving from memory, writes answer 503`,
+      );
+    }
     let closingStep = 'not closing';
     const close = () => {
       push.close();
       // The relay first (no change arrives after it), then webhooks: their last progress is
-      // written before the WAL closes.
+      // written before the log closes.
       const step = <T>(name: string, fn: () => T) => () => {
         closingStep = name;
         return fn();
@@ -177,12 +293,16 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       closing ??= Promise.resolve()
         .then(step('the relay', () => relay?.close()))
         .then(step('webhook deliveries', () => webhooks.close()))
+        .then(step('webhook leadership', () => leadership?.close()))
         .then(step('the last SDK metrics', () => flusher.stop()))
-        .then(step('the write-ahead log', closeStorage))
+        .then(step(cluster ? 'the database log' : 'the write-ahead log', closeStorage))
         .then(step('done', () => undefined));
       return closing;
     };
-    return { engine, storage, checkpointer, hasher, auth, tokens, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks, flusher, relay, readiness, close, closingStep: () => closingStep };
+    return {
+      engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks,
+      flusher, relay, readiness, close, closingStep: () => closingStep,
+    };
   } catch (err) {
     await closeStorage();
     throw err;

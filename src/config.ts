@@ -25,6 +25,22 @@ export interface OidcConfig {
 export type AuthType = 'api-token' | 'none';
 export type LogFormat = 'json' | 'pretty';
 
+/** Where a cluster's shared log lives: PostgreSQL, as node-postgres takes it (pg.PoolConfig's fields). */
+export interface DatabaseConfig {
+  connectionString?: string;
+  host?: string;
+  port?: number;
+  database?: string;
+  user?: string;
+  password?: string;
+  /** false, true, or node's TLS options (DATABASE_SSL as JSON, Unleash's way). */
+  ssl: boolean | Record<string, unknown>;
+  /** Connections a node keeps for appends, reads and checkpoints (DATABASE_POOL_MAX). */
+  poolMax: number;
+  /** Connecting, and each statement, must succeed within this, or the write answers 503 (DATABASE_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -106,6 +122,8 @@ export interface Config {
   webhookTemplateMaxBytes: number;
   /** A webhook body template's rendering work at most (WEBHOOK_TEMPLATE_MAX_STEPS). */
   webhookTemplateMaxSteps: number;
+  /** A cluster's shared log in PostgreSQL (DATABASE_URL, or DATABASE_HOST and its companions); null: the embedded WAL. */
+  database: DatabaseConfig | null;
   /** Where browsers reach Fanion (PUBLIC_URL), for invitation links and the single sign-on callback. */
   publicUrl: string | null;
   /** The first admin person's name and password (UNLEASH_DEFAULT_ADMIN_USERNAME / _PASSWORD); generated when absent. */
@@ -271,6 +289,10 @@ function relayConfig(env: NodeJS.ProcessEnv, authType: AuthType): RelayConfig | 
   for (const name of ['INIT_ADMIN_API_TOKENS', 'INIT_CLIENT_API_TOKENS', 'INIT_BACKEND_API_TOKENS', 'INIT_FRONTEND_API_TOKENS']) {
     if (env[name]) throw new ConfigError(`${name} cannot be used with UPSTREAM_URL: a relay's tokens are its upstream's; list them in TOKENS`);
   }
+  // Relays sharing one log would each write what their upstream sends: run several relays apart.
+  for (const name of ['DATABASE_URL', 'DATABASE_HOST']) {
+    if (env[name]) throw new ConfigError(`${name} cannot be used with UPSTREAM_URL: a relay keeps its own copy in DATA_DIR; run several relays side by side instead`);
+  }
   const protocol = (env.UPSTREAM_PROTOCOL || 'auto').toLowerCase() as UpstreamProtocol;
   if (!PROTOCOLS.includes(protocol)) throw new ConfigError(`UPSTREAM_PROTOCOL must be one of ${PROTOCOLS.join(', ')}, got "${env.UPSTREAM_PROTOCOL}"`);
   const authHeader = env.UPSTREAM_AUTH_HEADER || 'Authorization';
@@ -310,6 +332,53 @@ function parseRanges(raw: string | undefined): string[] {
     if (!Address4.isValid(item) && !Address6.isValid(item)) throw new ConfigError(`WEBHOOK_ALLOW_RANGES must list addresses or CIDR ranges such as 10.1.2.0/24 or fd00::/8, got "${item}"`);
   }
   return ranges;
+}
+
+/**
+ * DATABASE_URL (a postgres:// URL), else DATABASE_HOST with DATABASE_PORT, _NAME, _USERNAME and
+ * _PASSWORD (Unleash's names and defaults); neither: null, the embedded WAL in DATA_DIR.
+ */
+function parseDatabase(env: NodeJS.ProcessEnv): DatabaseConfig | null {
+  const url = env.DATABASE_URL || undefined;
+  const host = env.DATABASE_HOST || undefined;
+  if (!url && !host) return null;
+  const ssl = parseSsl(env.DATABASE_SSL);
+  const common = { ssl, poolMax: positive(env, 'DATABASE_POOL_MAX', 4), timeoutMs: positive(env, 'DATABASE_TIMEOUT_MS', 5_000) };
+  if (url) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    // Never echo the URL: it usually holds the password.
+    if (!parsed || (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') || !parsed.hostname) {
+      throw new ConfigError('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
+    }
+    return { connectionString: url, ...common };
+  }
+  return {
+    host,
+    port: port(env, 'DATABASE_PORT', 5432),
+    database: env.DATABASE_NAME || 'unleash',
+    user: env.DATABASE_USERNAME || 'unleash',
+    password: env.DATABASE_PASSWORD || undefined,
+    ...common,
+  };
+}
+
+/** DATABASE_SSL: true, false, or a JSON object of TLS options (e.g. {"rejectUnauthorized":false}). */
+function parseSsl(raw: string | undefined): boolean | Record<string, unknown> {
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    v = undefined;
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ConfigError('DATABASE_SSL must be true, false or a JSON object of TLS options such as {"rejectUnauthorized":false}');
+  return v as Record<string, unknown>;
 }
 
 const ROLES: RootRoleName[] = ['Admin', 'Editor', 'Viewer'];
@@ -462,6 +531,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookTemplateMaxBytes: positive(env, 'WEBHOOK_TEMPLATE_MAX_BYTES', 4 * 1024 * 1024),
     webhookTemplateMaxSteps: positive(env, 'WEBHOOK_TEMPLATE_MAX_STEPS', 200_000),
+    database: parseDatabase(env),
     publicUrl,
     defaultAdminUsername,
     defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,

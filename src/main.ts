@@ -25,7 +25,14 @@ function browserUrl(host: string, port: number): string {
   return `http://${name}:${port}/`;
 }
 
-startServer({ config, log })
+startServer({
+  config,
+  log,
+  onFatal: (message) => {
+    log.fatal(message);
+    process.exit(1);
+  },
+})
   .then((running) => {
     const consoleUrl = browserUrl(config.host, running.port);
     log.info(

@@ -95,7 +95,7 @@ export async function migrate(opts: MigrateOptions): Promise<MigrationReport> {
       hash: hasher.hash(t.secret), prefix: tokenPrefix(t.projects, t.environment), tokenName: t.tokenName, type: t.type, environment: t.environment,
       projects: t.projects, expiresAt: t.expiresAt, createdAt: t.createdAt,
     }));
-    const engine = new Engine({ state: storage.state, wal: storage.wal, log: opts.log });
+    const engine = new Engine({ state: storage.state, log: storage.wal, logger: opts.log });
     say('writing it all as one change…');
     let result: MigrationResult;
     try {

@@ -35,7 +35,7 @@ import { SchemaRegistry } from './http/validation.js';
 import { projectRoutes } from './projects/routes.js';
 import { segmentRoutes } from './segments/routes.js';
 import { stateRoutes } from './state-io/routes.js';
-import type { Checkpointer } from './storage/checkpointer.js';
+import type { Checkpoints } from './storage/checkpointer.js';
 import { strategyRoutes } from './strategies/routes.js';
 import { strategyTypeRoutes } from './strategy-types/routes.js';
 import { tagRoutes } from './tags/routes.js';
@@ -68,7 +68,8 @@ async function letWaitingRequestsIn(): Promise<void> {
 /** Unleash's answers: 200 `{"health":"GOOD"}`, or 503 with no body. Never cached by a proxy. */
 function answerReady(readiness: Readiness, res: http.ServerResponse): void {
   if (readiness.ready) {
-    sendJson(res, 200, { health: 'GOOD' }, { 'Cache-Control': 'no-store' });
+    const warnings = readiness.warnings();
+    sendJson(res, 200, warnings.length > 0 ? { health: 'GOOD', warnings } : { health: 'GOOD' }, { 'Cache-Control': 'no-store' });
   } else {
     res.writeHead(503, ['Content-Length', '0', 'Cache-Control', 'no-store', ...NOSNIFF]);
     res.end();
@@ -87,7 +88,7 @@ export type ServerOptions = FanionDeps;
 export interface RunningServer {
   port: number;
   engine: Engine;
-  checkpointer: Checkpointer;
+  checkpointer: Checkpoints;
   server: http.Server;
   /** The connection cap in force and the count of connections refused at it. */
   connections: ConnectionGuard;
@@ -129,11 +130,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // The port opens before the data folder is replayed, so /ready can say 503 meanwhile (a large
   // folder takes seconds); every other request gets 503 until the routes are mounted.
   const readiness = opts.readiness ?? new Readiness();
-  const serving = readiness.require('the data folder replayed and every route mounted');
+  // On a cluster node this waits for the database too, and for the log to be applied to its end.
+  const serving = readiness.require(config.database ? 'the database reached, its log applied, and every route mounted' : 'the data folder replayed and every route mounted');
+  const startingMessage = config.database
+    ? 'Fanion is starting: it is waiting for its database or applying its log. Try again in a moment.'
+    : 'Fanion is starting: its data folder is being replayed. Try again in a moment.';
   let handler: http.RequestListener | null = null;
   const starting = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const started = performance.now();
-    const { status, body } = toErrorResponse(new ServiceUnavailableError('Fanion is starting: its data folder is being replayed. Try again in a moment.'));
+    const { status, body } = toErrorResponse(new ServiceUnavailableError(startingMessage));
     body.id = requestIdOf(res);
     sendJson(res, status, body, { 'Retry-After': '1', 'X-Request-Id': body.id });
     logUnmatched(req, res, started);

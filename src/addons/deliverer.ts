@@ -10,6 +10,10 @@
 // dropped, logged and counted, and delivery goes on with the next. A worker waits on its own
 // receiver only: admin writes never wait for a webhook.
 //
+// On a cluster only the leader delivers (leadership.ts): its cursor writes are fenced appends,
+// awaited before the next send, and a send starts only while its lease holds. Other nodes keep
+// their workers' cursors at the leader's, from the log, ready to take over.
+//
 // Nothing here runs long without yielding: a worker whose addon was deleted or switched off waits,
 // without running again, until that change is durable and stops it (restarting itself at once
 // instead spun in microtasks, so the write that would stop it never completed, and nothing else
@@ -20,6 +24,7 @@ import type { Logger } from '../log.js';
 import type { StateChange } from '../state/change.js';
 import type { Actor } from '../state/types.js';
 import type { Addon, EventRecord } from '../state/types.js';
+import type { WebhookLeadership } from './leadership.js';
 import { moveCursor, wants, webhookRequest, type WebhookRequest } from './logic.js';
 import type { Send, SendResult } from './sender.js';
 import { TemplateBudgetError, type TemplateBudget } from './template.js';
@@ -42,6 +47,8 @@ export interface DeliveryDeps {
   options: DeliveryOptions;
   /** The clock, in ms (tests move it). */
   now?: () => number;
+  /** On a cluster: who delivers. Without it this node always does. */
+  leadership?: WebhookLeadership;
 }
 
 /** What GET /api/admin/addons/:id shows of an addon's delivery. */
@@ -107,6 +114,17 @@ export class WebhookDeliverer {
     this.now = deps.now ?? Date.now;
     // Everything replayed at start-up is durable.
     this.durableEventId = deps.engine.state.events.lastId;
+    if (deps.leadership) deps.leadership.onChange = () => this.restart();
+    this.sync();
+  }
+
+  /**
+   * This node started or stopped leading: every worker starts again from the cursor the log
+   * holds (the last one a leader committed), not from what this node last thought.
+   */
+  private restart(): void {
+    if (this.closed) return;
+    for (const w of [...this.workers.values()]) this.stop(w);
     this.sync();
   }
 
@@ -133,6 +151,7 @@ export class WebhookDeliverer {
           w.nextAttemptAt = null;
         }
       }
+      if (op.o === 'webhooks.lead') this.deps.leadership?.noticeTerm(op.term);
       if (op.o === 'addon.cursor') {
         // Switched on again: the command moved the cursor past what happened while it was off.
         const w = this.workers.get(op.id);
@@ -179,8 +198,13 @@ export class WebhookDeliverer {
         // Events that became durable while the last send was in flight: on, from the next turn of
         // the event loop. Not for an addon deleted or switched off: its worker waits for that
         // change to be durable (and stopped), or rolled back (and kicked).
-        if (!w.timer && w.cursor < this.durableEventId && this.sends(w)) setImmediate(() => this.kick(w));
+        if (!w.timer && w.cursor < this.durableEventId && this.sends(w) && this.delivers()) setImmediate(() => this.kick(w));
       });
+  }
+
+  /** Whether this node delivers: always, unless a cluster's leadership says another node does. */
+  private delivers(): boolean {
+    return !this.deps.leadership || this.deps.leadership.leading;
   }
 
   /** The addon `w` delivers for, while it exists and is switched on. */
@@ -191,7 +215,10 @@ export class WebhookDeliverer {
 
   /** Sends, in order, every wanted event after the cursor, until none is left or a send fails. */
   private async run(w: Worker): Promise<void> {
-    const { engine, log, options } = this.deps;
+    const { engine, log, options, leadership } = this.deps;
+    // On a cluster, the leader delivers; and it records progress it made before anything further.
+    if (!this.delivers()) return;
+    if (leadership && w.cursor > w.written && !(await this.fencedCursor(w))) return;
     const events = engine.state.events;
     let passedOver = 0;
     while (!w.stopped && !this.closed && w.cursor < this.durableEventId) {
@@ -200,9 +227,17 @@ export class WebhookDeliverer {
       const event = events.get(w.cursor + 1)!;
       if (!wants(addon, event)) {
         w.cursor = event.id;
-        if (w.cursor - w.written >= PASSED_OVER_WRITE_EVERY) this.writeCursor(w);
+        if (w.cursor - w.written >= PASSED_OVER_WRITE_EVERY && !(await this.recordCursor(w))) return;
         if (++passedOver % PASSED_OVER_WRITE_EVERY === 0) await nextTurn();
         continue;
+      }
+      if (leadership) {
+        const wait = await leadership.readyToSend();
+        if (wait === null || w.stopped || this.closed) return;
+        if (wait > 0) {
+          this.later(w, wait);
+          return;
+        }
       }
       w.lastAttemptAt = this.now();
       const result = await this.attempt(addon, event);
@@ -215,7 +250,7 @@ export class WebhookDeliverer {
         w.lastDeliveredAt = this.now();
         w.delivered++;
         this.sums.delivered++;
-        this.writeCursor(w);
+        if (!(await this.recordCursor(w))) return;
         continue;
       }
       w.attempts++;
@@ -230,7 +265,7 @@ export class WebhookDeliverer {
         w.cursor = event.id;
         w.attempts = 0;
         w.firstFailureAt = null;
-        this.writeCursor(w);
+        if (!(await this.recordCursor(w))) return;
         continue;
       }
       const delay = Math.min(options.retryBaseMs * 2 ** Math.min(w.attempts - 1, 30), options.retryMaxDelayMs);
@@ -238,7 +273,31 @@ export class WebhookDeliverer {
       this.later(w, delay);
       return;
     }
-    if (w.cursor > w.written && w.cursor === this.durableEventId) this.writeCursor(w);
+    if (w.cursor > w.written && w.cursor === this.durableEventId) await this.recordCursor(w);
+  }
+
+  /**
+   * Records the cursor: on a cluster in a fenced write the next send waits for (false if it could
+   * not be made: the worker stops, and tries again later if this node still leads); else in the
+   * background, as writeCursor does.
+   */
+  private async recordCursor(w: Worker): Promise<boolean> {
+    if (!this.deps.leadership) {
+      this.writeCursor(w);
+      return true;
+    }
+    return this.fencedCursor(w);
+  }
+
+  private async fencedCursor(w: Worker): Promise<boolean> {
+    const lead = this.deps.leadership!;
+    const eventId = w.cursor;
+    if (await lead.moveCursor(w.id, eventId)) {
+      w.written = Math.max(w.written, eventId);
+      return true;
+    }
+    if (lead.leading && !w.stopped && !this.closed && !w.timer) this.later(w, this.deps.options.retryBaseMs);
+    return false;
   }
 
   /** Runs `w` again in `delay` ms. */
@@ -313,11 +372,14 @@ export class WebhookDeliverer {
     if (this.closed) return;
     this.closed = true;
     this.abort.abort();
-    const writes: Promise<void>[] = [];
+    const writes: Promise<unknown>[] = [];
     for (const w of this.workers.values()) {
       if (w.timer) clearTimeout(w.timer);
       w.timer = null;
-      if (w.cursor > w.written) this.writeCursor(w);
+      if (w.cursor > w.written) {
+        if (this.deps.leadership) writes.push(this.deps.leadership.moveCursor(w.id, w.cursor));
+        else this.writeCursor(w);
+      }
       writes.push(w.writing);
     }
     await Promise.all(writes);

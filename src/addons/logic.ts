@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Change, CommandEnv } from '../engine/command.js';
 import { invalid, NotFoundError, ValidationError } from '../errors.js';
 import { EVENT_TYPES } from '../events/types.js';
+import type { Op } from '../state/ops.js';
 import type { State } from '../state/state.js';
 import type { Addon, EventRecord } from '../state/types.js';
 import { destinationPolicy, urlRefusal, type DestinationPolicy } from './destination.js';
@@ -265,6 +266,35 @@ export function moveCursor(id: number, eventId: number) {
   return (state: State): Change<null> => {
     if (!state.addons.has(id) || (state.addonCursors.get(id) ?? 0) >= eventId) return { ops: [], events: [], result: null };
     return { ops: [{ o: 'addon.cursor', id, eventId }], events: [], result: null };
+  };
+}
+
+/** A cursor write or lease renewal of a webhook leader whose term is over: it must stop delivering. */
+export class DeposedError extends Error {
+  constructor(term: number, state: State) {
+    super(`webhook delivery term ${term} is over: node ${state.webhookLeader} leads term ${state.webhookTerm}`);
+  }
+}
+
+/** On a cluster: `node` takes over webhook delivery, in the next term (the result). */
+export function claimWebhooks(node: string) {
+  return (state: State): Change<number> => {
+    const term = state.webhookTerm + 1;
+    return { ops: [{ o: 'webhooks.lead', term, node }], events: [], result: term };
+  };
+}
+
+/**
+ * A webhook leader's fenced write: its term restated (so something is appended even when no
+ * cursor moves: the append itself is the proof that the term was still this node's), and the
+ * addon's cursor moved when `cursor` says so. Refused (DeposedError) once another node leads.
+ */
+export function leaderWrite(term: number, node: string, cursor?: { id: number; eventId: number }) {
+  return (state: State): Change<null> => {
+    if (state.webhookTerm !== term || state.webhookLeader !== node) throw new DeposedError(term, state);
+    const ops: Op[] = [{ o: 'webhooks.lead', term, node }];
+    if (cursor) ops.push(...moveCursor(cursor.id, cursor.eventId)(state).ops);
+    return { ops, events: [], result: null };
   };
 }
 

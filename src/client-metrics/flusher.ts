@@ -1,10 +1,13 @@
 // Writes buffered lastSeen times (of flags, of API tokens, of sessions and personal access tokens)
-// to the WAL every METRICS_FLUSH_MS as one record, so a storm of metrics posts or requests costs
+// to the log every METRICS_FLUSH_MS as one record, so a storm of metrics posts or requests costs
 // one fsync per interval instead of one each; the same record forgets sessions and password links
 // that have ended. A crash loses at most the last interval of lastSeen updates (and the in-memory
 // counts); admin changes are unaffected.
+// On a cluster node the same record carries what SDKs reported here (applications, instances,
+// counts, unknown names) for the other nodes, which merge it: every node's views are the cluster's.
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
+import type { Op } from '../state/ops.js';
 import type { Actor } from '../state/types.js';
 import { recordLastSeen } from './logic.js';
 import type { ClientMetricsStore } from './store.js';
@@ -38,7 +41,11 @@ export class MetricsFlusher {
     private readonly tokens: TokenUse | null = null,
     /** Where uses of sessions and personal tokens come from (none with AUTH_TYPE=none). */
     private readonly people: PeopleUse | null = null,
-  ) {}
+    /** On a cluster: this node's id, which its reports to the other nodes carry. */
+    private readonly node: string | null = null,
+  ) {
+    if (node) store.share();
+  }
 
   start(intervalMs: number): void {
     if (intervalMs <= 0) return;
@@ -65,19 +72,22 @@ export class MetricsFlusher {
     const pending = this.store.takePending();
     const seen = this.tokens?.takeSeen() ?? [];
     const people = this.people?.takeSeen() ?? null;
+    const report = this.node ? this.store.takeReport() : null;
     // With people, every flush also looks for ended sessions (a change only if there are some).
-    if (pending.length === 0 && seen.length === 0 && people === null) return;
+    if (pending.length === 0 && seen.length === 0 && people === null && !report) return;
     try {
       await this.engine.run(METRICS_ACTOR, (state, env) => {
         const flags = recordLastSeen(pending)(state);
         const tokens = recordTokensSeen(seen)(state);
         const persons = people ? recordPeopleSeen(people.sessions, people.tokens, this.people!.idleMs)(state, env).ops : [];
-        return { ops: [...flags.ops, ...tokens.ops, ...persons], events: [], result: flags.result + tokens.result + persons.length };
+        const shared: Op[] = report ? [{ o: 'metrics.report', node: this.node!, report }] : [];
+        return { ops: [...flags.ops, ...tokens.ops, ...persons, ...shared], events: [], result: flags.result + tokens.result + persons.length };
       });
     } catch (err) {
       this.store.restorePending(pending);
       this.tokens?.restoreSeen(seen);
       if (people) this.people!.restoreSeen(people);
+      if (report) this.store.restoreReport(report);
       this.log.warn({ err: (err as Error).message, pending: pending.length + seen.length }, 'could not write client metrics; will retry at the next flush');
     }
   }

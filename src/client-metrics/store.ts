@@ -78,6 +78,35 @@ export interface LastSeen {
   at: string;
 }
 
+/** A flag's counts from one application in one environment, added up since the last report. */
+export interface ReportedCounts extends Omit<FlagCounts, 'hours'> {
+  appName: string;
+}
+
+/**
+ * What a cluster node tells the others of what SDKs reported to it (written to the log by the
+ * flusher, merged by every other node): so each node's views are the cluster's.
+ */
+export interface MetricsReport {
+  apps: { appName: string; createdAt: string; strategies: string[] }[];
+  /** [appName, instance] as the reporting node holds it now. */
+  instances: [string, InstanceInfo][];
+  counts: ReportedCounts[];
+  /** [name, appName, environment, seenAt] of names the server does not have. */
+  unknown: [string, string, string, string][];
+}
+
+/** The first `max` keys of a set or map (their order is insertion order). */
+function take(from: Set<string> | Map<string, unknown>, max: number): string[] {
+  const out: string[] = [];
+  for (const k of from.keys()) {
+    if (out.length >= max) break;
+    out.push(k);
+  }
+  if (from instanceof Set) for (const k of out) from.delete(k);
+  return out;
+}
+
 /** Which API a metrics bucket came in through: back-end SDKs, or browsers (the Frontend API). */
 export type MetricsKind = 'client' | 'frontend';
 
@@ -144,6 +173,8 @@ export class ClientMetricsStore {
   private bytes = 0;
   /** `${feature}\0${environment}` → latest time seen, waiting for the next flush. */
   private pending = new Map<string, LastSeen>();
+  /** On a cluster node: what was reported here since the last report to the other nodes (share()). */
+  private sharing: { instances: Set<string>; counts: Map<string, ReportedCounts>; unknown: Map<string, MetricsReport['unknown'][number]> } | null = null;
   /** Set in relay mode (app.ts). */
   tap: MetricsTap | null = null;
 
@@ -170,7 +201,7 @@ export class ClientMetricsStore {
       app.strategies.add(s);
       this.grow(app, ENTRY + str(s));
     }
-    this.instance(app, scope, body.instanceId, now, (inst) => describe(inst, body, headers));
+    this.instance(app, scope.environment, body.instanceId, now, (inst) => describe(inst, body, headers));
   }
 
   /**
@@ -183,7 +214,7 @@ export class ClientMetricsStore {
     const app = this.app(body.appName, now);
     // Only the fields the metrics schema checks: the body may carry anything else.
     const { connectionId, sdkVersion, sdkFlavor, sdkFlavorVersion, platformName, platformVersion } = body;
-    this.instance(app, scope, body.instanceId, now, (inst) => describe(inst, { connectionId, sdkVersion, sdkFlavor, sdkFlavorVersion, platformName, platformVersion }, headers));
+    this.instance(app, scope.environment, body.instanceId, now, (inst) => describe(inst, { connectionId, sdkVersion, sdkFlavor, sdkFlavorVersion, platformName, platformVersion }, headers));
     for (const [name, c] of Object.entries(body.bucket?.toggles ?? {})) this.count(scope, app, name, c, now);
     this.enforceBudget();
   }
@@ -223,9 +254,28 @@ export class ClientMetricsStore {
     const f = this.state.features.get(name);
     if (!f) {
       this.unknown.report(name, app.appName, env, now);
+      this.sharing?.unknown.set(JSON.stringify([name, app.appName, env]), [name, app.appName, env, now]);
       return;
     }
     if (!inClientScope(scope, f.project)) return;
+    this.addCounts(app, env, name, yes, no, c.variants ?? {}, now);
+    this.pending.set(`${name}\u0000${env}`, { feature: name, environment: env, at: now });
+    if (this.sharing) {
+      const key = JSON.stringify([app.appName, env, name]);
+      const d = this.sharing.counts.get(key);
+      if (!d) {
+        this.sharing.counts.set(key, { appName: app.appName, environment: env, featureName: name, yes, no, variants: { ...c.variants }, lastSeen: now });
+      } else {
+        d.yes = add(d.yes, yes);
+        d.no = add(d.no, no);
+        for (const [v, n] of Object.entries(c.variants ?? {})) d.variants[v] = add(d.variants[v] ?? 0, n);
+        d.lastSeen = now;
+      }
+    }
+  }
+
+  /** Adds to an application's counts of a flag in an environment (within MAX_VARIANTS_PER_FLAG variants). */
+  private addCounts(app: Application, env: string, name: string, yes: number, no: number, variants: Record<string, number>, now: string): void {
     const key = `${env}\u0000${name}`;
     let counts = app.counts.get(key);
     if (!counts) {
@@ -236,13 +286,12 @@ export class ClientMetricsStore {
     }
     counts.yes = add(counts.yes, yes);
     counts.no = add(counts.no, no);
-    counts.lastSeen = now;
-    this.addVariants(app, counts.variants, c.variants);
+    if (counts.lastSeen < now) counts.lastSeen = now;
+    this.addVariants(app, counts.variants, variants);
     const hour = this.hourOf(app, counts, Date.parse(now));
     hour.yes = add(hour.yes, yes);
     hour.no = add(hour.no, no);
-    this.addVariants(app, hour.variants, c.variants);
-    this.pending.set(`${name}\u0000${env}`, { feature: name, environment: env, at: now });
+    this.addVariants(app, hour.variants, variants);
   }
 
   /** Adds variant counts to `into`, which holds at most MAX_VARIANTS_PER_FLAG names. */
@@ -284,13 +333,97 @@ export class ClientMetricsStore {
   private seenThroughRelay(scope: ClientScope, app: Application, now: string): void {
     const newest = [...app.instances.keys()].at(-1);
     if (newest === undefined) {
-      this.instance(app, scope, undefined, now, () => {});
+      this.instance(app, scope.environment, undefined, now, () => {});
       return;
     }
     const key = `${app.appName}\u0000${newest}`;
     const entry = this.lru.get(key)!;
     this.lru.delete(key);
     this.lru.set(key, entry);
+  }
+
+  /**
+   * On a cluster node: from now on, gather what SDKs report here for the other nodes (takeReport),
+   * so that every node's applications, counts and unknown flags are the cluster's.
+   */
+  share(): void {
+    this.sharing ??= { instances: new Set(), counts: new Map(), unknown: new Map() };
+  }
+
+  /**
+   * What SDKs reported here since the last call (instances as they are now, counts added up), at
+   * most `max` entries of each kind (the rest waits for the next call); null when nothing.
+   */
+  takeReport(max = 10_000): MetricsReport | null {
+    const s = this.sharing;
+    if (!s || (s.instances.size === 0 && s.counts.size === 0 && s.unknown.size === 0)) return null;
+    const report: MetricsReport = { apps: [], instances: [], counts: [], unknown: [] };
+    const apps = new Set<Application>();
+    for (const key of take(s.instances, max)) {
+      const at = this.lru.get(key);
+      if (!at) continue; // evicted since
+      apps.add(at.app);
+      report.instances.push([at.app.appName, { ...at.app.instances.get(at.instanceId)! }]);
+    }
+    for (const app of apps) report.apps.push({ appName: app.appName, createdAt: app.createdAt, strategies: [...app.strategies] });
+    for (const key of take(s.counts, max)) {
+      report.counts.push(s.counts.get(key)!);
+      s.counts.delete(key);
+    }
+    for (const key of take(s.unknown, max)) {
+      report.unknown.push(s.unknown.get(key)!);
+      s.unknown.delete(key);
+    }
+    return report;
+  }
+
+  /** Puts back a report that could not be sent, added to what was gathered since. */
+  restoreReport(r: MetricsReport): void {
+    const s = this.sharing;
+    if (!s) return;
+    for (const [appName, inst] of r.instances) s.instances.add(`${appName}\u0000${inst.instanceId}`);
+    for (const c of r.counts) {
+      const key = JSON.stringify([c.appName, c.environment, c.featureName]);
+      const d = s.counts.get(key);
+      if (!d) {
+        s.counts.set(key, c);
+        continue;
+      }
+      d.yes = add(d.yes, c.yes);
+      d.no = add(d.no, c.no);
+      for (const [v, n] of Object.entries(c.variants)) d.variants[v] = add(d.variants[v] ?? 0, n);
+    }
+    for (const u of r.unknown) {
+      const key = JSON.stringify(u.slice(0, 3));
+      if (!s.unknown.has(key)) s.unknown.set(key, u);
+    }
+  }
+
+  /** Another node's report: its instances and counts join this node's, as if reported here. */
+  mergeReport(r: MetricsReport): void {
+    const s = this.sharing;
+    this.sharing = null; // what another node saw is not this node's to report again
+    try {
+      const strategies = new Map(r.apps.map((a) => [a.appName, a]));
+      for (const [appName, inst] of r.instances) {
+        const app = this.app(appName, inst.lastSeen);
+        for (const st of strategies.get(appName)?.strategies ?? []) {
+          if (app.strategies.size >= MAX_STRATEGIES_PER_APP) break;
+          if (app.strategies.has(st)) continue;
+          app.strategies.add(st);
+          this.grow(app, ENTRY + str(st));
+        }
+        this.instance(app, inst.environment, inst.instanceId, inst.lastSeen, (mine) => {
+          const firstSeen = mine.firstSeen < inst.firstSeen ? mine.firstSeen : inst.firstSeen;
+          Object.assign(mine, inst, { firstSeen });
+        });
+      }
+      for (const c of r.counts) this.addCounts(this.app(c.appName, c.lastSeen), c.environment, c.featureName, c.yes, c.no, c.variants, c.lastSeen);
+      for (const [name, appName, environment, seenAt] of r.unknown) this.unknown.report(name, appName, environment, seenAt);
+      this.enforceBudget();
+    } finally {
+      this.sharing = s;
+    }
   }
 
   /** Takes the lastSeen updates gathered since the previous call. */
@@ -394,7 +527,7 @@ export class ClientMetricsStore {
   }
 
   /** Finds or makes the instance, moves it to the end of both orders, and re-counts its bytes around `update`. */
-  private instance(app: Application, scope: ClientScope, id: string | null | undefined, now: string, update: (inst: InstanceInfo) => void): void {
+  private instance(app: Application, environment: string, id: string | null | undefined, now: string, update: (inst: InstanceInfo) => void): void {
     // Unleash files instances without an id under "default".
     const instanceId = id || 'default';
     const key = `${app.appName}\u0000${instanceId}`;
@@ -405,16 +538,17 @@ export class ClientMetricsStore {
       this.grow(app, -(instanceBytes(inst) + ENTRY + str(key)));
     } else {
       inst = {
-        instanceId, connectionId: null, sdkVersion: null, sdkFlavor: null, sdkFlavorVersion: null, environment: scope.environment, started: null,
+        instanceId, connectionId: null, sdkVersion: null, sdkFlavor: null, sdkFlavorVersion: null, environment, started: null,
         interval: null, platformName: null, platformVersion: null, firstSeen: now, lastSeen: now,
       };
       if (app.instances.size >= MAX_INSTANCES_PER_APP) this.dropInstance(app, app.instances.keys().next().value!);
     }
-    inst.environment = scope.environment;
+    inst.environment = environment;
     inst.lastSeen = now;
     update(inst);
     app.instances.set(instanceId, inst);
     this.lru.set(key, { app, instanceId });
+    this.sharing?.instances.add(key);
     this.grow(app, instanceBytes(inst) + ENTRY + str(key));
   }
 

@@ -1,7 +1,10 @@
 // The engine: the one place mutations go through.
-//   command (pure) → resolved change → apply to memory (keeping its inverse) → append to WAL
-//   → acknowledge when durable. If the WAL append fails, this change and every change applied
-//   after it are rolled back and their callers get 503; reads go on from the restored state.
+//   command (pure) → resolved change → apply to memory (keeping its inverse) → append to the log
+//   → acknowledge when durable. If the append fails, this change and every change applied after
+//   it are rolled back; the log then says what to do (record-log.ts): on the embedded WAL their
+//   callers get 503; on a log shared with other nodes, a writer that was overtaken catches up and
+//   runs the same commands again against the newer state before it answers.
+// Records other nodes wrote come in through `applyFollowed`, at a quiet point.
 import { randomUUID } from 'node:crypto';
 import { ServiceUnavailableError } from '../errors.js';
 import { storeEvent, type StoredEvent } from '../state/events/stored.js';
@@ -11,14 +14,15 @@ import type { Undo } from '../state/ops.js';
 import type { State } from '../state/state.js';
 import type { Actor } from '../state/types.js';
 import type { StateChange } from '../state/change.js';
-import type { Wal } from '../wal/wal.js';
+import type { RecordLog } from '../wal/record-log.js';
 import { resolveEvents, type Command, type CommandEnv, type SlicedCommand } from './command.js';
 import { Slicer } from '../slices.js';
 
 export interface EngineDeps {
   state: State;
-  wal: Wal;
-  log: Logger;
+  /** Where records go: the embedded WAL, or a log shared by a cluster. */
+  log: RecordLog;
+  logger: Logger;
   clock?: () => Date;
   newId?: () => string;
 }
@@ -52,10 +56,22 @@ export type ChangeListener = (change: StateChange, kind: 'applied' | 'durable' |
  * listeners hear of it as it is applied (and again if the WAL refuses it and it is rolled back).
  * `atQuietPoint` gives the checkpointer an instant with nothing in flight.
  */
+/**
+ * A command overtaken by other nodes' writes runs again at least this many times, and then for as
+ * long as the log's retry budget (RecordLog.retryForMs) lasts, before its caller gets 503. Every
+ * round commits someone's write, so the cluster always progresses; this bounds how long one caller
+ * can keep losing.
+ */
+const MIN_ATTEMPTS = 3;
+
+/** A followed record with this many ops and events or more is applied in slices (an import). */
+const FOLLOW_IN_SLICES = 20_000;
+const NO_UNDO: Undo = () => {};
+
 export class Engine {
   readonly state: State;
-  readonly wal: Wal;
-  private readonly log: Logger;
+  readonly log: RecordLog;
+  private readonly logger: Logger;
   private readonly clock: () => Date;
   private readonly newId: () => string;
   private inFlight: InFlight[] = [];
@@ -70,8 +86,8 @@ export class Engine {
 
   constructor(deps: EngineDeps) {
     this.state = deps.state;
-    this.wal = deps.wal;
     this.log = deps.log;
+    this.logger = deps.logger;
     this.clock = deps.clock ?? (() => new Date());
     this.newId = deps.newId ?? randomUUID;
   }
@@ -102,7 +118,7 @@ export class Engine {
     try {
       await fn();
     } catch (err) {
-      this.log.error({ err }, 'a large-change listener failed');
+      this.logger.error({ err }, 'a large-change listener failed');
     }
   }
 
@@ -110,37 +126,70 @@ export class Engine {
     this.listeners.push(fn);
   }
 
-  /** Runs a command and resolves once its change is durable. */
+  /**
+   * Runs a command and resolves once its change is durable. On a shared log, a command whose
+   * place was taken by another node's write runs again (up to MAX_ATTEMPTS times) against the
+   * state that includes it, so what it answers is what was committed.
+   */
   async run<R>(actor: Actor, command: Command<R>, opts: { durable?: boolean } = {}): Promise<R> {
-    while (this.barrier) await this.barrier;
-    const env: CommandEnv = { now: this.clock().toISOString(), newId: this.newId, actor };
-    const change = command(this.state, env);
-    if (change.ops.length === 0 && change.events.length === 0) return change.result;
-    const events = resolveEvents(this.state, env, change.events).map(storeEvent);
-    const lsn = this.wal.takeLsn();
-    const rec: StateChange = { lsn, ops: change.ops, events };
-    let bytes: Buffer;
-    let undo: Undo;
-    try {
-      bytes = this.wal.encode(rec);
-      // Throws only on a bug in a command; applyRecord then leaves the state as it was.
-      undo = applyRecord(this.state, rec, true)!;
-    } catch (err) {
-      // Nothing of this change exists anywhere: its LSN goes to the next one.
-      this.wal.returnLsn(lsn);
-      throw err;
-    }
-    const entry = this.track(rec, undo);
-    const written = this.wal.append(bytes);
-    if (opts.durable === false) {
-      // Metrics bookkeeping: acknowledged without waiting; a crash may lose the last few seconds.
-      written.then(() => this.settle(entry), (err) => this.rollback(entry, rec, err));
+    const tried: { lsn: number; bytes: Buffer }[] = [];
+    const results: R[] = [];
+    const started = performance.now();
+    for (;;) {
+      while (this.barrier) await this.barrier;
+      const env: CommandEnv = { now: this.clock().toISOString(), newId: this.newId, actor };
+      const change = command(this.state, env);
+      if (change.ops.length === 0 && change.events.length === 0) return change.result;
+      const events = resolveEvents(this.state, env, change.events).map(storeEvent);
+      const lsn = this.log.takeLsn();
+      const rec: StateChange = { lsn, ops: change.ops, events };
+      let bytes: Buffer;
+      let undo: Undo;
+      try {
+        bytes = this.log.encode(rec);
+        // Throws only on a bug in a command; applyRecord then leaves the state as it was.
+        undo = applyRecord(this.state, rec, true)!;
+      } catch (err) {
+        // Nothing of this change exists anywhere: its LSN goes to the next one.
+        this.log.returnLsn(lsn);
+        throw err;
+      }
+      const entry = this.track(rec, undo);
+      const written = this.log.append(bytes, lsn);
+      if (opts.durable === false) {
+        // Metrics bookkeeping: acknowledged without waiting; a crash may lose the last few seconds.
+        written.then(() => this.settle(entry), (err) => this.rollback(entry, rec, err));
+        return change.result;
+      }
+      try {
+        await written;
+      } catch (err) {
+        this.rollback(entry, rec, err);
+        tried.push({ lsn, bytes });
+        results.push(change.result);
+        const next = await this.recover(err, tried, started);
+        if (next.kind === 'committed') return results[next.index];
+        continue;
+      }
+      this.settle(entry);
       return change.result;
     }
-    return this.durable(entry, rec, written, change.result);
   }
 
-  /** An applied change, in flight until its WAL append settles; listeners hear it was applied. */
+  /** After a rolled-back append: go on (retry or committed after all), or throw the 503. */
+  private async recover(err: unknown, tried: { lsn: number; bytes: Buffer }[], started: number): Promise<{ kind: 'committed'; index: number } | { kind: 'retry' }> {
+    const r = await this.log.recover(err, tried);
+    if (r.kind === 'committed') return r;
+    if (r.kind === 'retry') {
+      if (tried.length < MIN_ATTEMPTS || performance.now() - started < this.log.retryForMs) return r;
+      throw new ServiceUnavailableError(
+        `The change was overtaken by other nodes' writes ${tried.length} times in ${Math.round(performance.now() - started)} ms; nothing was changed. Try again.`,
+      );
+    }
+    throw new ServiceUnavailableError(r.message);
+  }
+
+  /** An applied change, in flight until its append settles; listeners hear it was applied. */
   private track(rec: StateChange, undo: Undo): InFlight {
     let finish!: (durable: boolean) => void;
     const done = new Promise<boolean>((resolve) => (finish = resolve));
@@ -148,20 +197,6 @@ export class Engine {
     this.inFlight.push(entry);
     this.emit(rec, 'applied');
     return entry;
-  }
-
-  /** Resolves with `result` once the change is durable; rolls it back (503) if its append fails. */
-  private async durable<R>(entry: InFlight, rec: StateChange, written: Promise<void>, result: R): Promise<R> {
-    try {
-      await written;
-    } catch (err) {
-      this.rollback(entry, rec, err);
-      throw new ServiceUnavailableError(
-        `The change could not be written to disk (${(err as NodeJS.ErrnoException).code ?? 'I/O error'}); nothing was changed. Try again later.`,
-      );
-    }
-    this.settle(entry);
-    return result;
   }
 
   /**
@@ -173,63 +208,117 @@ export class Engine {
    * listeners catch up before they are let in); it is made durable as one record, as `run` does.
    */
   async runInSlices<R>(actor: Actor, command: SlicedCommand<R>): Promise<R> {
+    const tried: { lsn: number; bytes: Buffer }[] = [];
+    const results: R[] = [];
+    const started = performance.now();
+    for (;;) {
+      const attempt = await this.sliced(actor, command);
+      if (!attempt.written) return attempt.result;
+      try {
+        await attempt.written;
+      } catch (err) {
+        this.rollback(attempt.entry!, attempt.entry!.rec, err);
+        tried.push({ lsn: attempt.entry!.lsn, bytes: attempt.bytes! });
+        results.push(attempt.result);
+        const next = await this.recover(err, tried, started);
+        if (next.kind === 'committed') return results[next.index];
+        continue;
+      }
+      this.settle(attempt.entry!);
+      return attempt.result;
+    }
+  }
+
+  /** One attempt of runInSlices: the change built and applied, its append started (none if it changes nothing). */
+  private async sliced<R>(actor: Actor, command: SlicedCommand<R>): Promise<{ result: R; written?: Promise<void>; entry?: InFlight; bytes?: Buffer }> {
     while (this.barrier) await this.barrier;
     let open!: () => void;
     this.barrier = new Promise<void>((resolve) => (open = resolve));
-    let written: Promise<void>;
-    let entry: InFlight;
-    let rec: StateChange;
-    let result: R;
     try {
       while (this.inFlight.length > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
       const slicer = new Slicer();
       const env: CommandEnv = { now: this.clock().toISOString(), newId: this.newId, actor };
       const change = await command(this.state, env, slicer);
-      if (change.ops.length === 0 && change.events.length === 0) return change.result;
-      result = change.result;
+      if (change.ops.length === 0 && change.events.length === 0) return { result: change.result };
       const events: StoredEvent[] = [];
       const resolved = resolveEvents(this.state, env, change.events);
       for (let i = 0; i < resolved.length; i++) {
         events.push(storeEvent(resolved[i]));
         if (slicer.due()) await slicer.pause();
       }
-      const lsn = this.wal.takeLsn();
-      rec = { lsn, ops: change.ops, events };
+      const lsn = this.log.takeLsn();
+      const rec: StateChange = { lsn, ops: change.ops, events };
       let bytes: Buffer;
       try {
-        bytes = await this.wal.encodeInSlices(rec, slicer);
+        bytes = await this.log.encodeInSlices(rec, slicer);
       } catch (err) {
-        this.wal.returnLsn(lsn);
+        this.log.returnLsn(lsn);
         throw err;
       }
-      // Between slices of the apply the state holds part of the change, and then the readers'
-      // caches are brought up to date (onLargeChange): readers wait for `applying` meanwhile
-      // (the HTTP pipeline does; an SDK poll is answered with its last answer).
-      let applied!: () => void;
-      this.applyingNow = new Promise<void>((resolve) => (applied = resolve));
-      try {
-        let undo: Undo;
-        try {
-          undo = await applyRecordInSlices(this.state, rec, slicer);
-        } catch (err) {
-          this.wal.returnLsn(lsn);
+      // An op that cannot apply (a bug in the command) leaves nothing applied: its LSN goes back.
+      const apply = () =>
+        applyRecordInSlices(this.state, rec, slicer).catch((err) => {
+          this.log.returnLsn(lsn);
           throw err;
-        }
-        for (const l of this.largeChangeListeners) await this.guarded(() => l.read?.(rec, slicer));
-        entry = this.track(rec, undo);
-        written = this.wal.append(bytes);
-        // Handled by durable() below; without this, a failure during the catch-up would count as unhandled.
-        written.catch(() => {});
-        for (const l of this.largeChangeListeners) await this.guarded(() => l.catchUp?.(slicer));
-      } finally {
-        this.applyingNow = null;
-        applied();
-      }
+        });
+      const { entry, written } = await this.applyInSlices(rec, slicer, apply, (e) => this.log.append(bytes, e.lsn));
+      return { result: change.result, written, entry, bytes };
     } finally {
       this.barrier = null;
       open();
     }
-    return this.durable(entry, rec, written, result);
+  }
+
+  /**
+   * Applies a large record a slice at a time with readers held off (`applying`), lets the
+   * large-change listeners read it, tracks it, starts its append (`start`), and lets the listeners
+   * catch up before readers are let back in.
+   */
+  private async applyInSlices(
+    rec: StateChange,
+    slicer: Slicer,
+    apply: () => Promise<Undo>,
+    start: (entry: InFlight) => Promise<void>,
+  ): Promise<{ entry: InFlight; written: Promise<void> }> {
+    // Between slices of the apply the state holds part of the change, and then the readers'
+    // caches are brought up to date (onLargeChange): readers wait for `applying` meanwhile
+    // (the HTTP pipeline does; an SDK poll is answered with its last answer).
+    let applied!: () => void;
+    this.applyingNow = new Promise<void>((resolve) => (applied = resolve));
+    try {
+      const undo = await apply();
+      for (const l of this.largeChangeListeners) await this.guarded(() => l.read?.(rec, slicer));
+      const entry = this.track(rec, undo);
+      const written = start(entry);
+      // Handled by the caller; without this, a failure during the catch-up would count as unhandled.
+      written.catch(() => {});
+      for (const l of this.largeChangeListeners) await this.guarded(() => l.catchUp?.(slicer));
+      return { entry, written };
+    } finally {
+      this.applyingNow = null;
+      applied();
+    }
+  }
+
+  /**
+   * A record another node wrote, the next in the shared log: applied and durable at once (change
+   * listeners hear both), as if this node had written it. Only at a quiet point (atQuietPoint):
+   * nothing of this node's may be in flight, and the record must take exactly the next LSN.
+   * A large one (an import) is applied a slice at a time, readers held off meanwhile.
+   */
+  async applyFollowed(rec: StateChange): Promise<void> {
+    if (this.inFlight.length > 0) throw new Error('applyFollowed: changes of this node are in flight');
+    if (rec.lsn !== this.log.nextLsn) throw new Error(`applyFollowed: record ${rec.lsn} is not the next one (${this.log.nextLsn})`);
+    this.log.takeLsn();
+    if (rec.ops.length + rec.events.length < FOLLOW_IN_SLICES) {
+      applyRecord(this.state, rec, false);
+      const entry = this.track(rec, NO_UNDO);
+      this.settle(entry);
+      return;
+    }
+    const slicer = new Slicer();
+    const { entry } = await this.applyInSlices(rec, slicer, () => applyRecordInSlices(this.state, rec, slicer), () => Promise.resolve());
+    this.settle(entry);
   }
 
   private settle(entry: InFlight): void {
@@ -268,9 +357,9 @@ export class Engine {
     let open!: () => void;
     this.barrier = new Promise<void>((resolve) => (open = resolve));
     try {
-      while (this.inFlight.length > 0 || this.wal.busy) {
+      while (this.inFlight.length > 0 || this.log.busy) {
         if (this.inFlight.length > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
-        else await Promise.all([this.wal.idle(), new Promise<void>((resolve) => setImmediate(resolve))]);
+        else await Promise.all([this.log.idle(), new Promise<void>((resolve) => setImmediate(resolve))]);
       }
       return await fn();
     } finally {
@@ -293,9 +382,9 @@ export class Engine {
     // again). A newer one can fail first, refused while the WAL is still handling the older
     // failure; resetting then would let a change built on the doomed ones be written after them
     // with an LSN gap, acknowledged, and then undone by the older rollback.
-    if (at === 0) this.wal.resetLsn(entry.lsn);
+    if (at === 0) this.log.resetLsn(entry.lsn);
     this.drained();
-    this.log.warn({ lsn: entry.lsn, rolledBack: undone.length, err: (err as Error).message }, 'rolled back changes that could not be made durable');
+    this.logger.warn({ lsn: entry.lsn, rolledBack: undone.length, err: (err as Error).message }, 'rolled back changes that could not be made durable');
     this.emit(rec, 'rolled-back');
   }
 
@@ -304,7 +393,7 @@ export class Engine {
       try {
         fn(rec, kind);
       } catch (err) {
-        this.log.error({ err }, 'change listener failed');
+        this.logger.error({ err }, 'change listener failed');
       }
     }
   }

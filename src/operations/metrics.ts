@@ -7,17 +7,22 @@ import client from 'prom-client';
 import type { ClientMetricsStore } from '../client-metrics/store.js';
 import type { Engine } from '../engine/engine.js';
 import type { PushHub } from '../push/hub.js';
-import type { Checkpointer } from '../storage/checkpointer.js';
+import type { Checkpoints } from '../storage/checkpointer.js';
+import type { Follower } from '../storage/postgres/follower.js';
+import type { PgLog } from '../storage/postgres/pg-log.js';
 import type { WebhookDeliverer } from '../addons/deliverer.js';
+import type { WebhookLeadership } from '../addons/leadership.js';
 
 export interface MetricsDeps {
   engine: Engine;
   store: ClientMetricsStore;
   push: PushHub;
-  checkpointer: Checkpointer;
+  checkpointer: Checkpoints;
   webhooks: WebhookDeliverer;
   /** How long replaying the data folder took at start-up. */
   replayMs: number;
+  /** A cluster node's log and follower: replication lag and the log's state. */
+  cluster?: { log: PgLog; follower: Follower; leadership: WebhookLeadership } | null;
 }
 
 /** Plain counters the hot paths bump; read at scrape time. */
@@ -42,7 +47,7 @@ export class FanionMetrics {
   constructor(deps: MetricsDeps) {
     const r = this.registry;
     client.collectDefaultMetrics({ register: r });
-    const { engine, store, push, checkpointer, webhooks, replayMs } = deps;
+    const { engine, store, push, checkpointer, webhooks, replayMs, cluster } = deps;
     const hot = this.hot;
     this.http = new client.Histogram({
       name: 'http_request_duration_milliseconds', help: 'Admin and other non-SDK HTTP requests, by route template, method and status',
@@ -80,8 +85,8 @@ export class FanionMetrics {
     gauge('streaming_connections', 'Open SDK streams (GET /api/client/streaming)', () => push.streams);
     gauge('event_log_events', 'Events in the log (the newest id)', () => engine.state.events.lastId);
     gauge('replay_duration_milliseconds', 'How long replaying the data folder took at start-up', () => replayMs);
-    const wal = engine.wal;
-    new client.Counter({ name: 'wal_records_total', help: 'Records made durable in the write-ahead log', registers: [r], collect() { this.reset(); this.inc(wal.stats.records); } });
+    const wal = engine.log;
+    new client.Counter({ name: 'wal_records_total', help: 'Records made durable in the write-ahead log (on a cluster node: appended by this node to the database log)', registers: [r], collect() { this.reset(); this.inc(wal.stats.records); } });
     new client.Counter({ name: 'wal_bytes_total', help: 'Bytes made durable in the write-ahead log', registers: [r], collect() { this.reset(); this.inc(wal.stats.bytes); } });
     const fsync = new client.Histogram({ name: 'wal_fsync_duration_milliseconds', help: 'fdatasync of a group commit', buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100], registers: [r] });
     const perCommit = new client.Histogram({ name: 'wal_records_per_commit', help: 'Records written by one group commit', buckets: [1, 2, 4, 8, 16, 32, 64, 128], registers: [r] });
@@ -109,6 +114,7 @@ export class FanionMetrics {
       ckptPause.observe(report.pauseMs);
       ckptBytes.set(report.bytes);
     };
+    if (cluster) clusterMetrics(r, cluster);
     wal.onBatch = (records, _bytes, syncMs) => {
       perCommit.observe(records);
       if (syncMs > 0) fsync.observe(syncMs);
@@ -119,4 +125,26 @@ export class FanionMetrics {
   observe(method: string, path: string, status: number, ms: number): void {
     this.http.observe({ method, path, status: String(status) }, ms);
   }
+}
+
+/** Replication lag and the state of a cluster node's log. */
+function clusterMetrics(r: client.Registry, { log, follower, leadership }: { log: PgLog; follower: Follower; leadership: WebhookLeadership }): void {
+  const gauge = (name: string, help: string, read: () => number) => new client.Gauge({ name, help, registers: [r], collect() { this.set(read()); } });
+  gauge('cluster_log_applied_seq', 'The last record of the database log this node applied', () => log.durableLsn);
+  gauge('cluster_log_newest_seq', 'The newest record of the database log this node has heard of', () => Math.max(follower.newestSeen, log.durableLsn));
+  gauge('cluster_replication_lag_records', 'Records of the database log this node has heard of and not applied yet', () => Math.max(0, follower.newestSeen - log.durableLsn));
+  gauge('cluster_replication_lag_seconds', 'Seconds since this node last read the database log to its end', () => (Date.now() - follower.lastCaughtUp) / 1000);
+  gauge('cluster_database_up', '1 while this node reads the database log, 0 while it cannot (it serves from memory, writes answer 503)', () => (follower.up ? 1 : 0));
+  gauge('cluster_webhook_leader', '1 while this node is the one that delivers webhooks', () => (leadership.leading ? 1 : 0));
+  gauge('cluster_followed_records_total', 'Records written by other nodes and applied here', () => follower.followedRecords);
+  new client.Counter({
+    name: 'cluster_append_failures_total', help: 'Appends to the database log that failed: overtaken (another node wrote first; the commands ran again), unreachable, unknown (connection lost mid-commit)',
+    labelNames: ['reason'], registers: [r],
+    collect() {
+      this.reset();
+      this.inc({ reason: 'overtaken' }, log.counts.overtaken);
+      this.inc({ reason: 'unreachable' }, log.counts.unreachable);
+      this.inc({ reason: 'unknown' }, log.counts.unknown);
+    },
+  });
 }

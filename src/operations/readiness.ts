@@ -6,6 +6,21 @@
 // it says the process is alive.
 export class Readiness {
   private readonly waiting = new Set<string>();
+  private readonly probes: (() => string | null)[] = [];
+
+  /**
+   * Something /ready reports without answering 503 for it: a cluster node cut off from its
+   * database still serves SDKs from memory, and taking every node out of a load balancer when
+   * the database goes would turn that into errors.
+   */
+  warnWhen(probe: () => string | null): void {
+    this.probes.push(probe);
+  }
+
+  /** What the probes report now. */
+  warnings(): string[] {
+    return this.probes.map((p) => p()).filter((w): w is string => w !== null);
+  }
 
   /** Holds readiness until the returned function is called (calling it again does nothing). */
   require(condition: string): () => void {

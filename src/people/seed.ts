@@ -5,6 +5,7 @@
 // does not bring this one back, and the variables do not reset a password later.
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type Config } from '../config.js';
+import type { Change } from '../engine/command.js';
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
 import type { Actor } from '../state/types.js';
@@ -33,7 +34,13 @@ export async function ensureFirstAdmin(opts: { engine: Engine; config: Config; p
   const generated = config.defaultAdminPassword === undefined;
   const password = config.defaultAdminPassword ?? randomBytes(18).toString('base64url');
   const asEmail = login.includes('@');
-  await engine.run(FIRST_ADMIN_ACTOR, createPerson({ name: 'Admin', email: asEmail ? login : null, username: asEmail ? null : login, rootRole: 'Admin' }, await passwords.hash(password)));
+  const create = createPerson({ name: 'Admin', email: asEmail ? login : null, username: asEmail ? null : login, rootRole: 'Admin' }, await passwords.hash(password));
+  // Checked again inside the command: on a cluster another node starting at the same time may have
+  // made the first person already, and then this one makes none and prints nothing.
+  const made = await engine.run(FIRST_ADMIN_ACTOR, (state, env): Change<boolean> =>
+    state.nextUserId !== 1 ? { ops: [], events: [], result: false } : { ...create(state, env), result: true },
+  );
+  if (!made) return;
   if (generated) {
     const announce = opts.announce ?? ((line: string) => void process.stderr.write(line + '\n'));
     // Printed once: otherwise nobody could sign in to a fresh server.

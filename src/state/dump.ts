@@ -31,6 +31,9 @@ export interface StateDump {
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId?: number;
+  /** A cluster's webhook delivery term and its leader (absent in older dumps: none). */
+  webhookTerm?: number;
+  webhookLeader?: string;
   nextUserId?: number;
   nextPersonalTokenId?: number;
   events: EventRecord[];
@@ -63,6 +66,8 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
     nextAddonId: s.nextAddonId,
+    webhookTerm: s.webhookTerm,
+    webhookLeader: s.webhookLeader,
     nextUserId: s.nextUserId,
     nextPersonalTokenId: s.nextPersonalTokenId,
     events: opts.events === false ? [] : [...s.events.oldestFirst()],
@@ -109,6 +114,8 @@ export function loadDump(d: StateDump): State {
   s.nextSegmentId = d.nextSegmentId;
   s.nextAddonId = d.nextAddonId ?? 1;
   s.nextStrategySeq = d.nextStrategySeq;
+  s.webhookTerm = d.webhookTerm ?? 0;
+  s.webhookLeader = d.webhookLeader ?? '';
   for (const e of d.events) s.events.append(e);
   return s;
 }

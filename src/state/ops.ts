@@ -38,6 +38,16 @@ export type Op =
   | { o: 'addon.del'; id: number }
   /** Delivery of an addon reached this event id: written after sends, not acknowledged to anyone. */
   | { o: 'addon.cursor'; id: number; eventId: number }
+  /**
+   * On a cluster: `node` delivers webhooks from now on, in `term` (one more than the last). Cursor
+   * moves name their term, and one of a deposed leader's no longer applies (addons/leadership.ts).
+   */
+  | { o: 'webhooks.lead'; term: number; node: string }
+  /**
+   * On a cluster: what SDKs reported to `node` lately (client-metrics/store.ts MetricsReport),
+   * for the other nodes' views. The state keeps nothing of it.
+   */
+  | { o: 'metrics.report'; node: string; report: unknown }
   | { o: 'user.put'; user: User }
   | { o: 'user.del'; id: number }
   | { o: 'session.put'; session: Session }
@@ -317,6 +327,19 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       // Only for an addon that still exists: a cursor written just after its addon was deleted is moot.
       if (!s.addons.has(op.id)) return NO_UNDO;
       return putIn(s.addonCursors, op.id, op.eventId, withUndo);
+    case 'metrics.report':
+      return NO_UNDO;
+    case 'webhooks.lead': {
+      const [term, node] = [s.webhookTerm, s.webhookLeader];
+      s.webhookTerm = op.term;
+      s.webhookLeader = op.node;
+      return withUndo
+        ? () => {
+            s.webhookTerm = term;
+            s.webhookLeader = node;
+          }
+        : NO_UNDO;
+    }
     case 'user.put':
       return putNumbered(s, s.users, op.user.id, op.user, 'nextUserId', withUndo);
     case 'user.del':

@@ -35,6 +35,9 @@ export interface State {
   /** Invitation and reset link hash → link. */
   passwordLinks: Map<string, PasswordLink>;
   events: EventLog;
+  /** On a cluster: the webhook delivery term and the node that leads it (0 and '' before any). */
+  webhookTerm: number;
+  webhookLeader: string;
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId: number;
@@ -67,6 +70,8 @@ export function emptyState(): State {
     personalTokens: new Map(),
     passwordLinks: new Map(),
     events: new EventLog(),
+    webhookTerm: 0,
+    webhookLeader: '',
     nextSegmentId: 1,
     nextStrategySeq: 1,
     nextAddonId: 1,

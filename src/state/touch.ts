@@ -207,6 +207,8 @@ export class Toucher {
         case 'addon.put':
         case 'addon.del':
         case 'addon.cursor':
+        case 'webhooks.lead':
+        case 'metrics.report':
           break;
         // People and their sessions, personal tokens and links: SDKs never authenticate with them
         // (client() takes client tokens only), so no stream or cached answer depends on them, and

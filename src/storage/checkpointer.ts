@@ -11,12 +11,15 @@ import type { Logger } from '../log.js';
 import { CheckpointAbortedError, checkpointName, listCheckpoints, takeSnapshot, writeCheckpoint, type CheckpointFile } from '../wal/checkpoint.js';
 import { crashPoint } from '../wal/crash-points.js';
 import type { FileLayer } from '../wal/file-layer.js';
+import type { Wal } from '../wal/wal.js';
 import { listSegments } from '../wal/scan.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
 export interface CheckpointerOptions {
   engine: Engine;
+  /** The engine's log: the checkpointer rolls its segments. */
+  wal: Wal;
   dir: string;
   files: FileLayer;
   log: Logger;
@@ -28,16 +31,39 @@ export interface CheckpointerOptions {
   retryMs?: number;
 }
 
-export interface CheckpointReport extends CheckpointFile {
+/** What a checkpoint took: the figures metrics and logs show, whichever log it was for. */
+export interface CheckpointSummary {
+  lsn: number;
   /** How long new commands waited. */
   pauseMs: number;
   totalMs: number;
-  /** Size of the checkpoint file. */
+  /** Size of the checkpoint. */
   bytes: number;
+}
+
+export interface CheckpointReport extends CheckpointFile, CheckpointSummary {
   deleted: string[];
 }
 
-export class Checkpointer {
+/**
+ * What the rest of Fanion sees of checkpoints: the data folder's (this file) or the cluster's,
+ * kept in PostgreSQL (postgres/pg-checkpoints.ts).
+ */
+export interface Checkpoints {
+  /** Written by this process. */
+  written: number;
+  /** Failed (tests, logs and metrics). */
+  failed: number;
+  onWritten: ((report: CheckpointSummary) => void) | null;
+  /** The engine's afterDurable hook: cheap when nothing is due. */
+  maybeCheckpoint(): void;
+  /** Takes one now (null: another node is taking one). */
+  checkpoint(): Promise<CheckpointSummary | null>;
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class Checkpointer implements Checkpoints {
   private running: Promise<CheckpointReport> | null = null;
   private retryAt = 0;
   private closed = false;
@@ -48,14 +74,14 @@ export class Checkpointer {
   /** After a failed checkpoint, wait this long before trying again. */
   retryMs: number;
   /** Told of every checkpoint written (metrics). */
-  onWritten: ((report: CheckpointReport) => void) | null = null;
+  onWritten: ((report: CheckpointSummary) => void) | null = null;
 
   constructor(private readonly opts: CheckpointerOptions) {
     this.retryMs = opts.retryMs ?? 5_000;
   }
 
   private due(): boolean {
-    const { wal } = this.opts.engine;
+    const { wal } = this.opts;
     return (this.opts.everyRecords > 0 && wal.recordsInSegment >= this.opts.everyRecords) ||
       (this.opts.everyBytes > 0 && wal.size >= this.opts.everyBytes);
   }
@@ -78,14 +104,14 @@ export class Checkpointer {
   }
 
   private async run(): Promise<CheckpointReport> {
-    const { engine, dir, files, log } = this.opts;
+    const { engine, wal, dir, files, log } = this.opts;
     const t0 = performance.now();
     let pauseMs = 0;
     try {
       const snap = await engine.atQuietPoint(async () => {
         const p0 = performance.now();
-        const lsn = engine.wal.nextLsn - 1;
-        await engine.wal.roll();
+        const lsn = wal.nextLsn - 1;
+        await wal.roll();
         crashPoint('checkpoint-after-roll');
         const s = takeSnapshot(engine.state, lsn, engine.now());
         pauseMs = performance.now() - p0;
@@ -132,7 +158,7 @@ export class Checkpointer {
     // Checkpoints go first: a segment without a checkpoint needing it is harmless, the reverse is not.
     // Empty files other than the live segment are leftovers of failed rolls: they hold nothing, and
     // must not count as "the next segment" when deciding what a checkpoint covers.
-    const live = this.opts.engine.wal.segment.file;
+    const live = this.opts.wal.segment.file;
     const segments = listSegments(dir).filter((s) => {
       const empty = s.file !== live && fs.statSync(s.file, { throwIfNoEntry: false })?.size === 0;
       if (empty) doomed.push(s.file);

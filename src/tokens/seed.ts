@@ -87,6 +87,9 @@ export async function seedTokens(opts: SeedOptions): Promise<void> {
   await engine.run(SEED_ACTOR, (s, ctx) => {
     const result: Change<null> = { ops: [], events: [], result: null };
     for (const { entry, spec, hash } of creations) {
+      // On a cluster, nodes starting together seed the same tokens: the command runs again on the
+      // state another node's seeding made, where those already exist (or were deleted since).
+      if (s.apiTokens.has(hash) || s.revokedTokens.has(hash)) continue;
       try {
         const one = createToken(spec, hash, tokenPrefix(spec.projects, spec.environment))(s, ctx);
         result.ops.push(...one.ops);
@@ -112,7 +115,13 @@ export async function ensureFirstAdminToken(opts: SeedOptions): Promise<void> {
   if (config.authType !== 'api-token' || hasUsableAdminToken(engine.state, engine.now().toISOString())) return;
   const secret = generateToken(['*'], '*');
   const spec: TokenSpec = { tokenName: 'generated-admin-token', type: 'admin', environment: '*', projects: ['*'], expiresAt: null };
-  await engine.run(SEED_ACTOR, createToken(spec, hasher.hash(secret), tokenPrefix(['*'], '*')));
+  const create = createToken(spec, hasher.hash(secret), tokenPrefix(['*'], '*'));
+  // Checked again inside the command: on a cluster another node starting at the same time may
+  // have made one first, and then this one makes none and prints nothing.
+  const made = await engine.run(SEED_ACTOR, (state, env): Change<boolean> =>
+    hasUsableAdminToken(state, env.now) ? { ops: [], events: [], result: false } : { ...create(state, env), result: true },
+  );
+  if (!made) return;
   const announce = opts.announce ?? ((line: string) => void process.stderr.write(line + '\n'));
   // The one place a secret is ever printed: otherwise a fresh server could not be used at all.
   announce(`FANION FIRST ADMIN TOKEN (shown only this once, store it now): ${secret}`);

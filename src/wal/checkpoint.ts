@@ -143,9 +143,20 @@ export async function writeCheckpoint(files: FileLayer, dir: string, snap: Snaps
   return { file: final, lsn: snap.lsn };
 }
 
-/** The checkpoint's frames, written in batches of WRITE_SIZE, yielding to requests between slices. */
+/** The checkpoint's frames into a file, in batches of WRITE_SIZE. */
 async function fillCheckpoint(files: FileLayer, fd: number, snap: Snapshot, stop: () => boolean): Promise<void> {
   let pos = 0;
+  await encodeCheckpoint(snap, stop, async (buf) => {
+    await writeAll(files, fd, buf, pos);
+    pos += buf.length;
+  });
+}
+
+/**
+ * The checkpoint's bytes, handed to `sink` in pieces of about WRITE_SIZE (a file, or the parts of
+ * a checkpoint kept in PostgreSQL), yielding to requests between slices.
+ */
+export async function encodeCheckpoint(snap: Snapshot, stop: () => boolean, sink: (buf: Buffer) => Promise<void>): Promise<void> {
   let frames = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -154,8 +165,7 @@ async function fillCheckpoint(files: FileLayer, fd: number, snap: Snapshot, stop
     const buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
     pending = [];
     pendingBytes = 0;
-    await writeAll(files, fd, buf, pos);
-    pos += buf.length;
+    await sink(buf);
   };
   const add = async (payload: Uint8Array) => {
     const f = frame(payload);
@@ -223,7 +233,11 @@ export interface LoadedCheckpoint {
  * CheckpointCorruptError; the caller then falls back to an older checkpoint.
  */
 export function readCheckpoint(file: string): LoadedCheckpoint {
-  const buf = fs.readFileSync(file);
+  return parseCheckpoint(fs.readFileSync(file), file);
+}
+
+/** A whole checkpoint's bytes read back; `file` names where they came from in errors. */
+export function parseCheckpoint(buf: Buffer, file: string): LoadedCheckpoint {
   let offset = 0;
   const next = (what: string): { k: string; [key: string]: any } => {
     const r = readFrame(buf, offset);

@@ -9,6 +9,7 @@ import { crashDue, crashNow } from './crash-points.js';
 import { frame, frameInSlices } from './frame.js';
 import { realFiles, wrote, type FileLayer } from './file-layer.js';
 import { encodeRecord, encodeRecordInSlices, type WalRecord } from './record.js';
+import { LsnCounter, type RecordLog, type Recovery } from './record-log.js';
 import type { Slicer } from '../slices.js';
 import { segmentName, type ScanResult, type Segment } from './scan.js';
 
@@ -33,7 +34,7 @@ export interface WalOptions {
 /** Batches from this size on are written off the event loop (FileLayer.writeLarge). */
 const LARGE_WRITE = 1024 * 1024;
 
-export class Wal {
+export class Wal extends LsnCounter<NodeJS.ErrnoException> implements RecordLog {
   private queue: Pending[] = [];
   private flushing = false;
   private closed = false;
@@ -41,16 +42,12 @@ export class Wal {
   private durableSize: number;
   /** Set after a failed write: the file may hold a partial batch that must be cut first. */
   private dirty = false;
-  /**
-   * Set when a batch failed, until the engine has rolled back and given the LSNs back
-   * (`resetLsn`). Records built meanwhile were computed on top of the failed ones, so they
-   * must not reach the file either.
-   */
-  private failed: NodeJS.ErrnoException | null = null;
   private idleWaiters: (() => void)[] = [];
   recordsInSegment = 0;
   /** Batches written and fdatasyncs issued: lets tests and the benchmark see group commit. */
   readonly stats = { batches: 0, records: 0, syncs: 0, bytes: 0 };
+  /** Nothing else writes here: nothing overtakes a change. */
+  readonly retryForMs = 0;
   /** Told of each durable batch (records, bytes, fdatasync ms): the metrics endpoint's view of group commit. */
   onBatch: ((records: number, bytes: number, syncMs: number) => void) | null = null;
 
@@ -59,8 +56,9 @@ export class Wal {
     private fd: number,
     public segment: Segment,
     size: number,
-    public nextLsn: number,
+    nextLsn: number,
   ) {
+    super(nextLsn);
     this.durableSize = size;
   }
 
@@ -106,26 +104,6 @@ export class Wal {
   /** True while a failed batch has not been rolled back yet, or appends are queued or being written. */
   get busy(): boolean {
     return this.flushing || this.queue.length > 0 || this.failed !== null;
-  }
-
-  /** Assigns the next LSN. Callers encode the record with it and then call `append`. */
-  takeLsn(): number {
-    return this.nextLsn++;
-  }
-
-  /**
-   * Gives back the LSN just taken, for a record that was never handed to `append` (it could not
-   * be built). Unlike resetLsn it leaves a failure being rolled back in place.
-   */
-  returnLsn(lsn: number): void {
-    if (this.nextLsn !== lsn + 1) throw new Error(`LSN ${lsn} is not the last one taken (next is ${this.nextLsn})`);
-    this.nextLsn = lsn;
-  }
-
-  /** Gives back an LSN whose record will not be written (its append failed, or it was never sent). */
-  resetLsn(lsn: number): void {
-    this.nextLsn = lsn;
-    this.failed = null;
   }
 
   /**
@@ -236,6 +214,12 @@ export class Wal {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();
+  }
+
+  /** A failed write of this disk is never retried by the engine: nothing was changed, 503. */
+  recover(err: unknown): Promise<Recovery> {
+    const code = (err as NodeJS.ErrnoException).code ?? 'I/O error';
+    return Promise.resolve({ kind: 'failed', message: `The change could not be written to disk (${code}); nothing was changed. Try again later.` });
   }
 
   /** Resolves when nothing is queued or being written. */

@@ -8,6 +8,7 @@ import t from 'tap';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import type { Checkpointer } from '../../src/storage/checkpointer.js';
 import { listCheckpoints } from '../../src/wal/checkpoint.js';
 import { FaultyFiles, type FaultStep } from '../../src/wal/file-layer.js';
 import { client, tempDataDir } from '../helpers/server.js';
@@ -74,7 +75,7 @@ for (const step of ['fsync', 'rename', 'syncDir', 'open'] as FaultStep[]) {
     t.teardown(() => running.close());
     // Only the checkpoint uses fsync and rename; syncDir and open are also used when the WAL
     // rolls, which is part of the checkpoint, never of a request.
-    running.checkpointer.retryMs = 0; // retry at the next durable record instead of 5 s later
+    (running.checkpointer as Checkpointer).retryMs = 0; // retry at the next durable record instead of 5 s later
     files.fail(step, 'EIO');
     const statuses = [];
     for (let i = 0; i < 12; i++) statuses.push((await api('POST', P, { name: `f${i}` })).status);

@@ -1,6 +1,7 @@
 // A model of what the crash test's workers did, to check a restarted server against: every
 // acknowledged change must be there; the one request per worker that was in flight when the
 // process died may be there or not, but never half (its state and its events agree).
+import type { Test } from 'tap';
 import type { client } from '../helpers/server.js';
 import { testRandom } from '../helpers/random.js';
 
@@ -190,3 +191,107 @@ export async function observe(api: Api, name: string): Promise<FlagModel | null>
   return f;
 }
 
+
+export interface Worker {
+  flags: Map<string, FlagModel>;
+  /** The request in flight when the server died, if any. */
+  pending: Step | null;
+  touched: Set<string>;
+  acked: number;
+  /** Requests answered 503 (see runWorker's tolerate503). */
+  refused: number;
+}
+
+export const newWorker = (): Worker => ({ flags: new Map(), pending: null, touched: new Set(), acked: 0, refused: 0 });
+
+/** Flags not touched since the last check that verify samples, besides the touched ones (all on the last check). */
+const SAMPLE_UNTOUCHED = 25;
+
+/**
+ * Sends the worker's requests one after another until `stop.dead`. A request whose connection
+ * died stays pending (outcome unknown); so does one answered 503 when `tolerate503` (a cluster
+ * node cut off from its database: nothing was changed, or it says it cannot tell), which also
+ * ends the worker's run. Any other non-2xx fails the test.
+ */
+export async function runWorker(api: Api, w: Worker, prefix: string, stop: { dead: boolean }, t: Test, opts: { tolerate503?: boolean } = {}): Promise<void> {
+  while (!stop.dead) {
+    const step = nextStep(prefix, w.flags);
+    w.pending = step;
+    w.touched.add(step.flag);
+    let res;
+    try {
+      res = await step.send(api);
+    } catch {
+      return; // the connection died with the server: outcome unknown, stays pending
+    }
+    if (res.status === 503 && opts.tolerate503) {
+      w.refused++;
+      return;
+    }
+    if (res.status < 200 || res.status >= 300) {
+      t.fail(`${step.describe}: unexpected ${res.status} ${JSON.stringify(res.json)}`);
+      w.pending = null;
+      continue;
+    }
+    w.flags.set(step.flag, step.apply(w.flags.get(step.flag) ?? null, res));
+    w.pending = null;
+    w.acked++;
+  }
+}
+
+/** Compares the restarted server with the model and settles each worker's pending request. */
+export async function verify(t: Test, api: Api, workers: Worker[], all: boolean): Promise<{ pendingApplied: number; pendingLost: number }> {
+  let pendingApplied = 0;
+  let pendingLost = 0;
+  for (const w of workers) {
+    const names = new Set(w.touched);
+    const others = [...w.flags.keys()].filter((n) => !names.has(n));
+    const sample = all ? others : others.sort(() => random() - 0.5).slice(0, SAMPLE_UNTOUCHED);
+    for (const n of sample) names.add(n);
+    for (const name of names) {
+      const actual = await observe(api, name);
+      const acked = w.flags.get(name) ?? null;
+      if (viewOf(actual) === viewOf(acked)) {
+        if (w.pending?.flag === name) pendingLost++;
+        continue;
+      }
+      const p = w.pending;
+      if (p && p.flag === name) {
+        const res = p.lostResponse ? p.lostResponse(acked, actual) : { json: {} };
+        const after = p.apply(acked, res);
+        if (viewOf(actual) === viewOf(after)) {
+          w.flags.set(name, after);
+          pendingApplied++;
+          continue;
+        }
+        t.fail(`${name}: neither the acknowledged state nor it plus the in-flight "${p.describe}"`, {
+          actual: viewOf(actual), acknowledged: viewOf(acked), withInFlight: viewOf(after),
+        });
+        continue;
+      }
+      t.fail(`${name}: an acknowledged change is missing or something unacknowledged appeared`, { actual: viewOf(actual), acknowledged: viewOf(acked) });
+    }
+    w.pending = null;
+    w.touched.clear();
+  }
+  return { pendingApplied, pendingLost };
+}
+
+/** Every event, newest first, through the search cursor: ids must be N, N-1, … 1. */
+export async function checkAllEventIds(t: Test, api: Api): Promise<number> {
+  const ids: number[] = [];
+  let offset = 0;
+  let total = -1;
+  for (;;) {
+    const res = await api('POST', '/api/admin/events/search', { limit: 100, ...(offset ? { offset } : {}) });
+    t.equal(res.status, 200);
+    total = res.json.totalEvents;
+    const page: number[] = res.json.events.map((e: any) => e.id);
+    ids.push(...page);
+    if (page.length < 100 || page[page.length - 1] === 1) break;
+    offset = page[page.length - 1] - 1;
+  }
+  const expected = Array.from({ length: ids.length }, (_, i) => ids.length - i);
+  t.ok(ids.length === total && JSON.stringify(ids) === JSON.stringify(expected), `event ids are ${ids.length}..1 without gaps or repeats`);
+  return ids.length;
+}

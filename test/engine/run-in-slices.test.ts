@@ -14,7 +14,7 @@ t.test('a sliced command: writes wait for it, readers wait for its apply, one re
   const fanion = await openTestFanion(tempDataDir());
   t.teardown(() => fanion.close());
   const { engine } = fanion;
-  const recordsBefore = engine.wal.stats.records;
+  const recordsBefore = engine.log.stats.records;
   let sawOther: boolean | null = null;
   let appliedSeen = 0;
   let pauses = 0;
@@ -57,7 +57,7 @@ t.test('a sliced command: writes wait for it, readers wait for its apply, one re
   t.equal(sawOther, false, 'the command never saw the write sent while it ran');
   t.ok(appliedSeen > 0, 'readers were told to wait while it was half-applied');
   t.equal(engine.applying, null, 'and no longer');
-  t.equal(engine.wal.stats.records - recordsBefore, 2, 'one record for the import, one for the other write');
+  t.equal(engine.log.stats.records - recordsBefore, 2, 'one record for the import, one for the other write');
 });
 
 t.test('a sliced command that refuses changes nothing, and writes go on after it', async (t) => {
@@ -65,13 +65,13 @@ t.test('a sliced command that refuses changes nothing, and writes go on after it
   t.teardown(() => fanion.close());
   const { engine } = fanion;
   const flags = engine.state.features.size;
-  const lsn = engine.wal.nextLsn;
+  const lsn = engine.log.nextLsn;
   await t.rejects(engine.runInSlices(actor, async (_state, _env, slicer) => {
     await slicer.pause();
     throw new ValidationError('refused');
   }), ValidationError);
   t.equal(engine.state.features.size, flags);
-  t.equal(engine.wal.nextLsn, lsn, 'no LSN taken');
+  t.equal(engine.log.nextLsn, lsn, 'no LSN taken');
   await engine.run(actor, createFeature('default', { name: 'after' }));
   t.ok(engine.state.features.has('after'), 'the next write goes through');
 });

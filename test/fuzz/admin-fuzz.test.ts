@@ -336,7 +336,7 @@ async function fuzz(t: Test, o: FuzzOptions): Promise<void> {
     fs.rmSync(srv.dataDir, { recursive: true, force: true });
   });
   const state = srv.running.engine.state;
-  const wal = srv.running.engine.wal;
+  const wal = srv.running.engine.log;
   const doc = (await api('GET', '/api/openapi.json')).json;
   const routes = routesFrom(doc);
   const schemas = doc.components?.schemas ?? {};

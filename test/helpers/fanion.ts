@@ -1,10 +1,13 @@
 // Fanion opened in-process through the composition root (src/app.ts), for tests that need the
 // engine, the WAL or the checkpointer at hand: the same wiring as a real server, minus HTTP.
-import { openFanion, type Fanion, type FanionDeps } from '../../src/app.js';
+import { openFanion, type Fanion as OpenedFanion, type FanionDeps } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import type { Checkpointer } from '../../src/storage/checkpointer.js';
+import type { Storage } from '../../src/storage/storage.js';
 
-export type { Fanion };
+/** Fanion over a data folder (not a cluster node): its storage and checkpointer are the folder's. */
+export type Fanion = OpenedFanion & { storage: Storage; checkpointer: Checkpointer };
 
 /**
  * Settings for a test over `dataDir`: no fsync, no automatic checkpoints or metrics flushes, and
@@ -18,10 +21,12 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
 }
 
 /** Opens `dataDir` with testConfig(dataDir, env) and the given edges (files, clock, ids, log). */
-export function openTestFanion(
+export async function openTestFanion(
   dataDir: string,
   env: Record<string, string> = {},
   deps: Partial<Omit<FanionDeps, 'config'>> = {},
 ): Promise<Fanion> {
-  return openFanion({ log: createLogger('silent'), ...deps, config: testConfig(dataDir, env) });
+  const fanion = await openFanion({ log: createLogger('silent'), ...deps, config: testConfig(dataDir, env) });
+  if (!fanion.storage) throw new Error('openTestFanion opens a data folder, not a cluster node');
+  return fanion as Fanion;
 }

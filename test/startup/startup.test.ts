@@ -20,6 +20,12 @@ t.test('a bad setting fails at once, before the data folder is touched, with one
     [{ WEBHOOK_TEMPLATE_MAX_STEPS: '0' }, /^Fanion cannot start: WEBHOOK_TEMPLATE_MAX_STEPS must be at least 1, got "0"\n$/],
     [{ UNKNOWN_FLAGS_MAX_BYTES: '4M' }, /^Fanion cannot start: UNKNOWN_FLAGS_MAX_BYTES must be a non-negative integer, got "4M"\n$/],
     [{ EDGE_VALIDATE_REQUIRE_TOKEN: 'yes' }, /^Fanion cannot start: EDGE_VALIDATE_REQUIRE_TOKEN must be true or false, got "yes"\n$/],
+    // The URL is not echoed: it usually holds the database password.
+    [{ DATABASE_URL: 'mysql://fanion:s3cret@db/fanion' }, /^Fanion cannot start: DATABASE_URL must be a URL such as postgres:\/\/user:password@host:5432\/database\n$/],
+    [{ DATABASE_HOST: 'db.internal', DATABASE_PORT: '99999' }, /^Fanion cannot start: DATABASE_PORT must be a port number from 0 to 65535, got "99999"\n$/],
+    [{ DATABASE_HOST: 'db.internal', DATABASE_SSL: 'maybe' }, /^Fanion cannot start: DATABASE_SSL must be true, false or a JSON object of TLS options such as \{"rejectUnauthorized":false\}\n$/],
+    [{ DATABASE_URL: 'postgres://db/fanion', DATABASE_TIMEOUT_MS: '0' }, /^Fanion cannot start: DATABASE_TIMEOUT_MS must be at least 1, got "0"\n$/],
+    [{ DATABASE_URL: 'postgres://db/fanion', UPSTREAM_URL: 'http://unleash:4242', AUTH_TYPE: 'api-token' }, /^Fanion cannot start: DATABASE_URL cannot be used with UPSTREAM_URL: a relay keeps its own copy in DATA_DIR; run several relays side by side instead\n$/],
     [{ UPSTREAM_URL: 'unleash:4242', AUTH_TYPE: 'api-token' }, /^Fanion cannot start: UPSTREAM_URL must be an http\(s\) URL such as http:\/\/unleash:4242 \(no query, no credentials\), got "unleash:4242"\n$/],
     [{ UPSTREAM_URL: 'http://unleash:4242/api/', AUTH_TYPE: 'api-token' }, /^Fanion cannot start: UPSTREAM_URL is the upstream's base URL, without \/api: use http:\/\/unleash:4242\n$/],
     [{ TOKENS: 'default:development.secret' }, /^Fanion cannot start: TOKENS is set but UPSTREAM_URL is not: a relay needs the URL of its upstream\n$/],

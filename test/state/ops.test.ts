@@ -138,6 +138,12 @@ const CASES: Record<string, Case[]> = {
     { name: 'removes an addon and its cursor', changes: true, op: { o: 'addon.del', id: 1 } },
     { name: 'is a no-op for an unknown addon', changes: false, op: { o: 'addon.del', id: 99 } },
   ],
+  'webhooks.lead': [
+    { name: 'hands webhook delivery to a node, in a new term', changes: true, op: { o: 'webhooks.lead', term: 1, node: 'node-a' } },
+  ],
+  'metrics.report': [
+    { name: 'keeps nothing of a node\'s SDK metrics report', changes: false, op: { o: 'metrics.report', node: 'node-a', report: { apps: [], instances: [], counts: [], unknown: [] } } },
+  ],
   'addon.cursor': [
     { name: 'moves a cursor', changes: true, op: { o: 'addon.cursor', id: 1, eventId: 2 } },
     { name: 'is a no-op for an unknown addon', changes: false, op: { o: 'addon.cursor', id: 99, eventId: 2 } },

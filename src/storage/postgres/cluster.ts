@@ -1,0 +1,159 @@
+// Opening a node of a cluster: connect to PostgreSQL (retrying for as long as it takes: a node may
+// start before its database), create the tables if this is the first node, rebuild the state from
+// the newest checkpoint in the database and the log after it, and hand back the log the engine
+// appends to. Once the engine exists, `attach` starts following the log and checkpointing.
+// Nothing is written to DATA_DIR: a node's state is the database's.
+import { randomBytes, randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type pg from 'pg';
+import type { DatabaseConfig } from '../../config.js';
+import type { Engine } from '../../engine/engine.js';
+import type { Logger } from '../../log.js';
+import { applyRecord } from '../../state/apply.js';
+import { defaultOps } from '../../state/defaults.js';
+import { emptyState, type State } from '../../state/state.js';
+import { decodeRecord, encodeRecord } from '../../wal/record.js';
+import { describe, openPool, pause, withClient } from './connect.js';
+import { Follower } from './follower.js';
+import { loadNewestCheckpoint, PgCheckpointer } from './pg-checkpoints.js';
+import { PgLog } from './pg-log.js';
+import { ensureSchema } from './schema.js';
+
+/** Records read per statement while replaying the log at start-up. */
+const REPLAY_PAGE = 5_000;
+/** How often a node reads the log when nothing woke it. */
+export const FOLLOW_INTERVAL_MS = 1_000;
+const HASH_KEY = 'token-hash-key';
+
+export interface ClusterOptions {
+  db: DatabaseConfig;
+  log: Logger;
+  /** TOKEN_HASH_KEY: when set, it wins over the cluster's key (it must then be the same on every node). */
+  tokenHashKey: string | undefined;
+  clock?: () => Date;
+  /** Start-up gives up waiting for the database once this says so (the process is stopping). */
+  stopping?: () => boolean;
+}
+
+export interface ClusterStorage {
+  nodeId: string;
+  pool: pg.Pool;
+  state: State;
+  log: PgLog;
+  /** The key that hashes API tokens, the cluster's (kept in the database). */
+  hashKey: Buffer;
+  replayed: {
+    records: number;
+    ms: number;
+    replayMs: number;
+    checkpoint: { lsn: number; events: number; ms: number } | null;
+  };
+  /** Starts following the log and checkpointing, for this engine. */
+  attach(engine: Engine, opts: { checkpointRecords: number; onFellBehind: (message: string) => void }): { follower: Follower; checkpointer: PgCheckpointer };
+  close(): Promise<void>;
+}
+
+export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage> {
+  const { db, log } = opts;
+  const nodeId = `${os.hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  const pool = openPool(db, 'fanion', log);
+  try {
+    await waitForDatabase(pool, db, log, opts.stopping ?? (() => false));
+    const started = performance.now();
+    // Loading reads megabytes per statement: a longer deadline than an append's.
+    const loadTimeout = Math.max(db.timeoutMs, 60_000);
+    const loaded = await withClient(pool, loadTimeout, async (query) => {
+      const hashKey = await clusterHashKey(query, opts.tokenHashKey);
+      const checkpoint = await loadNewestCheckpoint(query, log);
+      const state = checkpoint?.state ?? emptyState();
+      const from = checkpoint?.lsn ?? 0;
+      const t1 = performance.now();
+      let last = await replay(query, state, from);
+      if (last === 0) {
+        // A new cluster: the defaults are its first record, written by whichever node gets there first.
+        const rec = { lsn: 1, ops: defaultOps((opts.clock?.() ?? new Date()).toISOString()), events: [] };
+        await query('INSERT INTO fanion_log (seq, rec) VALUES (1, $1) ON CONFLICT (seq) DO NOTHING', [Buffer.from(encodeRecord(rec))]);
+        last = await replay(query, state, 0);
+      }
+      return { hashKey, checkpoint, state, last, records: last - from, replayMs: performance.now() - t1 };
+    });
+    const pgLog = new PgLog({ pool, nodeId, log, timeoutMs: db.timeoutMs }, loaded.last);
+    const cp = loaded.checkpoint;
+    const storage: ClusterStorage = {
+      nodeId,
+      pool,
+      state: loaded.state,
+      log: pgLog,
+      hashKey: loaded.hashKey,
+      replayed: {
+        records: loaded.records,
+        ms: performance.now() - started,
+        replayMs: loaded.replayMs,
+        checkpoint: cp ? { lsn: cp.lsn, events: cp.events, ms: cp.ms } : null,
+      },
+      attach(engine, a) {
+        const follower = new Follower({ pool, db, engine, log: pgLog, nodeId, logger: log, intervalMs: FOLLOW_INTERVAL_MS, onFellBehind: a.onFellBehind });
+        const checkpointer = new PgCheckpointer({ engine, log: pgLog, pool, nodeId, logger: log, everyRecords: a.checkpointRecords, newest: cp?.lsn ?? 0, timeoutMs: Math.max(db.timeoutMs, 30_000) });
+        follower.start();
+        return { follower, checkpointer };
+      },
+      close: async () => {
+        await pgLog.close();
+        await pool.end();
+      },
+    };
+    log.info({ node: nodeId, applied: loaded.last }, 'joined the cluster: following the database log');
+    return storage;
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw err;
+  }
+}
+
+/** Waits for the database to answer (and creates the tables), logging while it does not. */
+async function waitForDatabase(pool: pg.Pool, db: DatabaseConfig, log: Logger, stopping: () => boolean): Promise<void> {
+  let lastLogged = 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await withClient(pool, db.timeoutMs, (query) => ensureSchema(query));
+      if (attempt > 1) log.info({ attempts: attempt }, 'the database answers');
+      return;
+    } catch (err) {
+      if (stopping()) throw new Error(`stopped while waiting for the database (${describe(err)})`);
+      if (Date.now() - lastLogged > 10_000) {
+        lastLogged = Date.now();
+        log.warn({ err: describe(err), attempt }, 'waiting for the database before starting (GET /ready answers 503 meanwhile)');
+      }
+      await pause(Math.min(5_000, 250 * attempt), stopping);
+    }
+  }
+}
+
+/** Applies the log after `from` to `state`, page by page; returns the last seq applied. */
+async function replay(query: (text: string, values?: unknown[]) => Promise<pg.QueryResult>, state: State, from: number): Promise<number> {
+  let last = from;
+  for (;;) {
+    const res = await query('SELECT seq, rec FROM fanion_log WHERE seq > $1 ORDER BY seq LIMIT $2', [last, REPLAY_PAGE]);
+    for (const row of res.rows as { seq: string; rec: Buffer }[]) {
+      const seq = Number(row.seq);
+      if (seq !== last + 1) {
+        throw new Error(`the database log jumps from record ${last} to ${seq}: the records between were pruned and no checkpoint covers them`);
+      }
+      const rec = decodeRecord(row.rec);
+      if (rec.lsn !== seq) throw new Error(`the database log holds record ${rec.lsn} at place ${seq}`);
+      applyRecord(state, rec, false);
+      last = seq;
+    }
+    if (res.rows.length < REPLAY_PAGE) return last;
+  }
+}
+
+/** TOKEN_HASH_KEY when set; else the cluster's key, made by the first node that needs one. */
+async function clusterHashKey(query: (text: string, values?: unknown[]) => Promise<pg.QueryResult>, configured: string | undefined): Promise<Buffer> {
+  if (configured !== undefined) return Buffer.from(configured, 'utf8');
+  await query('INSERT INTO fanion_setting (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [HASH_KEY, randomBytes(32).toString('hex')]);
+  const res = await query('SELECT value FROM fanion_setting WHERE name = $1', [HASH_KEY]);
+  const text = String(res.rows[0]?.value ?? '');
+  if (!/^[0-9a-f]{64}$/.test(text)) throw new Error('the token hash key in the database (fanion_setting) is not a 64-digit hex key');
+  return Buffer.from(text, 'hex');
+}

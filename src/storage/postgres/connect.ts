@@ -1,0 +1,101 @@
+// Connections to the cluster's PostgreSQL, through node-postgres (`pg`): a pool for appends, reads
+// and checkpoints, and single sessions where a session matters (LISTEN, the webhook leader's
+// advisory lock). Every statement has a deadline (DATABASE_TIMEOUT_MS), so a database that stops
+// answering (a cut cable, a half-open connection) turns into a 503 instead of a request that hangs.
+import pg from 'pg';
+import type { DatabaseConfig } from '../../config.js';
+import type { Logger } from '../../log.js';
+
+/** The tables and their advisory lock keys (pg_advisory_*; arbitrary, fixed, Fanion's own). */
+export const LOCK = { schema: 7_046_101, checkpoint: 7_046_102, webhooks: 7_046_103 } as const;
+/** Records read per statement while following (and returned by an append that was overtaken). */
+export const READ_PAGE = 1000;
+/** The channel NOTIFY wakes followers on: payload `<node id> <last seq>`. */
+export const CHANNEL = 'fanion_log';
+
+/** node-postgres' settings for `db`, with the deadlines Fanion needs. */
+export function clientConfig(db: DatabaseConfig, name: string): pg.ClientConfig {
+  return {
+    connectionString: db.connectionString,
+    host: db.host,
+    port: db.port,
+    database: db.database,
+    user: db.user,
+    password: db.password,
+    ssl: db.ssl as pg.ClientConfig['ssl'],
+    connectionTimeoutMillis: db.timeoutMs,
+    // The server gives up on a statement too, so one whose client is gone does not hold locks.
+    statement_timeout: db.timeoutMs * 2,
+    idle_in_transaction_session_timeout: db.timeoutMs * 4,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
+    application_name: name,
+  };
+}
+
+export function openPool(db: DatabaseConfig, name: string, log: Logger): pg.Pool {
+  const pool = new pg.Pool({ ...clientConfig(db, name), max: db.poolMax, idleTimeoutMillis: 30_000 });
+  // An idle connection that breaks emits here; without a listener it would end the process.
+  pool.on('error', (err) => log.warn({ err: err.message }, 'a pooled database connection failed; it is replaced'));
+  return pool;
+}
+
+/** The server answered with an error: the statement did not take effect (it was rolled back). */
+export function isServerError(err: unknown): err is pg.DatabaseError {
+  return err instanceof pg.DatabaseError;
+}
+
+/** Another writer already holds this place in the log (unique violation on the sequence). */
+export function isConflict(err: unknown): boolean {
+  return isServerError(err) && err.code === '23505';
+}
+
+/** What a person reads of a database error: its code and message, never the connection settings. */
+export function describe(err: unknown): string {
+  const e = err as NodeJS.ErrnoException & { code?: string };
+  if (isServerError(err)) return `${err.code}: ${err.message}`;
+  return e.code ? `${e.code}: ${e.message}` : e.message ?? String(err);
+}
+
+/**
+ * Runs `fn` on a connection of `pool`, with `timeoutMs` as the deadline of each statement it runs
+ * through the `query` it is given. A connection whose statement failed other than by a server
+ * error is destroyed rather than reused (it may be half-open or mid-statement).
+ */
+export async function withClient<T>(
+  pool: pg.Pool,
+  timeoutMs: number,
+  fn: (query: (text: string, values?: unknown[]) => Promise<pg.QueryResult>) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  // A checked-out connection that breaks emits 'error' besides failing its statement: the pool
+  // listens only to idle ones, and an 'error' nobody listens to ends the process.
+  const onError = (err: Error) => (broken ??= err);
+  client.on('error', onError);
+  try {
+    return await fn(async (text, values) => {
+      try {
+        return await client.query({ text, values, query_timeout: timeoutMs } as pg.QueryConfig);
+      } catch (err) {
+        if (!isServerError(err)) broken = err as Error;
+        throw err;
+      }
+    });
+  } finally {
+    client.removeListener('error', onError);
+    client.release(broken);
+  }
+}
+
+/** Ends a session at once: a half-open connection's end() would wait for an answer that never comes. */
+export function destroyClient(c: pg.Client): void {
+  (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  c.end().catch(() => {});
+}
+
+/** Sleeps `ms`, unless `stop` says to give up first (checked every 100 ms). */
+export async function pause(ms: number, stop: () => boolean = () => false): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until && !stop()) await new Promise((r) => setTimeout(r, Math.min(100, until - Date.now())));
+}

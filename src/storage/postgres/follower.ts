@@ -1,0 +1,219 @@
+// Following the shared log: every node applies every record, in sequence order, whoever wrote it.
+// LISTEN/NOTIFY only wakes a node (a notification is lost while its connection is down, and it is
+// delivered at commit, so it cannot carry the records): after every notification, every
+// (re)connection of the listening session and every second, the node reads seq > what it applied.
+// Records are applied at a quiet point of the engine (nothing of this node in flight, new commands
+// waiting), as applied and durable at once: the client snapshot, streams, evaluation and webhooks
+// update exactly as on the node that wrote them.
+// Sequence numbers have no gaps: a writer appends last + 1 and must have applied last, which was
+// committed, so what a reader sees is always a prefix of the log.
+import pg from 'pg';
+import type { DatabaseConfig } from '../../config.js';
+import type { Engine } from '../../engine/engine.js';
+import type { Logger } from '../../log.js';
+import { decodeRecord } from '../../wal/record.js';
+import { CHANNEL, clientConfig, describe, destroyClient, pause, READ_PAGE, withClient } from './connect.js';
+import type { LogRow, PgLog } from './pg-log.js';
+
+
+export interface FollowerOptions {
+  pool: pg.Pool;
+  db: DatabaseConfig;
+  engine: Engine;
+  log: PgLog;
+  nodeId: string;
+  logger: Logger;
+  /** How often a node reads the log without being woken (ms). */
+  intervalMs: number;
+  /** The records this node needs next were pruned: it must start again from the newest checkpoint. */
+  onFellBehind: (message: string) => void;
+}
+
+export class Follower {
+  /** Whether the last read of the log succeeded. */
+  up = true;
+  /** When the database stopped answering (ms since epoch), while it does not. */
+  downSince: number | null = null;
+  /** The newest seq any notification or read announced: lag = newestSeen - applied. */
+  newestSeen: number;
+  /** When this node last read the log to its end (ms since epoch). */
+  lastCaughtUp = Date.now();
+  /** Records applied that other nodes wrote. */
+  followedRecords = 0;
+  private running: Promise<boolean> | null = null;
+  private again = false;
+  private closed = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private listener: pg.Client | null = null;
+  private listening: Promise<void> | null = null;
+
+  constructor(private readonly opts: FollowerOptions) {
+    this.newestSeen = opts.log.durableLsn;
+    opts.log.catchUp = (rows) => this.poll(rows);
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.poll(), this.opts.intervalMs);
+    this.timer.unref();
+    this.listening = this.listen();
+  }
+
+  /**
+   * Reads and applies what other nodes wrote, to the end of the log. Calls made while a read runs
+   * share it, and it reads once more after, so none misses a record committed before it was made.
+   * Resolves true once at the end, false if the database could not be read.
+   */
+  poll(rows?: LogRow[]): Promise<boolean> {
+    if (this.closed || this.stopped) return Promise.resolve(false);
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop(rows).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async loop(given?: LogRow[]): Promise<boolean> {
+    let ok: boolean;
+    do {
+      this.again = false;
+      ok = await this.once(given);
+      given = undefined;
+    } while (this.again && ok && !this.closed);
+    return ok;
+  }
+
+  /** Reads (or takes the `given` records, read by a refused append) and applies what is new. */
+  private async once(given?: LogRow[]): Promise<boolean> {
+    const { engine, log } = this.opts;
+    try {
+      // Read outside the quiet point: most reads find nothing, and must not hold writes up.
+      let rows = given ?? (await this.read(log.durableLsn, READ_PAGE));
+      if (rows.length > 0) {
+        await engine.atQuietPoint(async () => {
+          for (;;) {
+            // Rows read before the quiet point may include this node's own records, settled
+            // since (apply skips them); the rest follow on from what it applied.
+            for (const row of rows) await this.apply(Number(row.seq), row.rec);
+            if (rows.length < READ_PAGE || this.stopped) break;
+            // Let requests in between pages of a long catch-up (writes keep waiting).
+            await new Promise((r) => setImmediate(r));
+            rows = await this.read(log.durableLsn, READ_PAGE);
+          }
+        });
+      }
+      this.reachable();
+      this.lastCaughtUp = Date.now();
+      return !this.stopped;
+    } catch (err) {
+      if (this.stopped) return false;
+      if (err instanceof FollowError) {
+        this.stopped = true;
+        this.opts.onFellBehind(err.message);
+        return false;
+      }
+      this.unreachable(err);
+      return false;
+    }
+  }
+
+  private async read(after: number, limit: number): Promise<LogRow[]> {
+    const { pool, db } = this.opts;
+    const res = await withClient(pool, db.timeoutMs, (query) => query('SELECT seq, rec FROM fanion_log WHERE seq > $1 ORDER BY seq LIMIT $2', [after, limit]));
+    const rows = res.rows as LogRow[];
+    if (rows.length > 0) this.newestSeen = Math.max(this.newestSeen, Number(rows[rows.length - 1].seq));
+    return rows;
+  }
+
+  private async apply(seq: number, bytes: Buffer): Promise<void> {
+    const { engine, log } = this.opts;
+    if (seq <= log.durableLsn) return;
+    if (seq !== log.durableLsn + 1) {
+      throw new FollowError(
+        `this node applied the log up to record ${log.durableLsn}, but the database keeps it only from record ${seq} on (older records were pruned ` +
+          'after a checkpoint): restart this node, and it will start from the newest checkpoint',
+      );
+    }
+    let rec;
+    try {
+      rec = decodeRecord(bytes);
+    } catch (err) {
+      throw new FollowError(`record ${seq} in the database log cannot be read (${(err as Error).message}); this node stops following`);
+    }
+    if (rec.lsn !== seq) throw new FollowError(`the database log holds record ${rec.lsn} at place ${seq}; this node stops following`);
+    await engine.applyFollowed(rec);
+    log.followed(seq, bytes);
+    this.followedRecords++;
+  }
+
+  private reachable(): void {
+    if (this.up) return;
+    this.up = true;
+    this.opts.logger.warn({ downForMs: this.downSince ? Date.now() - this.downSince : null, applied: this.opts.log.durableLsn }, 'the database answers again; caught up with the log');
+    this.downSince = null;
+  }
+
+  private unreachable(err: unknown): void {
+    if (this.up) {
+      this.up = false;
+      this.downSince = Date.now();
+      this.opts.logger.error({ err: describe(err) }, 'cannot read the database log: serving from memory, writes answer 503 until it answers again');
+    }
+    // Its notifications may be lost too: a new session, LISTENing again, is made once it answers.
+    this.dropListener();
+  }
+
+  /** The LISTEN session: reconnected whenever it breaks, and the log read after each connection. */
+  private async listen(): Promise<void> {
+    const { db, logger, nodeId } = this.opts;
+    while (!this.closed) {
+      const client = new pg.Client(clientConfig(db, 'fanion-follow'));
+      this.listener = client;
+      const ended = new Promise<void>((resolve) => {
+        client.once('end', () => resolve());
+        client.on('error', (err) => {
+          logger.debug({ err: describe(err) }, 'the listening database session broke; reconnecting');
+          resolve();
+        });
+      });
+      client.on('notification', (m) => {
+        const [node, seq] = (m.payload ?? '').split(' ');
+        const n = Number(seq);
+        if (Number.isFinite(n)) this.newestSeen = Math.max(this.newestSeen, n);
+        // Its own commits are settled by the append that made them.
+        if (node !== nodeId) void this.poll();
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${CHANNEL}`);
+        void this.poll();
+        await ended;
+      } catch (err) {
+        logger.debug({ err: describe(err) }, 'could not open the listening database session; retrying');
+      }
+      this.dropListener();
+      await pause(1_000, () => this.closed);
+    }
+  }
+
+  private dropListener(): void {
+    const c = this.listener;
+    if (!c) return;
+    this.listener = null;
+    destroyClient(c);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.dropListener();
+    await this.running?.catch(() => {});
+    await this.listening?.catch(() => {});
+  }
+}
+
+/** A reason to stop following for good (the node must be restarted). */
+class FollowError extends Error {}
