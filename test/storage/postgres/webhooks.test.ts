@@ -63,6 +63,23 @@ t.test('a webhook receiver gets every event, in order, across a kill of the node
   t.same(backwards, [], 'never an older event after a newer one');
   const twice = got.length - new Set(got).size;
   t.ok(twice <= 1, `at most the old leader's last send arrived again (${twice} repeated)`);
+  // A repeat is the same delivery (X-Fanion-Delivery): a receiver that keeps the ids it has seen,
+  // as docs/api.md says to, gets each event exactly once, in order.
+  const deliveries = new Map<number, Set<string>>();
+  for (const r of receiver.received) {
+    const id = JSON.parse(r.body).id as number;
+    if (!deliveries.has(id)) deliveries.set(id, new Set());
+    deliveries.get(id)!.add(String(r.headers['x-fanion-delivery']));
+  }
+  t.same([...deliveries.values()].filter((d) => d.size !== 1), [], 'every repeat carries the delivery id of the first send');
+  const seen = new Set<string>();
+  const deduped = receiver.received.filter((r) => {
+    const d = String(r.headers['x-fanion-delivery']);
+    if (seen.has(d)) return false;
+    seen.add(d);
+    return true;
+  }).map((r) => JSON.parse(r.body).id as number);
+  t.same(deduped, wanted, 'deduplicated by X-Fanion-Delivery: each event once, in event order');
   t.not(next, -1, 'a node leads delivery after the kill');
   t.comment(`${created.length} flags created; ${got.length} requests received, ${killedAfter} before the kill; ${twice} repeated; leader ${first} killed, ${next} leads now`);
 });
