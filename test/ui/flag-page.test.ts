@@ -116,7 +116,11 @@ t.test("a person works on one flag's page", async (t) => {
       const meant = [field, operator, list ? text.split(', ') : text, flags?.negate ?? false, flags?.ignoreCase ?? false];
       t.same(got, meant, `${operator}: ${JSON.stringify(got)}`);
     }
-    const shown = await production.locator('ol.strategies .constraint-text').allInnerTexts();
+    // The list is drawn again from the server once the save is acknowledged: wait for it, since
+    // allInnerTexts reads whatever is on the page at that instant.
+    const listed = production.locator('ol.strategies .constraint-text');
+    await listed.nth(cases.length - 1).waitFor();
+    const shown = await listed.allInnerTexts();
     t.equal(shown.length, cases.length, 'each listed in words');
     t.match(shown[4], /^userId NOT ends with \.no$/, `negated: ${shown[4]}`);
     t.match(shown[17], /\(any case\)$/, `case ignored: ${shown[17]}`);
