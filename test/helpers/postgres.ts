@@ -5,11 +5,11 @@
 // fails: CI installs the `postgresql` package (.ci/run).
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Test } from 'tap';
+import { freePort } from './ports.js';
 
 export interface Postgres {
   port: number;
@@ -51,16 +51,6 @@ function run(cmd: string[]): void {
   if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed (${r.status ?? r.error?.message}): ${r.stderr || r.stdout}`);
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const started = new Set<Postgres>();
 /** Stops every server this process started: pg_ctl detaches them, so nothing else would. */

@@ -9,6 +9,7 @@ import Provider from 'oidc-provider';
 import t from 'tap';
 import { openBrowser, watchPage } from '../helpers/browser.js';
 import { client, serve } from '../helpers/server.js';
+import { freePort } from '../helpers/ports.js';
 
 const ADMIN = '*:*.oidc-console-admin-token';
 const SECRET = 'a-client-secret-of-forty-characters-xxxx';
@@ -19,16 +20,6 @@ const ACCOUNTS: Record<string, Record<string, unknown>> = {
   mallory: { email: 'boss@example.com', email_verified: false, name: 'Not the boss', groups: ['fanion-admins'] },
 };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 t.test('sign in with an OpenID Connect provider', async (t) => {
   const browser = await openBrowser(t);
