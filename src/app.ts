@@ -32,9 +32,6 @@ import { checkRelayFolder, Relay } from './relay/relay.js';
 import { Toucher } from './state/touch.js';
 import type { Logger } from './log.js';
 import { Checkpointer, type Checkpoints } from './storage/checkpointer.js';
-import { openCluster } from './storage/postgres/cluster.js';
-import { LOCK } from './storage/postgres/connect.js';
-import { SessionLock } from './storage/postgres/session-lock.js';
 import type { Follower } from './storage/postgres/follower.js';
 import type { PgLog } from './storage/postgres/pg-log.js';
 import { openStorage, type Storage } from './storage/storage.js';
@@ -45,10 +42,9 @@ import { TokenAuthenticator } from './tokens/token-authenticator.js';
 import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
 import { seedTokens } from './tokens/seed.js';
-import { OidcSignIn } from './people/oidc.js';
+import type { OidcSignIn } from './people/oidc.js';
 import { PasswordHasher } from './people/password-hasher.js';
 import { PeopleAuthenticator } from './people/people-authenticator.js';
-import { checkDefaultAdminPassword } from './people/seed.js';
 import { SignInGuard } from './people/sign-in-guard.js';
 import type { FileLayer } from './wal/file-layer.js';
 
@@ -145,7 +141,8 @@ interface Opened {
 
 async function openEmbedded(deps: FanionDeps): Promise<Opened> {
   const { config, log } = deps;
-  checkDefaultAdminPassword(config);
+  // People's password rules: not on a relay, which has no people (nor loads their code).
+  if (!config.relay) (await import('./people/seed.js')).checkDefaultAdminPassword(config);
   const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: deps.files, clock: deps.clock });
   return {
     state: storage.state,
@@ -173,6 +170,8 @@ async function openClusterNode(deps: FanionDeps): Promise<Opened> {
     // Nothing of it is read: a node's state is the database's. Say so rather than look like it was.
     log.warn({ dataDir: config.dataDir }, 'DATA_DIR holds a data folder that a cluster node does not use: its flags are not in the cluster');
   }
+  // PostgreSQL's client is loaded only by a cluster node.
+  const { openCluster } = await import('./storage/postgres/cluster.js');
   const node = await openCluster({ db: config.database!, log, tokenHashKey: config.tokenHashKey, clock: deps.clock });
   let follower: Follower | null = null;
   return {
@@ -228,7 +227,8 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const auth: Authenticator = people ?? (config.authType === 'api-token' ? tokens : new OpenAuthenticator());
     const passwords = new PasswordHasher({ logN: config.passwordScryptLogN, concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
     const guard = new SignInGuard({ perAddress: config.signInPerAddress, perAccount: config.signInPerAccount, entries: config.signInLimiterEntries });
-    const oidc = config.oidc && config.publicUrl ? new OidcSignIn(config.oidc, config.publicUrl, log) : null;
+    // openid-client is loaded only when single sign-on is configured.
+    const oidc = config.oidc && config.publicUrl ? new (await import('./people/oidc.js')).OidcSignIn(config.oidc, config.publicUrl, log) : null;
     // With CLIENT_STREAMING_UPGRADE, every poll answer tells SDKs to switch to streaming.
     // Which flags each change touched, read once for the snapshot, the push hub and evaluation.
     const toucher = new Toucher(engine.state);
@@ -248,11 +248,13 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     // Webhooks read durable events from the log; they never hold up the change that made them.
     const limits = webhookLimits(config);
     // On a cluster one node delivers: the one holding the webhook lock, fenced through the log.
-    const leadership = cluster
-      ? new WebhookLeadership(engine, new SessionLock(config.database!, LOCK.webhooks, log), {
-          node: cluster.nodeId, leaseMs: WEBHOOK_LEASE_MS, sendTimeoutMs: config.webhookTimeoutMs, checkMs: 1_000,
-        }, log)
-      : undefined;
+    let leadership: WebhookLeadership | undefined;
+    if (cluster) {
+      const [{ SessionLock }, { LOCK }] = await Promise.all([import('./storage/postgres/session-lock.js'), import('./storage/postgres/connect.js')]);
+      leadership = new WebhookLeadership(engine, new SessionLock(config.database!, LOCK.webhooks, log), {
+        node: cluster.nodeId, leaseMs: WEBHOOK_LEASE_MS, sendTimeoutMs: config.webhookTimeoutMs, checkMs: 1_000,
+      }, log);
+    }
     const webhooks = new WebhookDeliverer({
       engine, log, send: httpSender(config.webhookTimeoutMs, limits.destinations), leadership,
       options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },

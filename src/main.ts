@@ -4,13 +4,13 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { startServer } from './server.js';
 import { checkSeedTokens } from './tokens/seed.js';
-import { checkDefaultAdminPassword } from './people/seed.js';
 
 let config: Config;
 try {
   config = loadConfig();
   checkSeedTokens(config);
-  checkDefaultAdminPassword(config);
+  // People's password rules; a relay has no people, and does not load their code.
+  if (!config.relay) (await import('./people/seed.js')).checkDefaultAdminPassword(config);
 } catch (err) {
   // Before anything is opened or replayed: one line a person can act on, no stack trace.
   if (!(err instanceof ConfigError)) throw err;

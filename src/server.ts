@@ -4,7 +4,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { openFanion, type Fanion, type FanionDeps } from './app.js';
-import { addonRoutes } from './addons/routes.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import type { PushHub } from './push/hub.js';
 import { pushRoutes } from './push/routes.js';
@@ -14,13 +13,8 @@ import { operationsRoutes } from './operations/routes.js';
 import { Readiness } from './operations/readiness.js';
 import { clientMetricsRoutes } from './client-metrics/routes.js';
 import { edgeRoutes } from './edge/routes.js';
-import { contextFieldRoutes } from './context-fields/routes.js';
 import type { Engine } from './engine/engine.js';
-import { environmentRoutes } from './environments/routes.js';
 import { MethodNotAllowedError, NotFoundError, parserError, ServiceUnavailableError, toErrorResponse } from './errors.js';
-import { eventRoutes } from './events/routes.js';
-import { featureRoutes } from './features/routes.js';
-import { featuresBatchRoutes } from './features-batch/routes.js';
 import { mountApiDocs } from './http/api-docs.js';
 import { loadConsole, serveConsole } from './http/console.js';
 import { AccessLog, fixedWords, loggablePath, requestIdOf } from './http/access-log.js';
@@ -32,18 +26,9 @@ import { mount } from './http/pipeline.js';
 import type { AppContext, RouteDef } from './http/route.js';
 import { indexRoutes } from './http/route-index.js';
 import { SchemaRegistry } from './http/validation.js';
-import { projectRoutes } from './projects/routes.js';
-import { segmentRoutes } from './segments/routes.js';
-import { stateRoutes } from './state-io/routes.js';
 import type { Checkpoints } from './storage/checkpointer.js';
-import { strategyRoutes } from './strategies/routes.js';
-import { strategyTypeRoutes } from './strategy-types/routes.js';
-import { tagRoutes } from './tags/routes.js';
-import { SECRET_PATH_PREFIX, tokenRoutes } from './tokens/routes.js';
+import { SECRET_PATH_PREFIX } from './tokens/routes.js';
 import { ensureFirstAdminToken } from './tokens/seed.js';
-import { peopleRoutes } from './people/routes.js';
-import { ensureFirstAdmin } from './people/seed.js';
-import { variantRoutes } from './variants/routes.js';
 import { proxyAliases, relayRoutes, validateThroughUpstream } from './relay/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
@@ -108,11 +93,34 @@ function relayPage(upstream: string): Buffer {
     `<h1>This is a Fanion relay</h1><p>It serves SDKs the flags of its upstream. Change flags on the upstream: <a href="${esc(upstream)}">${esc(upstream)}</a>.</p></body></html>`);
 }
 
-/** Every route module, in one list: the server mounts them and /api/openapi.json describes them. */
-const ROUTE_MODULES: ((ctx: AppContext) => RouteDef[])[] = [
-  featureRoutes, strategyRoutes, strategyTypeRoutes, contextFieldRoutes, projectRoutes, environmentRoutes, segmentRoutes, tagRoutes, variantRoutes,
-  eventRoutes, stateRoutes, featuresBatchRoutes,
-];
+/**
+ * The admin API (every route module that changes flags, and tokens, webhooks, people), before and
+ * after the SDK-facing routes, in mounting order. Loaded only by a server: a relay has no admin
+ * API, so it neither loads this code nor compiles these schemas (a relay's memory is measured
+ * against a target: docs/performance.md#relay-issue-28).
+ */
+async function adminRoutes(ctx: AppContext, fanion: Fanion): Promise<{ before: RouteDef[]; after: RouteDef[] }> {
+  const [features, strategies, strategyTypes, contextFields, projects, environments, segments, tags, variants, events, state, featuresBatch, tokens, addons, people] =
+    await Promise.all([
+      import('./features/routes.js'), import('./strategies/routes.js'), import('./strategy-types/routes.js'), import('./context-fields/routes.js'),
+      import('./projects/routes.js'), import('./environments/routes.js'), import('./segments/routes.js'), import('./tags/routes.js'),
+      import('./variants/routes.js'), import('./events/routes.js'), import('./state-io/routes.js'), import('./features-batch/routes.js'),
+      import('./tokens/routes.js'), import('./addons/routes.js'), import('./people/routes.js'),
+    ]);
+  const modules: ((ctx: AppContext) => RouteDef[])[] = [
+    features.featureRoutes, strategies.strategyRoutes, strategyTypes.strategyTypeRoutes, contextFields.contextFieldRoutes, projects.projectRoutes,
+    environments.environmentRoutes, segments.segmentRoutes, tags.tagRoutes, variants.variantRoutes, events.eventRoutes, state.stateRoutes,
+    featuresBatch.featuresBatchRoutes,
+  ];
+  return {
+    before: [...modules.flatMap((m) => m(ctx)), ...tokens.tokenRoutes(fanion.hasher)(ctx)],
+    after: [
+      ...addons.addonRoutes(ctx, fanion.webhooks),
+      // Sign-in and people.
+      ...people.peopleRoutes(ctx, { people: fanion.people, passwords: fanion.passwords, hasher: fanion.hasher, guard: fanion.guard, oidc: fanion.oidc }),
+    ],
+  };
+}
 
 /**
  * Opens the port (config.host:config.port), then Fanion (app.ts: the data folder replayed), and
@@ -253,9 +261,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const relay = fanion.relay;
   const frontend = frontendRoutes(ctx, fanion.evaluator, fanion.metrics);
   const operations = operationsRoutes(ctx, fanion.operations);
+  const admin = relay ? { before: [], after: [] } : await adminRoutes(ctx, fanion);
   let routes = [
-    ...ROUTE_MODULES.flatMap((m) => m(ctx)),
-    ...tokenRoutes(hasher)(ctx),
+    ...admin.before,
     ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot, () => fanion.engine.applying),
     ...pushRoutes(fanion.push, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics, fanion.tokens),
@@ -263,9 +271,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...frontend,
     ...ofrepRoutes(ctx, fanion.evaluator),
     ...operations,
-    ...addonRoutes(ctx, fanion.webhooks),
-    // Sign-in and people, but not on a relay: nobody signs in to one.
-    ...(relay ? [] : peopleRoutes(ctx, { people: fanion.people, passwords: fanion.passwords, hasher, guard: fanion.guard, oidc: fanion.oidc })),
+    ...admin.after,
   ];
   if (relay) {
     // A relay's flags change on its upstream: no admin route, the SDK APIs, and Edge's paths.
@@ -325,7 +331,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     : dispatch;
   if (!relay) await ensureFirstAdminToken({ engine, config, hasher, log });
   // A relay has no admin API, so no people either.
-  if (!relay) await ensureFirstAdmin({ engine, config, passwords: fanion.passwords, log });
+  if (!relay) await (await import('./people/seed.js')).ensureFirstAdmin({ engine, config, passwords: fanion.passwords, log });
   serving();
 
   let closing: Promise<void> | null = null;

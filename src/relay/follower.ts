@@ -190,22 +190,20 @@ export class Follower {
     this.abort = abort;
     const res = await this.opts.upstream.openStream(this.token, this.lastEventId, abort.signal);
     try {
-      if (res.status !== 200) {
-        if (res.status === 404 || res.status === 405 || res.status === 501) throw new Unsupported(`GET /api/client/streaming answered ${res.status}`);
-        throw new UpstreamError(`GET /api/client/streaming answered ${res.status}`, res.status);
+      const status = res.statusCode!;
+      if (status !== 200) {
+        if (status === 404 || status === 405 || status === 501) throw new Unsupported(`GET /api/client/streaming answered ${status}`);
+        throw new UpstreamError(`GET /api/client/streaming answered ${status}`, status);
       }
-      if (!/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) throw new Unsupported('GET /api/client/streaming did not answer with an event stream');
+      if (!/^text\/event-stream/i.test(res.headers['content-type'] ?? '')) throw new Unsupported('GET /api/client/streaming did not answer with an event stream');
       const idleMs = this.opts.idleMs ?? 60_000;
       let idle = setTimeout(() => abort.abort(), idleMs);
       const received: EventSourceMessage[] = [];
       const parser = createParser({ onEvent: (e) => void received.push(e), maxBufferSize: this.opts.upstream.opts.maxBytes });
       const decoder = new TextDecoder();
-      const reader = res.body!.getReader();
       this.status.connected = true;
       try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
+        for await (const value of res as AsyncIterable<Buffer>) {
           clearTimeout(idle);
           idle = setTimeout(() => abort.abort(), idleMs);
           parser.feed(decoder.decode(value, { stream: true }));
@@ -216,10 +214,10 @@ export class Follower {
         throw err instanceof UpstreamError || err instanceof Unsupported || err instanceof UpstreamFormatError ? err : new UpstreamError(`the stream broke: ${(err as Error).message}`);
       } finally {
         clearTimeout(idle);
-        reader.cancel().catch(() => {});
       }
       this.status.connected = false;
     } finally {
+      res.destroy();
       if (this.abort === abort) this.abort = null;
       if (!abort.signal.aborted) abort.abort();
     }

@@ -21,8 +21,20 @@ import type { Slicer } from '../slices.js';
 export type WalRecord = StateChange;
 
 const VERSION = 2;
-const encoder = new Encoder({ ignoreUndefined: true });
+/**
+ * An encoder's scratch buffer grows to its largest output and stays that size. Past this size a
+ * fresh encoder replaces it, so one large record (an import, a relay's first sync of a thousand
+ * flags: 2 MB) does not keep its buffer for the life of the process.
+ */
+const KEEP_SCRATCH_BYTES = 256 * 1024;
+let encoder = new Encoder({ ignoreUndefined: true });
 const decoder = new Decoder();
+
+function encode(value: unknown): Uint8Array {
+  const out = encoder.encode(value);
+  if (out.byteLength > KEEP_SCRATCH_BYTES) encoder = new Encoder({ ignoreUndefined: true });
+  return out;
+}
 
 const FEATURE_ENV_PUT = 1;
 const OP_KEYS = ['o', 'feature', 'env'];
@@ -61,7 +73,7 @@ function unpackOp(raw: unknown): Op {
 
 /** A record's msgpack payload (version 2), ready to be framed. */
 export function encodeRecord(rec: WalRecord): Uint8Array {
-  return encoder.encode([VERSION, rec.lsn, rec.ops.map(packOp), rec.events]);
+  return encode([VERSION, rec.lsn, rec.ops.map(packOp), rec.events]);
 }
 
 /** A msgpack array header for `n` items: what precedes their encodings, one after another. */
@@ -88,7 +100,7 @@ export async function encodeRecordInSlices(rec: WalRecord, slicer: Slicer): Prom
   const list = async <T>(items: T[], map: (item: T) => unknown) => {
     pieces.push(arrayHeader(items.length));
     for (let i = 0; i < items.length; i += SLICE) {
-      const encoded = encoder.encode(items.slice(i, i + SLICE).map(map));
+      const encoded = encode(items.slice(i, i + SLICE).map(map));
       pieces.push(encoded.subarray(headerLength(encoded)));
       if (slicer.due()) await slicer.pause();
     }
@@ -100,7 +112,7 @@ export async function encodeRecordInSlices(rec: WalRecord, slicer: Slicer): Prom
 
 /** A version-1 record, for tests that prove old data folders still start. */
 export function encodeRecordV1(rec: { lsn: number; ops: Op[]; events: EventRecord[] }): Uint8Array {
-  return encoder.encode(rec);
+  return encode(rec);
 }
 
 const SHAPE = 'record does not have the shape [2, lsn, ops, events] or {lsn, ops, events}';
