@@ -13,6 +13,7 @@ import { recordLastSeen } from './logic.js';
 import type { ClientMetricsStore } from './store.js';
 import { recordTokensSeen } from '../tokens/logic.js';
 import { recordPeopleSeen, type Seen } from '../people/logic.js';
+import { SingleFlight } from '../single-flight.js';
 
 /** The part of the token authenticator the flusher uses. */
 export interface TokenUse {
@@ -31,7 +32,7 @@ const METRICS_ACTOR: Actor = { name: 'client-metrics', userId: null };
 
 export class MetricsFlusher {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly flight = new SingleFlight(() => this.write());
 
   constructor(
     private readonly engine: Engine,
@@ -55,16 +56,13 @@ export class MetricsFlusher {
 
   /** Writes what is pending; concurrent calls share one write. */
   flush(): Promise<void> {
-    this.running ??= this.write().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.flight.run();
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.running;
+    await this.flight.current;
     await this.flush();
   }
 

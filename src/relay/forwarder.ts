@@ -7,9 +7,10 @@
 // within UPSTREAM_METRICS_MAX_BYTES; what does not fit is dropped, counted and logged.
 import type { ClientScope } from '../auth/access.js';
 import type { BulkMetricsBody, InstanceReport, MetricsBody } from '../client-metrics/schema.js';
-import type { MetricsKind, MetricsTap } from '../client-metrics/store.js';
+import type { MetricsKind, MetricsTap, UsageEntry } from '../client-metrics/store.js';
 import type { Logger } from '../log.js';
 import { UpstreamError, type Upstream } from './upstream.js';
+import { SingleFlight } from '../single-flight.js';
 
 export interface ForwardedApp {
   appName: string;
@@ -23,16 +24,11 @@ export interface ForwardedApp {
   connectVia?: { appName: string; instanceId: string }[];
 }
 
-export interface ForwardedMetric {
-  featureName: string;
-  appName: string;
-  environment: string;
-  /** The start of the earliest bucket summed in. */
-  timestamp: string;
-  yes: number;
-  no: number;
-  variants: Record<string, number>;
-}
+/**
+ * A metric as the bulk route takes it: Unleash's raw metrics entry, the same the usage view answers;
+ * its timestamp is the start of the earliest bucket summed in.
+ */
+export type ForwardedMetric = UsageEntry;
 
 /** One environment's waiting registrations and counts. */
 interface Batch {
@@ -74,7 +70,7 @@ export class MetricsForwarder implements MetricsTap {
   private bytes = 0;
   private bulk = true;
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly flight = new SingleFlight(() => this.sendAll());
   /** Sent and accepted upstream, dropped (budget, or refused by the upstream), and failed sends. */
   readonly counts = { sentMetrics: 0, sentApplications: 0, droppedMetrics: 0, droppedApplications: 0, failures: 0, requests: 0 };
   private droppedSinceLog = 0;
@@ -184,16 +180,13 @@ export class MetricsForwarder implements MetricsTap {
 
   /** Sends what waits; concurrent calls share one send. */
   flush(): Promise<void> {
-    this.running ??= this.sendAll().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.flight.run();
   }
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.running;
+    await this.flight.current;
   }
 
   private async sendAll(): Promise<void> {

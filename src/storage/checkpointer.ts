@@ -15,6 +15,7 @@ import type { Wal } from '../wal/wal.js';
 import { listSegments } from '../wal/scan.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { SingleFlight } from '../single-flight.js';
 
 export interface CheckpointerOptions {
   engine: Engine;
@@ -64,7 +65,7 @@ export interface Checkpoints {
 }
 
 export class Checkpointer implements Checkpoints {
-  private running: Promise<CheckpointReport> | null = null;
+  private readonly flight = new SingleFlight(() => this.run());
   private retryAt = 0;
   private closed = false;
   /** Checkpoints written by this process (tests and logs). */
@@ -88,7 +89,7 @@ export class Checkpointer implements Checkpoints {
 
   /** The engine's afterDurable hook: cheap when nothing is due. */
   maybeCheckpoint(): void {
-    if (this.running || this.closed || !this.due() || Date.now() < this.retryAt) return;
+    if (this.flight.current || this.closed || !this.due() || Date.now() < this.retryAt) return;
     this.checkpoint().catch(() => {
       /* logged in run(); the next due record retries after retryMs */
     });
@@ -97,10 +98,7 @@ export class Checkpointer implements Checkpoints {
   /** Takes a checkpoint now (or joins the one being taken). */
   checkpoint(): Promise<CheckpointReport> {
     if (this.closed) return Promise.reject(new Error('the checkpointer is closed'));
-    this.running ??= this.run().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.flight.run();
   }
 
   private async run(): Promise<CheckpointReport> {
@@ -183,12 +181,12 @@ export class Checkpointer implements Checkpoints {
 
   /** Resolves when no checkpoint is being taken. */
   async idle(): Promise<void> {
-    await this.running?.catch(() => {});
+    await this.flight.current?.catch(() => {});
   }
 
   /** Refuses new checkpoints and abandons one being written (its temporary file is removed). */
   async close(): Promise<void> {
     this.closed = true;
-    await this.running?.catch(() => {});
+    await this.flight.current?.catch(() => {});
   }
 }

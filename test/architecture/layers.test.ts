@@ -8,7 +8,7 @@
 //   engine   src/engine/: commands applied, made durable, published
 //   wal      src/wal/: records, frames, segments, checkpoint files
 //   state    src/state/: the in-memory model, its ops and its event log
-//   base     errors.ts, config.ts, log.ts, slices.ts: importable from anywhere, import nothing of ours
+//   base     errors.ts, config.ts, log.ts, slices.ts, single-flight.ts: importable from anywhere, import nothing of ours
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -21,7 +21,7 @@ const SRC = path.join(ROOT, 'src');
 function layerOf(file: string): Layer {
   const rel = path.relative(SRC, file).split(path.sep);
   if (rel.length === 1) {
-    if (['errors.ts', 'config.ts', 'log.ts', 'slices.ts'].includes(rel[0])) return 'base';
+    if (['errors.ts', 'config.ts', 'log.ts', 'slices.ts', 'single-flight.ts'].includes(rel[0])) return 'base';
     return 'entry';
   }
   const [folder] = rel;

@@ -16,6 +16,7 @@ import { CheckpointAbortedError, CheckpointCorruptError, encodeCheckpoint, parse
 import type { CheckpointSummary, Checkpoints } from '../checkpointer.js';
 import { describe, LOCK, withClient } from './connect.js';
 import type { PgLog } from './pg-log.js';
+import { SingleFlight } from '../../single-flight.js';
 
 type Query = (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
 
@@ -70,7 +71,7 @@ export class PgCheckpointer implements Checkpoints {
   onWritten: ((report: CheckpointSummary) => void) | null = null;
   /** The newest checkpoint this node knows of (its own, or one it found another node had written). */
   newest: number;
-  private running: Promise<CheckpointSummary | null> | null = null;
+  private readonly flight = new SingleFlight(() => this.run());
   private retryAt = 0;
   private closed = false;
 
@@ -83,7 +84,7 @@ export class PgCheckpointer implements Checkpoints {
   }
 
   maybeCheckpoint(): void {
-    if (this.running || this.closed || !this.due() || Date.now() < this.retryAt) return;
+    if (this.flight.current || this.closed || !this.due() || Date.now() < this.retryAt) return;
     this.checkpoint().catch(() => {
       /* logged in run() */
     });
@@ -91,10 +92,7 @@ export class PgCheckpointer implements Checkpoints {
 
   checkpoint(): Promise<CheckpointSummary | null> {
     if (this.closed) return Promise.reject(new Error('the checkpointer is closed'));
-    this.running ??= this.run().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.flight.run();
   }
 
   private async run(): Promise<CheckpointSummary | null> {
@@ -165,11 +163,11 @@ export class PgCheckpointer implements Checkpoints {
   }
 
   async idle(): Promise<void> {
-    await this.running?.catch(() => {});
+    await this.flight.current?.catch(() => {});
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.running?.catch(() => {});
+    await this.flight.current?.catch(() => {});
   }
 }
