@@ -1,7 +1,7 @@
 // What the poll benchmarks share: a raw node:http server answering fixed bytes (the baseline, in
 // a child process of its own), the bytes a server answers a poll with, and A/B rounds of
 // autocannon against both in one run with the server CPU per request, as medians and ratios.
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -142,9 +142,40 @@ export interface AbOptions {
   connections: number;
 }
 
-/** Alternating A/B rounds per case and pipelining depth; each row is printed as it ends. */
+/**
+ * Pins every thread of `pid` to the CPUs in `cpus` (taskset's list form); false where it cannot
+ * (no taskset, one CPU, not Linux). BENCH_PIN=0 turns it off.
+ */
+export function pin(pid: number, cpus: string): boolean {
+  if (process.env.BENCH_PIN === '0' || os.cpus().length < 2) return false;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Alternating A/B rounds per case and pipelining depth; each row is printed as it ends.
+ * On two or more CPUs the load generator (this process) runs on CPU 0 and the server measured on
+ * CPU 1, the same CPU for both servers: on a 2-core machine, letting the scheduler move the
+ * server, autocannon and their helper threads around made rounds of the same server differ by
+ * up to a third, which drowned a few per cent of difference between the two.
+ */
 export async function abRounds(o: AbOptions): Promise<Row[]> {
   const rows: Row[] = [];
+  const all = `0-${os.cpus().length - 1}`;
+  const pinned = pin(process.pid, '0') && pin(o.fanion.pid, '1') && pin(o.baseline.pid, '1');
+  if (pinned) console.log('   (load generator on CPU 0, the server measured on CPU 1)');
+  try {
+    return await abRoundsOn(o, rows);
+  } finally {
+    if (pinned) for (const pid of [process.pid, o.fanion.pid, o.baseline.pid]) pin(pid, all);
+  }
+}
+
+async function abRoundsOn(o: AbOptions, rows: Row[]): Promise<Row[]> {
   for (const pipelining of o.pipelinings) {
     for (const c of o.cases) {
       const row: Row = { path: c.path, pipelining, fanion: [], baseline: [], fanionCpu: [], baselineCpu: [] };

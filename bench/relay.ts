@@ -133,7 +133,7 @@ async function polls(): Promise<void> {
       ];
       const rows = await abRounds({
         fanion: { url: relay.url, pid: relay.proc.pid! }, baseline: { url: baseline.url, pid: baseline.proc.pid! }, path: F,
-        cases: all.filter((c) => PATHS.includes(c.path)), pipelinings: [1, 10], rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS,
+        cases: all.filter((c) => PATHS.includes(c.path)), pipelinings: (process.env.BENCH_PIPELINING ?? '1,10').split(',').map(Number), rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS,
       });
       console.log('\n   summary ("fanion" is the relay; ratio = median of the per-round relay/baseline ratios; target ≥ 0.95):');
       console.log(`   ${SUMMARY_HEADER}`);
@@ -209,7 +209,7 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, lo
 console.log(`autocannon: ${CONNECTIONS} connections, ${SECONDS}s per run, ${ROUNDS} A/B rounds per case\n`);
 try {
   if (process.env.BENCH_SKIP_POLLS !== '1') await polls();
-  await memory();
+  if (process.env.BENCH_SKIP_MEMORY !== '1') await memory();
 } catch (err) {
   console.error(err);
   process.exit(1);

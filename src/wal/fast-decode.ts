@@ -28,9 +28,28 @@ const CACHE_SLOTS = 65536;
 const CACHE_MAX = 32;
 // Per slot: the string, and its bytes and length to compare with (comparing typed arrays is
 // much faster than charCodeAt on a string V8 may have turned into a reference to its interned copy).
-const cache: (string | undefined)[] = new Array(CACHE_SLOTS).fill(undefined);
-const cacheBytes = new Uint8Array(CACHE_SLOTS * CACHE_MAX);
-const cacheLen = new Int8Array(CACHE_SLOTS).fill(-1);
+// About 2.6 MB with the strings it keeps, so it is made by the first decode and let go by
+// releaseDecodeCache once replay is over (a relay or a small server would otherwise carry it for
+// good; a cluster node following its log keeps it, decoding as it goes).
+// eslint-disable-next-line no-var
+var cache: (string | undefined)[] = [];
+// eslint-disable-next-line no-var
+var cacheBytes = new Uint8Array(0);
+// eslint-disable-next-line no-var
+var cacheLen = new Int8Array(0);
+
+function makeCache(): void {
+  cache = new Array(CACHE_SLOTS).fill(undefined);
+  cacheBytes = new Uint8Array(CACHE_SLOTS * CACHE_MAX);
+  cacheLen = new Int8Array(CACHE_SLOTS).fill(-1);
+}
+
+/** Lets the string cache go; the next decode makes a new one. */
+export function releaseDecodeCache(): void {
+  cache = [];
+  cacheBytes = new Uint8Array(0);
+  cacheLen = new Int8Array(0);
+}
 
 function need(n: number): void {
   if (pos + n > end) throw GIVE_UP;
@@ -197,6 +216,7 @@ function value(): unknown {
  * (msgpack has no undefined, so the answer is unambiguous): decode it the general way then.
  */
 export function decodeCommon(buf: Buffer, from = 0, to = buf.length): unknown {
+  if (cacheLen.length === 0) makeCache();
   bytes = buf;
   pos = from;
   end = to;

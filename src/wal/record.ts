@@ -15,6 +15,7 @@ import { storedEventProblem, storeEvent, type StoredEvent } from '../state/event
 import type { Op } from '../state/ops.js';
 import type { EventRecord } from '../state/types.js';
 import { decodeCommon } from './fast-decode.js';
+export { releaseDecodeCache } from './fast-decode.js';
 import type { Slicer } from '../slices.js';
 
 /** A WAL record is a state change at its LSN; this module owns its encoding. */

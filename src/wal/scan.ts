@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { crcOfRanges } from './crc-ranges.js';
 import { allZero, FRAME_HEADER, goodFrameEnd, MAX_RECORD, readFrame } from './frame.js';
 import { listNumbered } from './numbered-files.js';
-import { decodeRecordAt, type WalRecord } from './record.js';
+import { decodeRecordAt, releaseDecodeCache, type WalRecord } from './record.js';
 
 export class WalCorruptError extends Error {}
 
@@ -135,7 +135,15 @@ export function scanSegments(
   const sizes = segments.map((s) => fs.statSync(s.file).size);
   let lastIdx = segments.length - 1;
   while (lastIdx > 0 && sizes[lastIdx] === 0) lastIdx--;
-  segments.forEach((seg, i) => {
+  try {
+    segments.forEach((seg, i) => scanOne(seg, i));
+  } finally {
+    // Replay is where nearly every record is decoded; what follows decodes one now and then.
+    releaseDecodeCache();
+  }
+  return { lastLsn: Math.max(afterLsn, expect - 1), records, validEnd, tailLsn, truncated, active };
+
+  function scanOne(seg: Segment, i: number): void {
     const isLast = i === lastIdx;
     if (sizes[i] === 0 && !isLast) {
       // The final empty file continues the log if it starts right after it; otherwise it is a leftover.
@@ -201,8 +209,7 @@ export function scanSegments(
       validEnd = offset;
       tailLsn = expect - 1;
     }
-  });
-  return { lastLsn: Math.max(afterLsn, expect - 1), records, validEnd, tailLsn, truncated, active };
+  }
 }
 
 /** Decides whether damage at `offset` is a torn end (cut it) or damage with data after it. */

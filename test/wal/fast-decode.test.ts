@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import t from 'tap';
-import { decodeCommon } from '../../src/wal/fast-decode.js';
+import { decodeCommon, releaseDecodeCache } from '../../src/wal/fast-decode.js';
 import { eventOf, storeEvent } from '../../src/state/events/stored.js';
 import { decodeRecord, encodeRecord, encodeRecordV1, type WalRecord } from '../../src/wal/record.js';
 
@@ -75,6 +75,16 @@ t.test('values with non-ASCII text, binary or extensions are left to the general
   }
   t.equal(wrong, 0, 'nothing decoded differently');
   t.ok(gaveUp > 100, `gave up on ${gaveUp} values`);
+});
+
+t.test('after its string cache is let go, the next decode makes a new one and answers the same', async (t) => {
+  const r = rng(7);
+  const values = Array.from({ length: 200 }, () => randomValue(r, 0, true));
+  const first = values.map((v) => decodeCommon(Buffer.from(encoder.encode(v))));
+  releaseDecodeCache();
+  const again = values.map((v) => decodeCommon(Buffer.from(encoder.encode(v))));
+  t.ok(isDeepStrictEqual(first, again), 'the same values after the release');
+  t.ok(isDeepStrictEqual(again, values.map((v) => decoder.decode(encoder.encode(v)))), 'and what @msgpack/msgpack gives');
 });
 
 t.test('damaged bytes: the fast decoder gives up rather than answer, so the general error is reported', async (t) => {
