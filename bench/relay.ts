@@ -8,8 +8,11 @@
 //     relay holding nothing (target: < 100 MB).
 //
 //   BENCH_SECONDS (default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 10)
-//   BENCH_PATHS (default 200,304,gzip), BENCH_STREAMS (default 1000), BENCH_FLAGS (default 1000),
+//   BENCH_PATHS (default 200,304,gzip), BENCH_PIPELINING (default 1,10), BENCH_PIN (default 1:
+//   load generator on CPU 0, the server measured on CPU 1; 0 lets the scheduler place them)
+//   BENCH_STREAMS (default 1000), BENCH_FLAGS (default 1000),
 //   BENCH_SETTLE_MS (default 20000: how long the relay is left alone before its settled figure)
+//   BENCH_SKIP_POLLS=1 / BENCH_SKIP_MEMORY=1: only the other part
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -189,13 +192,17 @@ async function memory(): Promise<void> {
       const streamed = await memoryOf(relay);
       console.log(`   + ${STREAMS} streams open (${Math.round(openMs)} ms to open, each with its hydration): ${mb(streamed)}`);
       console.log(`   per stream: ${(((streamed.rss - polled.rss) * 1024) / STREAMS).toFixed(1)} KB of RSS; flags: ${(held.rss - idle.rss).toFixed(1)} MB; answers kept: ${(polled.rss - held.rss).toFixed(1)} MB`);
-      console.log(`   relay RSS with ${FLAGS} flags, 3 tokens and ${STREAMS} streams: ${streamed.rss.toFixed(1)} MB, ${streamed.private.toFixed(1)} MB of it private (target < 100 MB)`);
+
       // The figures above are read 1 s after each step, with what the step left for the garbage
       // collector still counted. A relay left alone that long has had V8's memory reducer run
       // (it starts 8 s after the last burst of allocation): what it holds for as long as it serves.
       await new Promise((r) => setTimeout(r, SETTLE_MS));
       const settled = await memoryOf(relay);
       console.log(`   the same, ${SETTLE_MS / 1000} s later (settled):   ${mb(settled)}`);
+      console.log(
+        `   relay RSS with ${FLAGS} flags, 3 tokens and ${STREAMS} streams, settled: ${settled.rss.toFixed(1)} MB, ${settled.private.toFixed(1)} MB of it private ` +
+          `(target < 100 MB); 1 s after the streams opened: ${streamed.rss.toFixed(1)} MB`,
+      );
       for (const s of sockets) s.destroy();
     } finally {
       await relay.stop();

@@ -11,10 +11,8 @@
 // table in PostgreSQL when DATABASE_URL or DATABASE_HOST is set. Nothing built on the engine
 // knows which.
 import fs from 'node:fs';
-import { WebhookDeliverer } from './addons/deliverer.js';
-import { WebhookLeadership } from './addons/leadership.js';
-import { webhookLimits } from './addons/logic.js';
-import { httpSender } from './addons/sender.js';
+import type { WebhookDeliverer } from './addons/deliverer.js';
+import type { WebhookLeadership } from './addons/leadership.js';
 import { OpenAuthenticator, type Authenticator } from './auth/access.js';
 import { ClientSnapshot } from './client-api/snapshot.js';
 import { MetricsFlusher } from './client-metrics/flusher.js';
@@ -43,9 +41,9 @@ import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
 import { seedTokens } from './tokens/seed.js';
 import type { OidcSignIn } from './people/oidc.js';
-import { PasswordHasher } from './people/password-hasher.js';
-import { PeopleAuthenticator } from './people/people-authenticator.js';
-import { SignInGuard } from './people/sign-in-guard.js';
+import type { PasswordHasher } from './people/password-hasher.js';
+import type { PeopleAuthenticator } from './people/people-authenticator.js';
+import type { SignInGuard } from './people/sign-in-guard.js';
 import type { FileLayer } from './wal/file-layer.js';
 
 /** What Fanion takes from outside: settings, a logger, and the I/O edges tests replace. */
@@ -91,10 +89,10 @@ export interface Fanion {
   tokens: TokenAuthenticator;
   /** Sessions and personal access tokens on top of API tokens (null with AUTH_TYPE=none). */
   people: PeopleAuthenticator | null;
-  /** Password hashes, a bounded number at once. */
-  passwords: PasswordHasher;
-  /** Sign-in attempts per address and per account. */
-  guard: SignInGuard;
+  /** Password hashes, a bounded number at once (null on a relay, which has no people). */
+  passwords: PasswordHasher | null;
+  /** Sign-in attempts per address and per account (null on a relay). */
+  guard: SignInGuard | null;
   /** Single sign-on, when OIDC_ISSUER is set. */
   oidc: OidcSignIn | null;
   /** What `GET /api/client/features` serves, kept up to date by the engine's change feed. */
@@ -106,8 +104,8 @@ export interface Fanion {
   metrics: ClientMetricsStore;
   /** What /internal-backstage/prometheus shows. */
   operations: FanionMetrics;
-  /** Webhooks: every durable event to the addons that want it. */
-  webhooks: WebhookDeliverer;
+  /** Webhooks: every durable event to the addons that want it (null on a relay, which has no addons). */
+  webhooks: WebhookDeliverer | null;
   flusher: MetricsFlusher;
   /** Relay mode (UPSTREAM_URL): what follows the upstream and forwards SDK metrics; null otherwise. */
   relay: Relay | null;
@@ -193,6 +191,18 @@ async function openClusterNode(deps: FanionDeps): Promise<Opened> {
   };
 }
 
+/** The classes of people and webhooks, loaded by a server only. */
+async function adminParts() {
+  const [deliverer, leadership, logic, sender, passwords, people, guard] = await Promise.all([
+    import('./addons/deliverer.js'), import('./addons/leadership.js'), import('./addons/logic.js'), import('./addons/sender.js'),
+    import('./people/password-hasher.js'), import('./people/people-authenticator.js'), import('./people/sign-in-guard.js'),
+  ]);
+  return {
+    WebhookDeliverer: deliverer.WebhookDeliverer, WebhookLeadership: leadership.WebhookLeadership, webhookLimits: logic.webhookLimits, httpSender: sender.httpSender,
+    PasswordHasher: passwords.PasswordHasher, PeopleAuthenticator: people.PeopleAuthenticator, SignInGuard: guard.SignInGuard,
+  };
+}
+
 /**
  * Opens the data folder (replaying it), or joins the cluster in PostgreSQL when one is configured,
  * and builds every part. Throws if the folder is locked by another process or cannot be read;
@@ -223,10 +233,13 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const tokens = new TokenAuthenticator(() => engine.state, hasher);
     // People sign in with a session cookie or act through personal tokens, beside API tokens.
     // (Not on a relay, which has no admin API and so nobody to sign in.)
-    const people = config.authType === 'api-token' && !config.relay ? new PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
+    // A relay neither builds nor loads the code of people and webhooks: it has no admin API to
+    // sign in to or to make addons with (its memory is measured: docs/performance.md).
+    const admin = config.relay ? null : await adminParts();
+    const people = admin && config.authType === 'api-token' ? new admin.PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
     const auth: Authenticator = people ?? (config.authType === 'api-token' ? tokens : new OpenAuthenticator());
-    const passwords = new PasswordHasher({ logN: config.passwordScryptLogN, concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
-    const guard = new SignInGuard({ perAddress: config.signInPerAddress, perAccount: config.signInPerAccount, entries: config.signInLimiterEntries });
+    const passwords = admin ? new admin.PasswordHasher({ logN: config.passwordScryptLogN, concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue }) : null;
+    const guard = admin ? new admin.SignInGuard({ perAddress: config.signInPerAddress, perAccount: config.signInPerAccount, entries: config.signInLimiterEntries }) : null;
     // openid-client is loaded only when single sign-on is configured.
     const oidc = config.oidc && config.publicUrl ? new (await import('./people/oidc.js')).OidcSignIn(config.oidc, config.publicUrl, log) : null;
     // With CLIENT_STREAMING_UPGRADE, every poll answer tells SDKs to switch to streaming.
@@ -246,20 +259,24 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: config.frontendCacheMaxBytes });
     const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes, new UnknownFlags(config.unknownFlagsMaxBytes));
     // Webhooks read durable events from the log; they never hold up the change that made them.
-    const limits = webhookLimits(config);
     // On a cluster one node delivers: the one holding the webhook lock, fenced through the log.
     let leadership: WebhookLeadership | undefined;
-    if (cluster) {
+    if (cluster && admin) {
       const [{ SessionLock }, { LOCK }] = await Promise.all([import('./storage/postgres/session-lock.js'), import('./storage/postgres/connect.js')]);
-      leadership = new WebhookLeadership(engine, new SessionLock(config.database!, LOCK.webhooks, log), {
+      leadership = new admin.WebhookLeadership(engine, new SessionLock(config.database!, LOCK.webhooks, log), {
         node: cluster.nodeId, leaseMs: WEBHOOK_LEASE_MS, sendTimeoutMs: config.webhookTimeoutMs, checkMs: 1_000,
       }, log);
     }
-    const webhooks = new WebhookDeliverer({
-      engine, log, send: httpSender(config.webhookTimeoutMs, limits.destinations), leadership,
-      options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },
-    });
-    engine.onChange((change, kind) => webhooks.onChange(change, kind));
+    let webhooks: WebhookDeliverer | null = null;
+    if (admin) {
+      const limits = admin.webhookLimits(config);
+      const deliverer = new admin.WebhookDeliverer({
+        engine, log, send: admin.httpSender(config.webhookTimeoutMs, limits.destinations), leadership,
+        options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },
+      });
+      engine.onChange((change, kind) => deliverer.onChange(change, kind));
+      webhooks = deliverer;
+    }
     leadership?.start();
     const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
     const flusher = new MetricsFlusher(engine, metrics, log, tokens, people, cluster?.nodeId ?? null);
@@ -294,7 +311,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       };
       closing ??= Promise.resolve()
         .then(step('the relay', () => relay?.close()))
-        .then(step('webhook deliveries', () => webhooks.close()))
+        .then(step('webhook deliveries', () => webhooks?.close()))
         .then(step('webhook leadership', () => leadership?.close()))
         .then(step('the last SDK metrics', () => flusher.stop()))
         .then(step(cluster ? 'the database log' : 'the write-ahead log', closeStorage))

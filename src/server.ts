@@ -112,12 +112,14 @@ async function adminRoutes(ctx: AppContext, fanion: Fanion): Promise<{ before: R
     environments.environmentRoutes, segments.segmentRoutes, tags.tagRoutes, variants.variantRoutes, events.eventRoutes, state.stateRoutes,
     featuresBatch.featuresBatchRoutes,
   ];
+  const { webhooks, passwords, guard } = fanion;
+  if (!webhooks || !passwords || !guard) throw new Error('the admin API needs webhooks and people, which only a relay goes without');
   return {
     before: [...modules.flatMap((m) => m(ctx)), ...tokens.tokenRoutes(fanion.hasher)(ctx)],
     after: [
-      ...addons.addonRoutes(ctx, fanion.webhooks),
+      ...addons.addonRoutes(ctx, webhooks),
       // Sign-in and people.
-      ...people.peopleRoutes(ctx, { people: fanion.people, passwords: fanion.passwords, hasher: fanion.hasher, guard: fanion.guard, oidc: fanion.oidc }),
+      ...people.peopleRoutes(ctx, { people: fanion.people, passwords, hasher: fanion.hasher, guard, oidc: fanion.oidc }),
     ],
   };
 }
@@ -331,7 +333,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     : dispatch;
   if (!relay) await ensureFirstAdminToken({ engine, config, hasher, log });
   // A relay has no admin API, so no people either.
-  if (!relay) await (await import('./people/seed.js')).ensureFirstAdmin({ engine, config, passwords: fanion.passwords, log });
+  if (fanion.passwords) await (await import('./people/seed.js')).ensureFirstAdmin({ engine, config, passwords: fanion.passwords, log });
   serving();
 
   let closing: Promise<void> | null = null;

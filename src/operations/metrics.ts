@@ -18,7 +18,8 @@ export interface MetricsDeps {
   store: ClientMetricsStore;
   push: PushHub;
   checkpointer: Checkpoints;
-  webhooks: WebhookDeliverer;
+  /** Null on a relay, which has no webhooks. */
+  webhooks: WebhookDeliverer | null;
   /** How long replaying the data folder took at start-up. */
   replayMs: number;
   /** A cluster node's log and follower: replication lag and the log's state. */
@@ -94,7 +95,7 @@ export class FanionMetrics {
       name: 'webhook_deliveries_total', help: 'Webhook sends since start: delivered, failed (each failed attempt), dropped (given up after retrying)', labelNames: ['result'], registers: [r],
       collect() {
         this.reset();
-        const t = webhooks.totals();
+        const t = webhooks?.totals() ?? { delivered: 0, failed: 0, dropped: 0 };
         this.inc({ result: 'delivered' }, t.delivered);
         this.inc({ result: 'failed' }, t.failed);
         this.inc({ result: 'dropped' }, t.dropped);
