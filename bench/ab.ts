@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import type { StrategyInput } from '../src/strategies/logic.js';
 
-const SELF = fileURLToPath(import.meta.url);
+/** The baseline's own module: node:http and node:fs, nothing else of the benchmark loaded. */
+const BASELINE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'baseline-server.js');
 
 /** Three strategies with constraints, like a real flag with a staged rollout. */
 export function strategiesFor(name: string, i: number): StrategyInput[] {
@@ -40,36 +41,13 @@ export interface PollBytes {
   etag: string;
 }
 
-/** The baseline: answers the poll with fixed buffers (304 on its ETag, gzip when asked). */
-function runBaseline(): void {
-  const identity = fs.readFileSync(process.env.BASELINE_IDENTITY!);
-  const gzip = fs.readFileSync(process.env.BASELINE_GZIP!);
-  const etag = process.env.BASELINE_ETAG!;
-  const server = http.createServer((req, res) => {
-    if (req.headers['if-none-match'] === etag) {
-      res.writeHead(304, ['ETag', etag, 'Vary', 'Accept-Encoding', 'X-Content-Type-Options', 'nosniff']);
-      res.end();
-      return;
-    }
-    const gz = (req.headers['accept-encoding'] ?? '').includes('gzip');
-    const body = gz ? gzip : identity;
-    const headers = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length), 'ETag', etag, 'Vary', 'Accept-Encoding', 'X-Content-Type-Options', 'nosniff'];
-    if (gz) headers.push('Content-Encoding', 'gzip');
-    res.writeHead(200, headers);
-    res.end(body);
-  });
-  server.keepAliveTimeout = 65_000;
-  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
-}
-
-if (process.argv[1] === SELF && process.argv[2] === 'baseline') runBaseline();
 
 /** Starts the baseline process on `bytes`; `stop()` ends it and removes its files. */
 export async function startBaseline(bytes: PollBytes): Promise<{ url: string; proc: ChildProcess; stop(): void }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fanion-bench-'));
   fs.writeFileSync(path.join(dir, 'identity'), bytes.identity);
   fs.writeFileSync(path.join(dir, 'gzip'), bytes.gzip);
-  const proc = fork(SELF, ['baseline'], {
+  const proc = fork(BASELINE, [], {
     env: { ...process.env, BASELINE_IDENTITY: path.join(dir, 'identity'), BASELINE_GZIP: path.join(dir, 'gzip'), BASELINE_ETAG: bytes.etag },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -16,8 +16,9 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import { abRounds, pollBytes, printRow, ratioOf, startBaseline, strategiesFor, SUMMARY_HEADER } from './ab.js';
-import { client, spawnServer, type Spawned } from '../test/helpers/server.js';
+import { client, ROOT, spawnServer, type Spawned } from '../test/helpers/server.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -58,12 +59,19 @@ async function upstreamWith(flags: number): Promise<Spawned> {
   return up;
 }
 
+/**
+ * The relay is started as `npm start` starts it: its script run by sh, from the repository root
+ * (the script execs node, so the process measured is node's). It sets MALLOC_ARENA_MAX.
+ */
+const START = ['sh', '-c', (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start];
+
 async function relayOf(upstream: string, tokens: string[]): Promise<Spawned> {
   const relay = await spawnServer({
+    command: START,
     env: {
       AUTH_TYPE: 'api-token', UPSTREAM_URL: upstream, TOKENS: tokens.join(','), METRICS_FLUSH_MS: '0',
       STREAMING_MAX_CONNECTIONS: String(STREAMS + 100), STREAMING_MAX_CONNECTIONS_PER_TOKEN: String(STREAMS + 100),
-      // BENCH_RELAY_NODE_OPTIONS / BENCH_RELAY_MALLOC_ARENA_MAX: the relay's V8 and malloc settings, to compare.
+      // BENCH_RELAY_NODE_OPTIONS / BENCH_RELAY_MALLOC_ARENA_MAX: other V8 and malloc settings, to compare (16 is glibc's default on 2 cores).
       ...(process.env.BENCH_RELAY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_RELAY_NODE_OPTIONS } : {}),
       ...(process.env.BENCH_RELAY_MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.BENCH_RELAY_MALLOC_ARENA_MAX } : {}),
     },
