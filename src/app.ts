@@ -46,6 +46,16 @@ import type { PeopleAuthenticator } from './people/people-authenticator.js';
 import type { SignInGuard } from './people/sign-in-guard.js';
 import type { FileLayer } from './wal/file-layer.js';
 
+/** People's passwords and sign-in limits, and webhooks: built by a server, not by a relay. */
+export interface AdminSide {
+  /** Password hashes, a bounded number at once. */
+  passwords: PasswordHasher;
+  /** Sign-in attempts per address and per account. */
+  guard: SignInGuard;
+  /** Webhooks: every durable event to the addons that want it. */
+  webhooks: WebhookDeliverer;
+}
+
 /** What Fanion takes from outside: settings, a logger, and the I/O edges tests replace. */
 export interface FanionDeps {
   config: Config;
@@ -89,10 +99,8 @@ export interface Fanion {
   tokens: TokenAuthenticator;
   /** Sessions and personal access tokens on top of API tokens (null with AUTH_TYPE=none). */
   people: PeopleAuthenticator | null;
-  /** Password hashes, a bounded number at once (null on a relay, which has no people). */
-  passwords: PasswordHasher | null;
-  /** Sign-in attempts per address and per account (null on a relay). */
-  guard: SignInGuard | null;
+  /** What only a server has, for its admin API (null on a relay, which has none). */
+  admin: AdminSide | null;
   /** Single sign-on, when OIDC_ISSUER is set. */
   oidc: OidcSignIn | null;
   /** What `GET /api/client/features` serves, kept up to date by the engine's change feed. */
@@ -104,8 +112,6 @@ export interface Fanion {
   metrics: ClientMetricsStore;
   /** What /internal-backstage/prometheus shows. */
   operations: FanionMetrics;
-  /** Webhooks: every durable event to the addons that want it (null on a relay, which has no addons). */
-  webhooks: WebhookDeliverer | null;
   flusher: MetricsFlusher;
   /** Relay mode (UPSTREAM_URL): what follows the upstream and forwards SDK metrics; null otherwise. */
   relay: Relay | null;
@@ -231,15 +237,12 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     // Built in both modes: it also answers which tokens are valid (POST /edge/validate) and counts
     // the tokens a relay saw as used, which mean the same with AUTH_TYPE=none.
     const tokens = new TokenAuthenticator(() => engine.state, hasher);
-    // People sign in with a session cookie or act through personal tokens, beside API tokens.
-    // (Not on a relay, which has no admin API and so nobody to sign in.)
     // A relay neither builds nor loads the code of people and webhooks: it has no admin API to
     // sign in to or to make addons with (its memory is measured: docs/performance.md).
-    const admin = config.relay ? null : await adminParts();
-    const people = admin && config.authType === 'api-token' ? new admin.PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
+    const adminCode = config.relay ? null : await adminParts();
+    // People sign in with a session cookie or act through personal tokens, beside API tokens.
+    const people = adminCode && config.authType === 'api-token' ? new adminCode.PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
     const auth: Authenticator = people ?? (config.authType === 'api-token' ? tokens : new OpenAuthenticator());
-    const passwords = admin ? new admin.PasswordHasher({ logN: config.passwordScryptLogN, concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue }) : null;
-    const guard = admin ? new admin.SignInGuard({ perAddress: config.signInPerAddress, perAccount: config.signInPerAccount, entries: config.signInLimiterEntries }) : null;
     // openid-client is loaded only when single sign-on is configured.
     const oidc = config.oidc && config.publicUrl ? new (await import('./people/oidc.js')).OidcSignIn(config.oidc, config.publicUrl, log) : null;
     // With CLIENT_STREAMING_UPGRADE, every poll answer tells SDKs to switch to streaming.
@@ -261,24 +264,28 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     // Webhooks read durable events from the log; they never hold up the change that made them.
     // On a cluster one node delivers: the one holding the webhook lock, fenced through the log.
     let leadership: WebhookLeadership | undefined;
-    if (cluster && admin) {
-      const [{ SessionLock }, { LOCK }] = await Promise.all([import('./storage/postgres/session-lock.js'), import('./storage/postgres/connect.js')]);
-      leadership = new admin.WebhookLeadership(engine, new SessionLock(config.database!, LOCK.webhooks, log), {
-        node: cluster.nodeId, leaseMs: WEBHOOK_LEASE_MS, sendTimeoutMs: config.webhookTimeoutMs, checkMs: 1_000,
-      }, log);
-    }
-    let webhooks: WebhookDeliverer | null = null;
-    if (admin) {
-      const limits = admin.webhookLimits(config);
-      const deliverer = new admin.WebhookDeliverer({
-        engine, log, send: admin.httpSender(config.webhookTimeoutMs, limits.destinations), leadership,
+    let admin: AdminSide | null = null;
+    if (adminCode) {
+      if (cluster) {
+        const [{ SessionLock }, { LOCK }] = await Promise.all([import('./storage/postgres/session-lock.js'), import('./storage/postgres/connect.js')]);
+        leadership = new adminCode.WebhookLeadership(engine, new SessionLock(config.database!, LOCK.webhooks, log), {
+          node: cluster.nodeId, leaseMs: WEBHOOK_LEASE_MS, sendTimeoutMs: config.webhookTimeoutMs, checkMs: 1_000,
+        }, log);
+      }
+      const limits = adminCode.webhookLimits(config);
+      const webhooks = new adminCode.WebhookDeliverer({
+        engine, log, send: adminCode.httpSender(config.webhookTimeoutMs, limits.destinations), leadership,
         options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },
       });
-      engine.onChange((change, kind) => deliverer.onChange(change, kind));
-      webhooks = deliverer;
+      engine.onChange((change, kind) => webhooks.onChange(change, kind));
+      admin = {
+        webhooks,
+        passwords: new adminCode.PasswordHasher({ logN: config.passwordScryptLogN, concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue }),
+        guard: new adminCode.SignInGuard({ perAddress: config.signInPerAddress, perAccount: config.signInPerAccount, entries: config.signInLimiterEntries }),
+      };
     }
     leadership?.start();
-    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
+    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks: admin?.webhooks ?? null, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
     const flusher = new MetricsFlusher(engine, metrics, log, tokens, people, cluster?.nodeId ?? null);
     if (cluster) {
       // What SDKs reported to the other nodes joins this node's views.
@@ -311,7 +318,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       };
       closing ??= Promise.resolve()
         .then(step('the relay', () => relay?.close()))
-        .then(step('webhook deliveries', () => webhooks?.close()))
+        .then(step('webhook deliveries', () => admin?.webhooks.close()))
         .then(step('webhook leadership', () => leadership?.close()))
         .then(step('the last SDK metrics', () => flusher.stop()))
         .then(step(cluster ? 'the database log' : 'the write-ahead log', closeStorage))
@@ -319,7 +326,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       return closing;
     };
     return {
-      engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, people, passwords, guard, oidc, snapshot, push, evaluator, metrics, operations, webhooks,
+      engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, people, admin, oidc, snapshot, push, evaluator, metrics, operations,
       flusher, relay, readiness, close, closingStep: () => closingStep,
     };
   } catch (err) {

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
-import { openFanion, type Fanion, type FanionDeps } from './app.js';
+import { openFanion, type AdminSide, type Fanion, type FanionDeps } from './app.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import type { PushHub } from './push/hub.js';
 import { pushRoutes } from './push/routes.js';
@@ -99,7 +99,7 @@ function relayPage(upstream: string): Buffer {
  * API, so it neither loads this code nor compiles these schemas (a relay's memory is measured
  * against a target: docs/performance.md#relay-issue-28).
  */
-async function adminRoutes(ctx: AppContext, fanion: Fanion): Promise<{ before: RouteDef[]; after: RouteDef[] }> {
+async function adminRoutes(ctx: AppContext, fanion: Fanion, { webhooks, passwords, guard }: AdminSide): Promise<{ before: RouteDef[]; after: RouteDef[] }> {
   const [features, strategies, strategyTypes, contextFields, projects, environments, segments, tags, variants, events, state, featuresBatch, tokens, addons, people] =
     await Promise.all([
       import('./features/routes.js'), import('./strategies/routes.js'), import('./strategy-types/routes.js'), import('./context-fields/routes.js'),
@@ -112,8 +112,6 @@ async function adminRoutes(ctx: AppContext, fanion: Fanion): Promise<{ before: R
     environments.environmentRoutes, segments.segmentRoutes, tags.tagRoutes, variants.variantRoutes, events.eventRoutes, state.stateRoutes,
     featuresBatch.featuresBatchRoutes,
   ];
-  const { webhooks, passwords, guard } = fanion;
-  if (!webhooks || !passwords || !guard) throw new Error('the admin API needs webhooks and people, which only a relay goes without');
   return {
     before: [...modules.flatMap((m) => m(ctx)), ...tokens.tokenRoutes(fanion.hasher)(ctx)],
     after: [
@@ -263,7 +261,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const relay = fanion.relay;
   const frontend = frontendRoutes(ctx, fanion.evaluator, fanion.metrics);
   const operations = operationsRoutes(ctx, fanion.operations);
-  const admin = relay ? { before: [], after: [] } : await adminRoutes(ctx, fanion);
+  const admin = fanion.admin ? await adminRoutes(ctx, fanion, fanion.admin) : { before: [], after: [] };
   let routes = [
     ...admin.before,
     ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot, () => fanion.engine.applying),
@@ -333,7 +331,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     : dispatch;
   if (!relay) await ensureFirstAdminToken({ engine, config, hasher, log });
   // A relay has no admin API, so no people either.
-  if (fanion.passwords) await (await import('./people/seed.js')).ensureFirstAdmin({ engine, config, passwords: fanion.passwords, log });
+  if (fanion.admin) await (await import('./people/seed.js')).ensureFirstAdmin({ engine, config, passwords: fanion.admin.passwords, log });
   serving();
 
   let closing: Promise<void> | null = null;

@@ -91,16 +91,19 @@ export class FanionMetrics {
     new client.Counter({ name: 'wal_bytes_total', help: 'Bytes made durable in the write-ahead log', registers: [r], collect() { this.reset(); this.inc(wal.stats.bytes); } });
     const fsync = new client.Histogram({ name: 'wal_fsync_duration_milliseconds', help: 'fdatasync of a group commit', buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100], registers: [r] });
     const perCommit = new client.Histogram({ name: 'wal_records_per_commit', help: 'Records written by one group commit', buckets: [1, 2, 4, 8, 16, 32, 64, 128], registers: [r] });
-    new client.Counter({
-      name: 'webhook_deliveries_total', help: 'Webhook sends since start: delivered, failed (each failed attempt), dropped (given up after retrying)', labelNames: ['result'], registers: [r],
-      collect() {
-        this.reset();
-        const t = webhooks?.totals() ?? { delivered: 0, failed: 0, dropped: 0 };
-        this.inc({ result: 'delivered' }, t.delivered);
-        this.inc({ result: 'failed' }, t.failed);
-        this.inc({ result: 'dropped' }, t.dropped);
-      },
-    });
+    // A relay has no webhooks, so no such counter.
+    if (webhooks) {
+      new client.Counter({
+        name: 'webhook_deliveries_total', help: 'Webhook sends since start: delivered, failed (each failed attempt), dropped (given up after retrying)', labelNames: ['result'], registers: [r],
+        collect() {
+          this.reset();
+          const t = webhooks.totals();
+          this.inc({ result: 'delivered' }, t.delivered);
+          this.inc({ result: 'failed' }, t.failed);
+          this.inc({ result: 'dropped' }, t.dropped);
+        },
+      });
+    }
     const ckptMs = new client.Histogram({
       name: 'checkpoint_duration_milliseconds', help: 'Writing a checkpoint, from the pause to the file being durable',
       buckets: [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000], registers: [r],
