@@ -2,6 +2,7 @@
 // `npm start`: read the environment, start serving, shut down cleanly on SIGTERM/SIGINT.
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
+import { keepTickEntryShape } from './runtime-quirks.js';
 import { startServer } from './server.js';
 import { checkSeedTokens } from './tokens/seed.js';
 
@@ -18,6 +19,8 @@ try {
   process.exit(2);
 }
 const log = createLogger(config.logLevel, config.logFormat);
+// Before serving: SDK answers stay as fast after an idle spell as before it (runtime-quirks.ts).
+await keepTickEntryShape();
 
 /** Where a person on this machine opens the console: a wildcard bind is reached as localhost. */
 function browserUrl(host: string, port: number): string {
