@@ -42,13 +42,21 @@ export interface PollBytes {
 }
 
 
-/** Starts the baseline process on `bytes`; `stop()` ends it and removes its files. */
-export async function startBaseline(bytes: PollBytes): Promise<{ url: string; proc: ChildProcess; stop(): void }> {
+/**
+ * Starts the baseline process on `bytes` (no gzip copy: it never gzips), with `headers` after the
+ * ETag in every answer (by default the client API's); `stop()` ends it and removes its files.
+ */
+export async function startBaseline(bytes: { identity: Buffer; gzip: Buffer | null; etag: string }, headers?: string[]): Promise<{ url: string; proc: ChildProcess; stop(): void }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fanion-bench-'));
-  fs.writeFileSync(path.join(dir, 'identity'), bytes.identity);
-  fs.writeFileSync(path.join(dir, 'gzip'), bytes.gzip);
+  const env: Record<string, string> = { BASELINE_IDENTITY: path.join(dir, 'identity'), BASELINE_ETAG: bytes.etag };
+  fs.writeFileSync(env.BASELINE_IDENTITY, bytes.identity);
+  if (bytes.gzip) {
+    env.BASELINE_GZIP = path.join(dir, 'gzip');
+    fs.writeFileSync(env.BASELINE_GZIP, bytes.gzip);
+  }
+  if (headers) env.BASELINE_HEADERS = JSON.stringify(headers);
   const proc = fork(BASELINE, [], {
-    env: { ...process.env, BASELINE_IDENTITY: path.join(dir, 'identity'), BASELINE_GZIP: path.join(dir, 'gzip'), BASELINE_ETAG: bytes.etag },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((resolve, reject) => {

@@ -5,13 +5,9 @@
 //  - a repeated context (answered from the cache) and the same with If-None-Match (304);
 //  - the evaluator's own cost per flag, in process.
 // Targets on this machine: >= 5,000 req/s with distinct contexts; the 304 path >= 0.85 x baseline.
-import { fork } from 'node:child_process';
-import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { cpuMicros, median, startBaseline } from './ab.js';
 import { openFanion } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { HOSTNAME } from '../src/evaluation/answers.js';
@@ -21,7 +17,6 @@ import { PreparedFlags } from '../src/evaluation/prepared.js';
 import { createLogger } from '../src/log.js';
 import { spawnServer } from '../test/helpers/server.js';
 
-const SELF = fileURLToPath(import.meta.url);
 const ADMIN = '*:*.bench-frontend-admin';
 const FRONTEND = 'default:development.bench-frontend-key';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -29,22 +24,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 10;
 const FLAGS = 200;
 const P = '/api/admin/projects/default/features';
-
-if (process.argv[2] === 'baseline') {
-  const body = fs.readFileSync(process.env.BASELINE_BODY!);
-  const etag = process.env.BASELINE_ETAG!;
-  const server = http.createServer((req, res) => {
-    if (req.headers['if-none-match'] === etag) {
-      res.writeHead(304, ['ETag', etag, 'Cache-Control', 'no-cache', 'X-Content-Type-Options', 'nosniff']);
-      res.end();
-      return;
-    }
-    res.writeHead(200, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length), 'ETag', etag, 'Cache-Control', 'no-cache', 'X-Content-Type-Options', 'nosniff']);
-    res.end(body);
-  });
-  server.keepAliveTimeout = 65_000;
-  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
-}
 
 async function seed(base: string): Promise<void> {
   const post = async (p: string, body: unknown, method = 'POST') => {
@@ -71,16 +50,11 @@ async function seed(base: string): Promise<void> {
   }));
 }
 
-function cpuMicros(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const QUERY = '/api/frontend?userId=u7&sessionId=s7&properties[country]=NO&properties[plan]=pro&properties[version]=2.3.0&properties[email]=a@example.com';
 
 async function main(): Promise<void> {
   const srv = await spawnServer({ env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_FRONTEND_API_TOKENS: FRONTEND, WAL_SYNC: 'none', METRICS_FLUSH_MS: '0' } });
-  let baselineProc: ReturnType<typeof fork> | null = null;
+  let stopBaseline = () => {};
   try {
     console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, node ${process.version}`);
     await seed(srv.url);
@@ -89,11 +63,10 @@ async function main(): Promise<void> {
     const etag = sample.headers.get('etag')!;
     const toggles = JSON.parse(body.toString()).toggles.length;
     console.log(`${FLAGS} flags × 3 strategies (constraints, a segment, variants); the sample answer: ${body.length} bytes, ${toggles} flags on`);
-    const bodyFile = path.join(os.tmpdir(), `fanion-frontend-body-${process.pid}.json`);
-    fs.writeFileSync(bodyFile, body);
-    baselineProc = fork(SELF, ['baseline'], { env: { ...process.env, BASELINE_BODY: bodyFile, BASELINE_ETAG: etag }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const baselinePort = await new Promise<number>((resolve) => baselineProc!.once('message', (m) => resolve((m as { port: number }).port)));
-    const baseline = `http://127.0.0.1:${baselinePort}`;
+    // The Frontend API's own headers after the ETag; no gzip (the benchmark's clients ask for none).
+    const started = await startBaseline({ identity: body, gzip: null, etag }, ['Cache-Control', 'no-cache', 'X-Content-Type-Options', 'nosniff']);
+    stopBaseline = started.stop;
+    const baseline = started.url;
 
     // Distinct contexts, prebuilt: each connection gets its own list of request paths (so no two
     // requests share a context), and autocannon sends prebuilt bytes instead of building each
@@ -129,7 +102,7 @@ async function main(): Promise<void> {
       console.log(`${c.name.padEnd(34)}${String(Math.round(median(f))).padStart(12)}${String(Math.round(median(b))).padStart(17)}${ratio.toFixed(2).padStart(8)}${median(cpu).toFixed(0).padStart(20)}`);
     }
   } finally {
-    baselineProc?.kill();
+    stopBaseline();
     await srv.stop();
   }
 
@@ -152,4 +125,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] !== 'baseline') await main();
+await main();
