@@ -190,11 +190,26 @@ async function abRoundsOn(o: AbOptions, rows: Row[]): Promise<Row[]> {
 }
 
 /** The median of the per-round fanion/baseline ratios: each round's pair ran back to back. */
-export function ratioOf(row: Row): number {
-  return median(row.fanion.map((r, i) => r.requests.average / row.baseline[i].requests.average));
+/** Each round's fanion/baseline ratio of requests per second. */
+function roundRatios(row: Row): number[] {
+  return row.fanion.map((r, i) => r.requests.average / row.baseline[i].requests.average);
 }
 
-export const SUMMARY_HEADER = 'path  -p  fanion req/s  baseline req/s  ratio  fanion p50/p99 ms  baseline p50/p99 ms  server CPU µs/req f/b';
+export function ratioOf(row: Row): number {
+  return median(roundRatios(row));
+}
+
+/**
+ * The middle half of the rounds' ratios (first to third quartile): on a shared machine one run's
+ * median moves by several per cent, and this says by how much the rounds of this run disagreed.
+ */
+export function ratioSpread(row: Row): [number, number] {
+  const s = roundRatios(row).sort((a, b) => a - b);
+  const at = (q: number) => s[Math.round(q * (s.length - 1))];
+  return [at(0.25), at(0.75)];
+}
+
+export const SUMMARY_HEADER = 'path  -p  fanion req/s  baseline req/s  ratio  middle half  fanion p50/p99 ms  baseline p50/p99 ms  server CPU µs/req f/b';
 
 export function printRow(row: Row, summary = false): void {
   const rps = (rs: Result[]) => median(rs.map((r) => r.requests.average));
@@ -202,10 +217,11 @@ export function printRow(row: Row, summary = false): void {
   const f = rps(row.fanion);
   const b = rps(row.baseline);
   const ratio = ratioOf(row).toFixed(2);
+  const spread = ratioSpread(row).map((x) => x.toFixed(2)).join('–');
   const cpu = `${median(row.fanionCpu).toFixed(0)}/${median(row.baselineCpu).toFixed(0)}`;
   if (summary) {
-    console.log(`${row.path.padEnd(5)} ${String(row.pipelining).padStart(2)}  ${f.toFixed(0).padStart(12)}  ${b.toFixed(0).padStart(14)}  ${ratio.padStart(5)}  ${`${lat(row.fanion, 'p50')}/${lat(row.fanion, 'p99')}`.padStart(17)}  ${`${lat(row.baseline, 'p50')}/${lat(row.baseline, 'p99')}`.padStart(19)}  ${cpu.padStart(21)}`);
+    console.log(`${row.path.padEnd(5)} ${String(row.pipelining).padStart(2)}  ${f.toFixed(0).padStart(12)}  ${b.toFixed(0).padStart(14)}  ${ratio.padStart(5)}  ${spread.padStart(11)}  ${`${lat(row.fanion, 'p50')}/${lat(row.fanion, 'p99')}`.padStart(17)}  ${`${lat(row.baseline, 'p50')}/${lat(row.baseline, 'p99')}`.padStart(19)}  ${cpu.padStart(21)}`);
   } else {
-    console.log(`${row.path} -p ${row.pipelining}: fanion ${row.fanion.map((r) => r.requests.average.toFixed(0)).join(', ')} req/s; baseline ${row.baseline.map((r) => r.requests.average.toFixed(0)).join(', ')} req/s; ratio ${ratio}`);
+    console.log(`${row.path} -p ${row.pipelining}: fanion ${row.fanion.map((r) => r.requests.average.toFixed(0)).join(', ')} req/s; baseline ${row.baseline.map((r) => r.requests.average.toFixed(0)).join(', ')} req/s; ratio ${ratio} (middle half of the rounds ${spread})`);
   }
 }
