@@ -20,10 +20,12 @@ const ticks = (n) => new Promise((done) => {
   const next = () => (++i < n ? process.nextTick(next) : done(Number(process.hrtime.bigint() - start) / n));
   process.nextTick(next);
 });
+// The fastest of several runs: other work on the machine (the test runner's other jobs) only ever
+// adds time, and the slow path, once taken, is taken by every run.
 const measure = async () => {
   const runs = [];
-  for (let k = 0; k < 7; k++) runs.push(await ticks(100000));
-  return runs.sort((a, b) => a - b)[3];
+  for (let k = 0; k < 9; k++) runs.push(await ticks(50000));
+  return Math.min(...runs);
 };
 await measure();
 const before = await measure();
@@ -49,5 +51,8 @@ t.test('a held tick entry keeps process.nextTick fast after a memory-reducing co
     return;
   }
   t.pass(`without the work-around: ${ns(bare)}`);
-  t.ok(kept.after / kept.before < 1.8, `with it: ${ns(kept)}`);
+  // A tick costs about 50 ns, or about 100 ns in some processes, before the collection or after
+  // it; in the trap, 280–600 ns. So the measure: after the collection, a tick with the work-around
+  // costs less than half of one without it.
+  t.ok(kept.after < bare.after / 2, `with it: ${ns(kept)}`);
 });
