@@ -43,8 +43,8 @@ export interface PollBytes {
 
 
 /**
- * Starts the baseline process on `bytes` (no gzip copy: it never gzips), with `headers` after the
- * ETag in every answer (by default the client API's); `stop()` ends it and removes its files.
+ * Starts the baseline process on `bytes` (with `gzip: null` it never answers gzip), with `headers`
+ * after the ETag in every answer (by default the client API's); `stop()` ends it and removes its files.
  */
 export async function startBaseline(bytes: { identity: Buffer; gzip: Buffer | null; etag: string }, headers?: string[]): Promise<{ url: string; proc: ChildProcess; stop(): void }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fanion-bench-'));
@@ -189,12 +189,12 @@ async function abRoundsOn(o: AbOptions, rows: Row[]): Promise<Row[]> {
   return rows;
 }
 
-/** The median of the per-round fanion/baseline ratios: each round's pair ran back to back. */
-/** Each round's fanion/baseline ratio of requests per second. */
+/** Each round's fanion/baseline ratio of requests per second (each round's pair ran back to back). */
 function roundRatios(row: Row): number[] {
   return row.fanion.map((r, i) => r.requests.average / row.baseline[i].requests.average);
 }
 
+/** The median of the per-round fanion/baseline ratios. */
 export function ratioOf(row: Row): number {
   return median(roundRatios(row));
 }

@@ -17,16 +17,16 @@ function runBaseline(): void {
   const withBody = (body: Buffer) => ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length), 'ETag', etag, ...extra];
   const notModified = ['ETag', etag, ...extra];
   const identityHeaders = withBody(identity);
-  const gzipHeaders = gzip ? [...withBody(gzip), 'Content-Encoding', 'gzip'] : null;
+  const gzipped = gzip ? { body: gzip, headers: [...withBody(gzip), 'Content-Encoding', 'gzip'] } : null;
   const server = http.createServer((req, res) => {
     if (req.headers['if-none-match'] === etag) {
       res.writeHead(304, notModified);
       res.end();
       return;
     }
-    if (gzip && gzipHeaders && (req.headers['accept-encoding'] ?? '').includes('gzip')) {
-      res.writeHead(200, gzipHeaders);
-      res.end(gzip);
+    if (gzipped && (req.headers['accept-encoding'] ?? '').includes('gzip')) {
+      res.writeHead(200, gzipped.headers);
+      res.end(gzipped.body);
       return;
     }
     res.writeHead(200, identityHeaders);
