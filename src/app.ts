@@ -15,6 +15,7 @@ import type { WebhookDeliverer } from './addons/deliverer.js';
 import type { WebhookLeadership } from './addons/leadership.js';
 import { OpenAuthenticator, type Authenticator } from './auth/access.js';
 import { ClientSnapshot } from './client-api/snapshot.js';
+import { RepeatPolls } from './client-api/repeat-polls.js';
 import { MetricsFlusher } from './client-metrics/flusher.js';
 import { ClientMetricsStore, type MetricsReport } from './client-metrics/store.js';
 import { UnknownFlags } from './client-metrics/unknown-flags.js';
@@ -112,6 +113,8 @@ export interface Fanion {
   metrics: ClientMetricsStore;
   /** What /internal-backstage/prometheus shows. */
   operations: FanionMetrics;
+  /** Each connection's last poll, answered 304 again at once until the state changes. */
+  repeatPolls: RepeatPolls;
   flusher: MetricsFlusher;
   /** Relay mode (UPSTREAM_URL): what follows the upstream and forwards SDK metrics; null otherwise. */
   relay: Relay | null;
@@ -286,6 +289,8 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     }
     leadership?.start();
     const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks: admin?.webhooks ?? null, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
+    const repeatPolls = new RepeatPolls(operations.hot);
+    engine.onChange(() => repeatPolls.forget());
     const flusher = new MetricsFlusher(engine, metrics, log, tokens, people, cluster?.nodeId ?? null);
     if (cluster) {
       // What SDKs reported to the other nodes joins this node's views.
@@ -326,7 +331,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       return closing;
     };
     return {
-      engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, people, admin, oidc, snapshot, push, evaluator, metrics, operations,
+      engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, people, admin, oidc, snapshot, push, evaluator, metrics, operations, repeatPolls,
       flusher, relay, readiness, close, closingStep: () => closingStep,
     };
   } catch (err) {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { openFanion, type AdminSide, type Fanion, type FanionDeps } from './app.js';
 import { clientApiRoutes } from './client-api/routes.js';
+import type { RepeatPolls } from './client-api/repeat-polls.js';
 import type { PushHub } from './push/hub.js';
 import { pushRoutes } from './push/routes.js';
 import { frontendRoutes } from './frontend/routes.js';
@@ -144,6 +145,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ? 'Fanion is starting: it is waiting for its database or applying its log. Try again in a moment.'
     : 'Fanion is starting: its data folder is being replayed. Try again in a moment.';
   let handler: http.RequestListener | null = null;
+  let repeats: RepeatPolls | null = null;
   const starting = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const started = performance.now();
     const { status, body } = toErrorResponse(new ServiceUnavailableError(startingMessage));
@@ -158,6 +160,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // trickled request live 30 s longer than its timeout).
     connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
   }, (req, res) => {
+    // An SDK's repeated poll, when nothing changed: before anything else (client-api/repeat-polls.ts).
+    if (repeats !== null && repeats.answer(req, res)) return;
     if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, READY)) answerReady(readiness, res);
     else if (handler) handler(req, res);
     else starting(req, res);
@@ -264,7 +268,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const admin = fanion.admin ? await adminRoutes(ctx, fanion, fanion.admin) : { before: [], after: [] };
   let routes = [
     ...admin.before,
-    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot, () => fanion.engine.applying),
+    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot, () => fanion.engine.applying, fanion.repeatPolls),
     ...pushRoutes(fanion.push, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics, fanion.tokens),
     ...edgeRoutes(ctx, fanion.tokens),
@@ -322,6 +326,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       appHandler(req, res);
     }
   };
+  repeats = fanion.repeatPolls;
   handler = admit
     ? (req, res) => {
       const wait = admit(req);

@@ -42,6 +42,14 @@ export interface ClientScope {
   actor: Actor;
   /** The token's hash, naming the token itself (tokens may share a scope); none with AUTH_TYPE=none. */
   token?: string;
+  /** The token's expiry and last use, for a repeated poll answered without authenticating again (client-api/repeat-polls.ts). */
+  credential?: CredentialUse;
+}
+
+/** When a credential stops working, and when it was last used (ms since the epoch). */
+export interface CredentialUse {
+  readonly expiresAtMs: number;
+  usedAt: number;
 }
 
 /** Whether a flag of `project` is inside what a client scope may see (and count). */

@@ -9,12 +9,22 @@ import { acceptsGzip, etagMatches } from './conditional.js';
 import type { CachedResponse, ClientSnapshot } from './snapshot.js';
 import type { HotCounters } from '../operations/metrics.js';
 import { clientReplies } from './schema.js';
+import type { RepeatPolls } from './repeat-polls.js';
 
 const TAG = 'Client';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The SDK poll routes, answered from the snapshot the composition root (app.ts) keeps up to date. */
-export function clientApiRoutes(snapshot: ClientSnapshot, schemas: SchemaRegistry, hot?: HotCounters, applying: () => Promise<void> | null = () => null): RouteDef[] {
+/**
+ * The SDK poll routes, answered from the snapshot the composition root (app.ts) keeps up to date.
+ * `repeats` remembers each answer made from the current state for the connection's next identical poll.
+ */
+export function clientApiRoutes(
+  snapshot: ClientSnapshot,
+  schemas: SchemaRegistry,
+  hot?: HotCounters,
+  applying: () => Promise<void> | null = () => null,
+  repeats?: RepeatPolls,
+): RouteDef[] {
   schemas.describe(clientReplies);
   return [
     {
@@ -29,7 +39,11 @@ export function clientApiRoutes(snapshot: ClientSnapshot, schemas: SchemaRegistr
         const pending = applying();
         const cached = pending === null ? null : snapshot.cachedResponse(client!, search);
         if (pending !== null && cached === null) return pending.then(() => send(snapshot.response(client!, search)));
-        send(cached ?? snapshot.response(client!, search));
+        const entry = cached ?? snapshot.response(client!, search);
+        // Not the answer cached before a change still being applied: the change's own notice may
+        // have come already, and nothing would then make the connection forget that answer.
+        if (pending === null) repeats?.remember(req, client!, entry.etag, entry.headers.notModified);
+        send(entry);
       },
     },
     {

@@ -216,6 +216,8 @@ export class TokenAuthenticator implements Authenticator {
       usedAt: 0,
       reportedAt: 0,
     };
+    // A repeated poll answered without authenticating again still checks the expiry and counts the use.
+    k.scope.credential = k;
     this.known.set(hash, k);
     return k;
   }
