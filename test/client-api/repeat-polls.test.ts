@@ -9,31 +9,10 @@ import type { ClientScope, CredentialUse } from '../../src/auth/access.js';
 import { RepeatPolls } from '../../src/client-api/repeat-polls.js';
 import { HotCounters } from '../../src/operations/metrics.js';
 import { batchDocument } from '../helpers/big-import.js';
+import { oneConnection, request, type Answer } from '../helpers/connection.js';
 import { serve } from '../helpers/server.js';
 
 const F = '/api/client/features';
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** One request on `agent` (keep-alive, one socket: every request of an agent shares its connection). */
-function get(agent: http.Agent, url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { agent, headers, method }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-const oneConnection = () => new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 t.test('RepeatPolls answers only an exact repeat on the same connection, until forgotten or expired', async (t) => {
   const hot = new HotCounters();
@@ -64,11 +43,11 @@ t.test('RepeatPolls answers only an exact repeat on the same connection, until f
   t.teardown(() => agent.destroy());
   const poll = { authorization: 'token-a', 'if-none-match': ETAG };
 
-  const first = await get(agent, `${base}${F}`, poll);
+  const first = await request(agent, `${base}${F}`, poll);
   t.equal(first.status, 304);
   t.equal(whole, 1, 'the first poll takes the whole path');
   clock = 2_000;
-  const again = await get(agent, `${base}${F}`, poll);
+  const again = await request(agent, `${base}${F}`, poll);
   t.equal(again.status, 304);
   t.equal(again.headers.etag, ETAG);
   t.equal(again.headers.vary, 'Accept-Encoding', 'the remembered headers are sent');
@@ -77,39 +56,39 @@ t.test('RepeatPolls answers only an exact repeat on the same connection, until f
   t.same(hot.polls.get('production'), [0, 1], 'and counted as a 304 poll of its environment');
 
   const differing: [string, () => Promise<Answer>][] = [
-    ['another Authorization header', () => get(agent, `${base}${F}`, { ...poll, authorization: 'token-b' })],
-    ['no Authorization header', () => get(agent, `${base}${F}`, { 'if-none-match': ETAG })],
-    ['another URL (a query)', () => get(agent, `${base}${F}?project=default`, poll)],
-    ['another ETag', () => get(agent, `${base}${F}`, { ...poll, 'if-none-match': '"other"' })],
-    ['a weak form of the same ETag', () => get(agent, `${base}${F}`, { ...poll, 'if-none-match': `W/${ETAG}` })],
-    ['HEAD', () => get(agent, `${base}${F}`, poll, 'HEAD')],
+    ['another Authorization header', () => request(agent, `${base}${F}`, { ...poll, authorization: 'token-b' })],
+    ['no Authorization header', () => request(agent, `${base}${F}`, { 'if-none-match': ETAG })],
+    ['another URL (a query)', () => request(agent, `${base}${F}?project=default`, poll)],
+    ['another ETag', () => request(agent, `${base}${F}`, { ...poll, 'if-none-match': '"other"' })],
+    ['a weak form of the same ETag', () => request(agent, `${base}${F}`, { ...poll, 'if-none-match': `W/${ETAG}` })],
+    ['HEAD', () => request(agent, `${base}${F}`, poll, 'HEAD')],
   ];
   for (const [what, send] of differing) {
     // Make the exact poll the remembered one again, then send the differing one.
-    await get(agent, `${base}${F}`, poll);
+    await request(agent, `${base}${F}`, poll);
     const before = whole;
     await send();
     t.equal(whole, before + 1, `${what}: the whole path`);
   }
 
-  await get(agent, `${base}${F}`, poll);
+  await request(agent, `${base}${F}`, poll);
   let before = whole;
-  await get(agent, `${base}${F}`, poll);
+  await request(agent, `${base}${F}`, poll);
   t.equal(whole, before, 'an exact repeat again: answered here');
   repeats.forget();
-  await get(agent, `${base}${F}`, poll);
+  await request(agent, `${base}${F}`, poll);
   t.equal(whole, before + 1, 'after a change of the state: the whole path');
 
   const other = oneConnection();
   t.teardown(() => other.destroy());
   before = whole;
-  await get(other, `${base}${F}`, poll);
+  await request(other, `${base}${F}`, poll);
   t.equal(whole, before + 1, "another connection's first poll: the whole path (what one connection proved is its own)");
 
-  await get(agent, `${base}${F}`, poll);
+  await request(agent, `${base}${F}`, poll);
   before = whole;
   clock = 5_000;
-  await get(agent, `${base}${F}`, poll);
+  await request(agent, `${base}${F}`, poll);
   t.equal(whole, before + 1, 'once the token has expired: the whole path (which refuses it)');
 });
 
@@ -126,12 +105,12 @@ t.test('against a real server, a connection repeating its poll is refused or ans
     const secret = await token();
     const agent = oneConnection();
     t.teardown(() => agent.destroy());
-    const first = await get(agent, url, { authorization: secret });
+    const first = await request(agent, url, { authorization: secret });
     t.equal(first.status, 200);
     const etag = first.headers.etag!;
-    for (let i = 0; i < 3; i++) t.equal((await get(agent, url, { authorization: secret, 'if-none-match': etag })).status, 304);
+    for (let i = 0; i < 3; i++) t.equal((await request(agent, url, { authorization: secret, 'if-none-match': etag })).status, 304);
     await ok('POST', '/api/admin/projects/default/features', { name: 'beta' });
-    const after = await get(agent, url, { authorization: secret, 'if-none-match': etag });
+    const after = await request(agent, url, { authorization: secret, 'if-none-match': etag });
     t.equal(after.status, 200, 'not 304: the flags changed');
     t.not(after.headers.etag, etag);
     t.same((JSON.parse(after.body) as { features: { name: string }[] }).features.map((f) => f.name), ['alpha', 'beta']);
@@ -141,10 +120,10 @@ t.test('against a real server, a connection repeating its poll is refused or ans
     const secret = await token();
     const agent = oneConnection();
     t.teardown(() => agent.destroy());
-    const etag = (await get(agent, url, { authorization: secret })).headers.etag!;
-    for (let i = 0; i < 3; i++) t.equal((await get(agent, url, { authorization: secret, 'if-none-match': etag })).status, 304);
+    const etag = (await request(agent, url, { authorization: secret })).headers.etag!;
+    for (let i = 0; i < 3; i++) t.equal((await request(agent, url, { authorization: secret, 'if-none-match': etag })).status, 304);
     await ok('DELETE', `/api/admin/api-tokens/${encodeURIComponent(secret)}`);
-    t.equal((await get(agent, url, { authorization: secret, 'if-none-match': etag })).status, 401);
+    t.equal((await request(agent, url, { authorization: secret, 'if-none-match': etag })).status, 401);
   });
 
   t.test('an expired token: 401 on the connection that used it before it expired, with no other change', async (t) => {
@@ -152,10 +131,10 @@ t.test('against a real server, a connection repeating its poll is refused or ans
     const secret = await token({ expiresAt: new Date(expiresAt).toISOString() });
     const agent = oneConnection();
     t.teardown(() => agent.destroy());
-    const etag = (await get(agent, url, { authorization: secret })).headers.etag!;
-    for (let i = 0; i < 3; i++) t.equal((await get(agent, url, { authorization: secret, 'if-none-match': etag })).status, 304);
+    const etag = (await request(agent, url, { authorization: secret })).headers.etag!;
+    for (let i = 0; i < 3; i++) t.equal((await request(agent, url, { authorization: secret, 'if-none-match': etag })).status, 304);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 100));
-    const late = await get(agent, url, { authorization: secret, 'if-none-match': etag });
+    const late = await request(agent, url, { authorization: secret, 'if-none-match': etag });
     t.equal(late.status, 401);
     t.match(JSON.parse(late.body), { name: 'AuthenticationRequired', message: /expired/ });
   });
@@ -167,12 +146,12 @@ t.test('against a real server, a connection repeating its poll is refused or ans
     const prod = await token({ environment: 'production' });
     const agent = oneConnection();
     t.teardown(() => agent.destroy());
-    const etag = (await get(agent, url, { authorization: dev })).headers.etag!;
-    t.equal((await get(agent, url, { authorization: dev, 'if-none-match': etag })).status, 304);
-    t.equal((await get(agent, url, { authorization: dev, 'if-none-match': etag })).status, 304);
-    const other = await get(agent, url, { authorization: prod, 'if-none-match': etag });
+    const etag = (await request(agent, url, { authorization: dev })).headers.etag!;
+    t.equal((await request(agent, url, { authorization: dev, 'if-none-match': etag })).status, 304);
+    t.equal((await request(agent, url, { authorization: dev, 'if-none-match': etag })).status, 304);
+    const other = await request(agent, url, { authorization: prod, 'if-none-match': etag });
     t.equal(other.status, 200, "the development answer's ETag is not production's");
-    t.equal((await get(agent, url, { authorization: 'default:development.unknown', 'if-none-match': etag })).status, 401, 'an unknown token: 401');
+    t.equal((await request(agent, url, { authorization: 'default:development.unknown', 'if-none-match': etag })).status, 401, 'an unknown token: 401');
   });
 });
 
@@ -185,7 +164,7 @@ t.test('a large import applied in slices: a connection polling throughout gets t
   const url = srv.url + F;
   const agent = oneConnection();
   t.teardown(() => agent.destroy());
-  const etag = (await get(agent, url)).headers.etag!;
+  const etag = (await request(agent, url)).headers.etag!;
   let done = false;
   const imported = fetch(`${srv.url}/api/admin/features-batch/import`, {
     method: 'POST',
@@ -196,12 +175,12 @@ t.test('a large import applied in slices: a connection polling throughout gets t
     return res.status;
   });
   const statuses: number[] = [];
-  while (!done) statuses.push((await get(agent, url, { 'if-none-match': etag })).status);
+  while (!done) statuses.push((await request(agent, url, { 'if-none-match': etag })).status);
   t.equal(await imported, 200);
   const shown = statuses.join(' ').replace(/\b(\d+)( \1\b)+/g, (run, s: string) => `${s} ×${run.split(' ').length}`);
   t.ok(statuses.length > 3, `polled throughout the import (${shown})`);
   t.match(statuses.join(' '), /^(304 )*(304|200)( 200)*$/, 'not modified until the import is applied, then the new flags');
-  const after = await get(agent, url, { 'if-none-match': etag });
+  const after = await request(agent, url, { 'if-none-match': etag });
   t.equal(after.status, 200, 'the ETag from before the import: the new flags');
   t.equal((JSON.parse(after.body) as { features: unknown[] }).features.length, FLAGS);
 });

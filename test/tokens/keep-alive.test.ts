@@ -2,25 +2,19 @@
 // still take effect on that same connection at once.
 import http from 'node:http';
 import t from 'tap';
+import { oneConnection, request } from '../helpers/connection.js';
 import { client, spawnServer } from '../helpers/server.js';
 
 const ADMIN = '*:*.keepalive-admin-0123456789abcdef0123';
 const CLIENT = 'default:development.keepalive-client-0123456789abcdef';
 
-function get(agent: http.Agent, port: number, authorization: string): Promise<{ status: number; socket: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/api/client/features', agent, headers: { authorization } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode!, socket: req.socket }));
-    });
-    req.on('error', reject);
-  });
-}
+/** A poll of the client API on `agent`'s one connection. */
+const get = (agent: http.Agent, port: number, authorization: string) => request(agent, `http://127.0.0.1:${port}/api/client/features`, { authorization });
 
 t.test('the per-connection memo never outlives the token or the header', async (t) => {
   const srv = await spawnServer({ env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT } });
   t.teardown(() => srv.stop());
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = oneConnection();
   t.teardown(() => agent.destroy());
 
   const first = await get(agent, srv.port, CLIENT);
