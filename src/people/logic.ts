@@ -190,6 +190,8 @@ export function invitePerson(input: PersonInput, linkHash: string, ttlMs: number
 /**
  * Changes a person. Deactivating one ends all their sessions in the same change, so they are
  * signed out everywhere at the next request; their personal tokens stop working while inactive.
+ * Deactivating or reactivating one also ends their invitation or reset link: a link made before a
+ * deactivation must not set a password once the person is back (an admin makes a new one).
  */
 export function updatePerson(id: number | string, input: PersonInput) {
   return (state: State): Change<User> => {
@@ -199,6 +201,7 @@ export function updatePerson(id: number | string, input: PersonInput) {
     if (JSON.stringify(eventData(prev)) === JSON.stringify(eventData(next))) return { ops: [], events: [], result: prev };
     const ops: Op[] = [{ o: 'user.put', user: next }];
     if (prev.active && !next.active) ops.push(...endSessions(state, prev.id));
+    if (prev.active !== next.active) ops.push(...endLinks(state, prev.id));
     return { ops, events: [{ type: 'user-updated', data: eventData(next), preData: eventData(prev) }], result: next };
   };
 }
@@ -210,8 +213,7 @@ export function deletePerson(id: number | string) {
     keepAnAdmin(state, prev, null);
     const ops: Op[] = [...endSessions(state, prev.id)];
     for (const t of state.personalTokens.values()) if (t.userId === prev.id) ops.push({ o: 'pat.del', hash: t.hash });
-    for (const l of state.passwordLinks.values()) if (l.userId === prev.id) ops.push({ o: 'passwordLink.del', hash: l.hash });
-    ops.push({ o: 'user.del', id: prev.id });
+    ops.push(...endLinks(state, prev.id), { o: 'user.del', id: prev.id });
     return { ops, events: [{ type: 'user-deleted', data: null, preData: eventData(prev) }], result: prev };
   };
 }
@@ -225,6 +227,13 @@ export function setPassword(userId: number, passwordHash: string, keep: string |
     const prev = requireUser(state, userId);
     return { ops: [{ o: 'user.put', user: { ...prev, passwordHash } }, ...endSessions(state, userId, keep)], events: [], result: null };
   };
+}
+
+/** Ops that delete every password link of `userId`. */
+function endLinks(state: State, userId: number): Op[] {
+  const ops: Op[] = [];
+  for (const l of state.passwordLinks.values()) if (l.userId === userId) ops.push({ o: 'passwordLink.del', hash: l.hash });
+  return ops;
 }
 
 function newLink(userId: number, hash: string, kind: PasswordLink['kind'], ttlMs: number, env: CommandEnv): PasswordLink {
@@ -245,10 +254,8 @@ export function createPasswordLink(userId: number, hash: string, kind: PasswordL
   return (state: State, env: CommandEnv): Change<PasswordLink> => {
     const user = requireUser(state, userId);
     if (!user.active) throw new ValidationError(`${actorName(user)} is deactivated: activate them before sending a link.`);
-    const ops: Op[] = [];
-    for (const l of state.passwordLinks.values()) if (l.userId === userId) ops.push({ o: 'passwordLink.del', hash: l.hash });
     const link = newLink(userId, hash, kind, ttlMs, env);
-    ops.push({ o: 'passwordLink.put', link });
+    const ops: Op[] = [...endLinks(state, userId), { o: 'passwordLink.put', link }];
     return { ops, events: [], result: link };
   };
 }

@@ -1,5 +1,5 @@
 // AUTH_TYPE=api-token with people: an admin request is proved by its Authorization header (an
-// admin API token, as before, or a personal access token `user:…` acting as its person) or, with
+// admin API token, as before, or a personal access token `user:<64 hex digits>` acting as its person) or, with
 // no header, by the session cookie. Either way the answer is an AdminCaller, and the one check of
 // auth/permissions.ts decides. SDK routes (client, frontend, evaluator) take API tokens only:
 // a cookie never authenticates them.
@@ -20,8 +20,17 @@ import type { TokenAuthenticator } from '../tokens/token-authenticator.js';
 import { actorName, sessionEnded, type Seen } from './logic.js';
 import { cookieOf, SESSION_COOKIE } from './session-cookie.js';
 
-/** Personal access tokens start so (as Unleash's do): anything else in the header is an API token. */
+/** Personal access tokens start so (as Unleash's do), followed by 64 hex digits and nothing else. */
 export const PAT_PREFIX = 'user:';
+/**
+ * A personal access token's whole shape. The prefix alone is not enough: an API token for a project
+ * named `user` starts with `user:` too (`user:<environment>.<secret>`), and it has a dot where a
+ * personal token never has one. Every personal token ever issued has exactly this shape.
+ */
+const PAT_SHAPE = /^user:[0-9a-f]{64}$/;
+
+/** Whether a credential is a personal access token (else it is an API token). */
+export const isPersonalToken = (credential: string) => PAT_SHAPE.test(credential);
 
 interface KnownSession {
   session: Session;
@@ -64,7 +73,7 @@ export class PeopleAuthenticator implements Authenticator {
     const header = req.headers.authorization;
     if (header !== undefined) {
       const credential = credentialOf(header);
-      if (credential !== null && credential.startsWith(PAT_PREFIX)) return this.personalToken(credential).caller;
+      if (credential !== null && isPersonalToken(credential)) return this.personalToken(credential).caller;
       return this.apiTokens.caller(req);
     }
     const id = cookieOf(req, SESSION_COOKIE);
