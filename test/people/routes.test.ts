@@ -285,3 +285,46 @@ t.test('using a session writes nothing per request: its last use goes out with t
   t.teardown(() => again.stop());
   t.equal((await withSession(again.url, id)('GET', '/api/admin/projects')).status, 200, 'and the session goes on after the restart');
 });
+
+t.test('deactivating a person ends their reset and invitation links: reactivating them does not bring a link back', async (t) => {
+  const srv = await spawnServer({ env: { ...AUTH, UNLEASH_DEFAULT_ADMIN_PASSWORD: STRONG } });
+  t.teardown(() => srv.stop());
+  const admin = withSession(srv.url, await signInAs(srv.url, 'admin', STRONG));
+  const anon = client(srv.url);
+  const sam = (await admin('POST', '/api/admin/user-admin', { email: 'sam@example.com', rootRole: 'Viewer', password: STRONG })).json;
+  const reset = (await admin('POST', '/api/admin/user-admin/reset-password', { id: 'sam@example.com' })).json.resetPasswordUrl.split('/').pop();
+  const invited = (await admin('POST', '/api/admin/user-admin', { email: 'ivy@example.com', rootRole: 'Viewer' })).json;
+  const invite = invited.inviteLink.split('/').pop();
+  for (const who of [sam, invited]) {
+    t.equal((await admin('PUT', `/api/admin/user-admin/${who.id}`, { active: false })).status, 200);
+    t.equal((await admin('PUT', `/api/admin/user-admin/${who.id}`, { active: true })).status, 200);
+  }
+  const used = await anon('POST', '/auth/reset/password', { token: reset, password: `${STRONG} chosen by whoever held the link` });
+  t.comment(`measured: a reset link made before a deactivation, used after the reactivation: ${used.status}`);
+  t.equal(used.status, 401, 'the reset link made before the deactivation is refused');
+  t.equal((await anon('GET', `/auth/reset/validate?token=${invite}`)).status, 401, 'so is the invitation');
+  t.equal((await anon('POST', '/auth/reset/password', { token: invite, password: STRONG })).status, 401);
+  await signInAs(srv.url, 'sam@example.com', STRONG);
+  const fresh = (await admin('POST', '/api/admin/user-admin/reset-password', { id: 'ivy@example.com' })).json.resetPasswordUrl.split('/').pop();
+  t.equal((await anon('POST', '/auth/reset/password', { token: fresh, password: STRONG })).status, 200, 'a link made after the reactivation works');
+});
+
+t.test('an API token for a project named "user" is an API token, not a personal one; personal tokens still work', async (t) => {
+  const srv = await spawnServer({ env: { ...AUTH, UNLEASH_DEFAULT_ADMIN_PASSWORD: STRONG } });
+  t.teardown(() => srv.stop());
+  const admin = withSession(srv.url, await signInAs(srv.url, 'admin', STRONG));
+  t.equal((await admin('POST', '/api/admin/projects', { id: 'user', name: 'User' })).status, 201);
+  const made = await admin('POST', '/api/admin/api-tokens', { tokenName: 'for-user', type: 'admin', projects: ['user'] });
+  t.equal(made.status, 201, made.text);
+  t.match(made.json.secret, /^user:/, 'it starts with "user:", like a personal token');
+  const token = client(srv.url, { authorization: made.json.secret });
+  const features = await token('GET', '/api/admin/projects/user/features');
+  t.comment(`measured: the project "user" admin token on GET /api/admin/projects/user/features: ${features.status}`);
+  t.equal(features.status, 200, 'it authenticates as the API token it is');
+  t.equal((await token('POST', '/api/admin/projects/user/features', { name: 'by-token' })).status, 201);
+  const who = await token('GET', '/api/admin/user');
+  t.equal(who.json.authType, 'token');
+  const pat = (await admin('POST', '/api/admin/user/tokens', { description: 'mine', expiresAt: '2099-01-01T00:00:00Z' })).json.secret;
+  t.equal((await client(srv.url, { authorization: pat })('GET', '/api/admin/user')).json.authType, 'personal-token', 'a personal token is still one');
+  t.equal((await client(srv.url, { authorization: `${pat.slice(0, -1)}.` })('GET', '/api/admin/projects')).status, 401, 'and a near miss is no token');
+});
