@@ -96,8 +96,12 @@ export interface Config {
   clientStreamingUpgrade: boolean;
   /** Browser origins that may call the Frontend API and OFREP (FRONTEND_API_ORIGINS); empty: every origin. */
   frontendOrigins: string[];
-  /** Behind a proxy: the caller's address is the first of X-Forwarded-For (TRUST_PROXY). */
-  trustProxy: boolean;
+  /**
+   * Proxies in front of Fanion whose X-Forwarded-For entries are believed (TRUST_PROXY: `false` 0,
+   * `true` 1, or a count). The caller's address is the entry that many places from the right: the
+   * one the outermost trusted proxy saw. Entries further left were written by the client.
+   */
+  trustProxy: number;
   /** Answers kept for contexts seen recently (FRONTEND_CACHE_ENTRIES). */
   frontendCacheEntries: number;
   /** Byte budget of everything the Frontend API and OFREP keep, keys included (FRONTEND_CACHE_MAX_BYTES). */
@@ -192,6 +196,20 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/**
+ * TRUST_PROXY: how many proxies stand in front (each appends the address it saw to
+ * X-Forwarded-For). `true` is one, the usual single reverse proxy: trusting the left-most entry
+ * instead would let any client choose its own address by sending the header itself.
+ */
+function trustedHops(env: NodeJS.ProcessEnv): number {
+  const raw = env.TRUST_PROXY;
+  if (raw === undefined || raw === '' || raw === 'false') return 0;
+  if (raw === 'true') return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 10) throw new ConfigError(`TRUST_PROXY must be true, false or the number of proxies in front (0 to 10), got "${raw}"`);
+  return n;
 }
 
 function list(v: string | undefined): string[] {
@@ -517,7 +535,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientStreamingUpgrade: bool(env, 'CLIENT_STREAMING_UPGRADE', false),
     // Edge's CORS_ORIGIN names the browser origins of its frontend API.
     frontendOrigins: env.FRONTEND_API_ORIGINS || !relay ? parseOrigins(env.FRONTEND_API_ORIGINS, 'FRONTEND_API_ORIGINS') : parseOrigins(env.CORS_ORIGIN, 'CORS_ORIGIN'),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustedHops(env),
     frontendCacheEntries: int(env, 'FRONTEND_CACHE_ENTRIES', 10_000),
     frontendCacheMaxBytes: int(env, 'FRONTEND_CACHE_MAX_BYTES', 64 * 1024 * 1024),
     // A relay has no admin token to show them to: open by default, as Edge's /internal-backstage/metrics.

@@ -15,12 +15,24 @@ const TOP = new Set<string>(TOP_LEVEL);
 
 const bad = (path: string, message: string) => new ValidationError(`Invalid context: ${message}.`, [{ path, message }]);
 
-/** The caller's address: the first X-Forwarded-For hop when behind a trusted proxy, else the socket's. */
-export function callerAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
+/** Longer X-Forwarded-For entries are not addresses: the socket's is used instead. */
+const MAX_ADDRESS = 64;
+
+/**
+ * The caller's address. Behind `trustedHops` proxies, each appending the address it saw to
+ * X-Forwarded-For, it is the entry that many places from the right: what the outermost trusted
+ * proxy saw. Entries to the left of it came from the client, who may write anything there, so they
+ * are never used. With fewer entries than hops, the left-most (the request skipped a proxy).
+ */
+export function callerAddress(req: IncomingMessage, trustedHops: number): string | undefined {
+  if (trustedHops > 0) {
     const fwd = req.headers['x-forwarded-for'];
-    const first = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(',')[0]?.trim();
-    if (first) return first;
+    // Node joins repeated X-Forwarded-For lines with ", ", in order: one list either way.
+    const entries = (Array.isArray(fwd) ? fwd.join(',') : fwd)?.split(',');
+    if (entries) {
+      const hop = entries[Math.max(0, entries.length - trustedHops)].trim();
+      if (hop.length > 0 && hop.length <= MAX_ADDRESS) return hop;
+    }
   }
   const a = req.socket.remoteAddress;
   return a?.startsWith('::ffff:') ? a.slice(7) : a;

@@ -21,21 +21,22 @@ export function cookieOf(req: IncomingMessage, name: string): string | null {
 }
 
 /** Whether the browser reached us over HTTPS (directly, or through a trusted proxy that says so). */
-export function overTls(req: IncomingMessage, trustProxy: boolean): boolean {
+export function overTls(req: IncomingMessage, trustedHops: number): boolean {
   if ((req.socket as TLSSocket).encrypted) return true;
-  if (!trustProxy) return false;
+  // Only what the client's own cookie gets: a client that writes the header itself gains nothing.
+  if (trustedHops === 0) return false;
   const proto = req.headers['x-forwarded-proto'];
   const first = (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase();
   return first === 'https';
 }
 
 /** A Set-Cookie value: `value` for `maxAgeMs`, or, with null, one that makes the browser forget the cookie. */
-export function cookieHeader(req: IncomingMessage, trustProxy: boolean, name: string, value: string | null, maxAgeMs = 0): string {
+export function cookieHeader(req: IncomingMessage, trustedHops: number, name: string, value: string | null, maxAgeMs = 0): string {
   return serialize(name, value ?? '', {
     httpOnly: true,
     sameSite: 'lax',
     path: '/',
-    secure: overTls(req, trustProxy),
+    secure: overTls(req, trustedHops),
     maxAge: value === null ? 0 : Math.floor(maxAgeMs / 1000),
     ...(value === null ? { expires: new Date(0) } : {}),
   });

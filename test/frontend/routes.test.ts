@@ -201,11 +201,13 @@ t.test('frontend answers: scope, ETag per body, 304, bounds, auth, CORS, remoteA
   void api;
 });
 
-t.test('TRUST_PROXY: the caller is the first X-Forwarded-For address', async (t) => {
-  const { srv, ok } = await serve(t, { env: { ...env, TRUST_PROXY: 'true' }, authorization: ADMIN });
+t.test('TRUST_PROXY=2: the caller is the X-Forwarded-For entry the outer proxy wrote, not one the client wrote before it', async (t) => {
+  const { srv, ok } = await serve(t, { env: { ...env, TRUST_PROXY: '2' }, authorization: ADMIN });
   await ok('POST', P, { name: 'proxied' });
   await ok('POST', `${P}/proxied/environments/development/strategies`, { name: 'remoteAddress', parameters: { IPs: '10.9.9.9' } });
   await ok('POST', `${P}/proxied/environments/development/on`);
   const res = await client(srv.url)('GET', '/api/frontend', undefined, { authorization: FRONTEND, 'x-forwarded-for': '10.9.9.9, 172.16.0.1' });
   t.same(res.json.toggles.map((x: any) => x.name), ['proxied']);
+  const forged = await client(srv.url)('GET', '/api/frontend', undefined, { authorization: FRONTEND, 'x-forwarded-for': '10.9.9.9, 10.8.8.8, 172.16.0.1' });
+  t.same(forged.json.toggles, [], 'a client that writes 10.9.9.9 itself is still 10.8.8.8, the address the outer proxy saw');
 });

@@ -60,3 +60,9 @@ t.test('bad values stop the start', async (t) => {
     t.ok(err instanceof ConfigError && message.test((err as Error).message), `${JSON.stringify(env)}: ${(err as Error | null)?.message}`);
   }
 });
+
+t.test('TRUST_PROXY: false, true (one proxy) or the number of proxies in front', async (t) => {
+  t.equal(loadConfig(base).trustProxy, 0, 'off by default');
+  t.same(['false', '0', 'true', '1', '2', '10'].map((v) => loadConfig({ ...base, TRUST_PROXY: v }).trustProxy), [0, 0, 1, 1, 2, 10]);
+  for (const v of ['yes', '-1', '1.5', '11']) t.throws(() => loadConfig({ ...base, TRUST_PROXY: v }), /TRUST_PROXY must be true, false or the number of proxies in front/, `"${v}" is refused`);
+});
