@@ -2,8 +2,8 @@
 // at `count` per `windowMs`, so a steady caller gets `count` per window and no more. Memory is
 // bounded: at most `maxEntries` keys; past that the key untouched longest is forgotten (a
 // forgotten key starts again with a full bucket, which is what a bucket untouched for a window
-// holds anyway). An attacker who wants a victim's bucket forgotten has to make `maxEntries` other
-// keys move first, which the per-address limit makes slow.
+// holds anyway). Anything whose limit must survive a flood of other keys (a person's failed
+// sign-ins) gets a limiter of its own whose keys cannot be made up (Infinity: never forgotten).
 
 export interface Limit {
   count: number;

@@ -18,7 +18,7 @@ import {
   openSession, patView, rehashPassword, requireUser, setPassword, ssoPerson, updatePerson, usePasswordLink, userView, validLink, type PersonInput,
 } from './logic.js';
 import { PENDING_MS as OIDC_PENDING_MS, type OidcSignIn } from './oidc.js';
-import type { PasswordHasher } from './password-hasher.js';
+import { parametersOf, type PasswordHasher } from './password-hasher.js';
 import { passwordProblem } from './password-policy.js';
 import { PAT_PREFIX, type PeopleAuthenticator } from './people-authenticator.js';
 import { peopleReplies, peopleSchemas } from './schema.js';
@@ -63,6 +63,12 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
   const { engine, config } = ctx;
   const { people, passwords, hasher, guard, oidc } = parts;
   const state = () => engine.state;
+  /** The parameters of every stored password hash: a check derives at each (see PasswordHasher.verify). */
+  const hashParameters = () => {
+    const params = new Set<string | null>();
+    for (const u of state().users.values()) if (u.passwordHash !== null) params.add(parametersOf(u.passwordHash));
+    return params;
+  };
   const address = (req: IncomingMessage) => callerAddress(req, config.trustProxy) ?? 'unknown';
   const limits = { maxAgeMs: config.sessionMaxAgeMs, idleMs: config.sessionIdleMs };
   const linkUrl = (kind: 'invite' | 'reset', secret: string) => `${config.publicUrl ?? ''}/#/${kind}/${secret}`;
@@ -105,14 +111,15 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
         signedIn();
         if (!config.passwordSignIn) throw new NoAccessError(`Sign-in with a password is turned off here (PASSWORD_SIGN_IN=false)${oidc ? `: sign in with ${oidc.displayName}` : ''}.`);
         const { username, password } = body as { username: string; password: string };
-        guard.attempt(address(req), username);
+        const from = address(req);
         const user = findByLogin(state(), username);
+        guard.attempt(from, user ? { person: user.id } : { name: username });
         const usable = user !== undefined && user.active ? user.passwordHash : null;
-        // One scrypt whatever happens (a dummy hash without a usable one): one answer, one timing.
-        if (!(await passwords.verify(usable, password)) || !user) {
+        // The same hashing whatever happens (dummies without a usable hash): one answer, one timing.
+        if (!(await passwords.verify(usable, password, { inUse: hashParameters(), owner: from })) || !user) {
           throw new PasswordMismatch('The combination of password and username you provided is invalid. If you have forgotten your password, ask an admin for a reset link.');
         }
-        guard.succeeded(username);
+        guard.succeeded(user.id);
         // A hash made with weaker parameters (an older PASSWORD_SCRYPT_LOG_N) is redone now that the password is at hand.
         if (passwords.weaker(user.passwordHash!)) await engine.run({ name: 'password-rehash', userId: user.id }, rehashPassword(user.id, await passwords.hash(password)));
         const id = await signIn(req, user, 'password');
@@ -192,11 +199,11 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
         const problem = passwordProblem(password);
         if (problem) throw problem;
         if (user.passwordHash !== null) {
-          const login = user.email ?? user.username ?? String(user.id);
-          guard.attempt(address(req), login);
+          const from = address(req);
+          guard.attempt(from, { person: user.id });
           if (oldPassword === undefined) throw invalid('oldPassword', 'give your current password as "oldPassword"');
-          if (!(await passwords.verify(user.passwordHash, oldPassword))) throw new PasswordMismatch('The current password you gave is not right.');
-          guard.succeeded(login);
+          if (!(await passwords.verify(user.passwordHash, oldPassword, { owner: from }))) throw new PasswordMismatch('The current password you gave is not right.');
+          guard.succeeded(user.id);
         }
         const keep = signedIn().sessionOf(req)?.hash ?? null;
         await engine.run(caller.actor, setPassword(user.id, await passwords.hash(password), keep));

@@ -2,8 +2,16 @@
 // (SIGN_IN_LIMIT_PER_ADDRESS a minute) and, when it names an account, against that account
 // (SIGN_IN_LIMIT_PER_ACCOUNT per 15 minutes); an attempt that succeeds gives the account's back,
 // so only failures pile up there. Both are counted before any password is hashed, so a refused
-// attempt costs no hashing, and whether the account exists changes nothing: the key is the name
-// given, known or not. Past a limit: 429 with Retry-After.
+// attempt costs no hashing. Past a limit: 429 with Retry-After.
+//
+// The three kinds of key are kept apart, because they are not equally cheap to make up:
+// - a person's failures are counted per person (by id), whichever of their email or username the
+//   attempt gives, and never forgotten to make room: there are as many as there are people, so no
+//   amount of traffic at other names can make a locked account guessable again;
+// - a name that is no person's gets a bucket of its own that behaves the same (five failures, then
+//   429), so the limit says nothing about who exists; anyone can make up such names, so at most
+//   `entries` are remembered, the longest untouched forgotten first;
+// - addresses likewise, at most `entries`, apart from the names, so neither kind crowds out the other.
 import { TooManyRequestsError } from '../errors.js';
 import { AttemptLimiter } from './limiter.js';
 
@@ -13,34 +21,43 @@ export interface GuardLimits {
   entries: number;
 }
 
+/** What an attempt names: a person (by id), or a name that is nobody's. */
+export type SignInTarget = { person: number } | { name: string };
+
 const MINUTE = 60_000;
 
 export class SignInGuard {
   private readonly addresses: AttemptLimiter;
-  private readonly accounts: AttemptLimiter;
+  private readonly people: AttemptLimiter;
+  private readonly names: AttemptLimiter;
 
   constructor(limits: GuardLimits, now: () => number = Date.now) {
+    const perAccount = { count: limits.perAccount, windowMs: 15 * MINUTE };
     this.addresses = new AttemptLimiter({ count: limits.perAddress, windowMs: MINUTE }, limits.entries, now);
-    this.accounts = new AttemptLimiter({ count: limits.perAccount, windowMs: 15 * MINUTE }, limits.entries, now);
+    this.people = new AttemptLimiter(perAccount, Infinity, now);
+    this.names = new AttemptLimiter(perAccount, limits.entries, now);
   }
 
-  /** Counts an attempt from `address` (at `account`, when it names one); 429 when either is over its limit. */
-  attempt(address: string, account?: string): void {
+  /** Counts an attempt from `address` (at `target`, when it names an account); 429 when either is over its limit. */
+  attempt(address: string, target?: SignInTarget): void {
     const fromAddress = this.addresses.take(address);
     if (fromAddress > 0) {
       throw new TooManyRequestsError(`Too many attempts from your address: try again in ${fromAddress} s.`, fromAddress);
     }
-    if (account === undefined) return;
-    const atAccount = this.accounts.take(accountKey(account));
+    if (target === undefined) return;
+    const atAccount = 'person' in target ? this.people.take(String(target.person)) : this.names.take(target.name.trim().toLowerCase());
     if (atAccount > 0) {
       throw new TooManyRequestsError(`Too many failed attempts at this account: try again in ${atAccount} s.`, atAccount);
     }
   }
 
-  /** The account proved itself: its failed attempts are forgotten. */
-  succeeded(account: string): void {
-    this.accounts.clear(accountKey(account));
+  /** The person proved who they are: their failed attempts are forgotten. */
+  succeeded(person: number): void {
+    this.people.clear(String(person));
+  }
+
+  /** Keys remembered, per kind (for tests and metrics). */
+  sizes(): { addresses: number; people: number; names: number } {
+    return { addresses: this.addresses.size, people: this.people.size, names: this.names.size };
   }
 }
-
-const accountKey = (account: string) => account.trim().toLowerCase();

@@ -1,7 +1,7 @@
 // Password hashes (scrypt, PHC strings, a bounded number at once) and the policy new passwords meet.
 import t from 'tap';
 import { TooManyRequestsError } from '../../src/errors.js';
-import { PasswordHasher } from '../../src/people/password-hasher.js';
+import { parametersOf, PasswordHasher } from '../../src/people/password-hasher.js';
 import { passwordProblem } from '../../src/people/password-policy.js';
 
 t.test('the default parameters are the strong ones, written into the hash', async (t) => {
@@ -43,6 +43,47 @@ t.test('at most `concurrency` hashes run; at most `queue` wait; the rest are ref
   }
   t.ok(peak <= 2, `never more than two at once (peak ${peak})`);
   t.same(hasher.load(), { running: 0, waiting: 0 }, 'every slot given back');
+});
+
+t.test('past the shared queue, a caller with nothing of its own being checked still waits its turn; a second one from it is refused', async (t) => {
+  const hasher = new PasswordHasher({ logN: 12, concurrency: 1, queue: 1 });
+  const old = await hasher.hash('a long unusual passphrase');
+  const check = (owner: string, password: string) => hasher.verify(old, password, { owner });
+  // One running and one waiting (the shared queue) from the same address, then more.
+  const flood = ['a', 'b', 'c', 'd'].map((x) => check('198.51.100.1', `wrong ${x}`));
+  const mine = check('192.0.2.7', 'a long unusual passphrase');
+  const again = check('192.0.2.7', 'a long unusual passphrase');
+  const results = await Promise.allSettled([...flood, mine, again]);
+  const status = results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).name));
+  t.same(status, [false, false, 'TooManyRequestsError', 'TooManyRequestsError', true, 'TooManyRequestsError'],
+    'the flooding address: one checked, one queued, the rest refused; another address: its first waits and passes, its second is refused');
+  t.same(hasher.load(), { running: 0, waiting: 0 });
+});
+
+t.test('a check derives at the current parameters and at every set still in use, so it costs the same for anyone', async (t) => {
+  const old = await new PasswordHasher({ logN: 10, concurrency: 2, queue: 8 }).hash('correct horse battery');
+  const hasher = new PasswordHasher({ logN: 13, concurrency: 2, queue: 8 });
+  const inUse = [parametersOf(old)];
+  t.equal(inUse[0], 'ln=10,r=8,p=3');
+  t.equal(parametersOf('not a hash'), null);
+  const time = async (hash: string | null, password: string) => {
+    const started = performance.now();
+    const ok = await hasher.verify(hash, password, { inUse });
+    return { ok, ms: performance.now() - started };
+  };
+  const runs: Record<string, number[]> = { old: [], none: [] };
+  for (let i = 0; i < 5; i++) {
+    const a = await time(old, 'wrong');
+    const b = await time(null, 'wrong');
+    t.equal(a.ok || b.ok, false);
+    runs.old.push(a.ms);
+    runs.none.push(b.ms);
+  }
+  t.equal((await time(old, 'correct horse battery')).ok, true, 'the old hash still matches');
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+  const [o, n] = [median(runs.old), median(runs.none)];
+  t.comment(`an old (2^10) hash: ${o.toFixed(1)} ms; no hash: ${n.toFixed(1)} ms, at 2^13 now`);
+  t.ok(o > n * 0.5 && o < n * 2, 'the same time within a factor of two (a 2^10 hash alone takes an eighth)');
 });
 
 t.test('policy: length, common passwords, common ones dressed up, repeated characters', async (t) => {
