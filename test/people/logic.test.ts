@@ -7,7 +7,7 @@ import { loadDump } from '../../src/state/dump.js';
 import { storeEvent } from '../../src/state/events/stored.js';
 import type { State } from '../../src/state/state.js';
 import {
-  accessWithout, createPerson, deletePerson, openSession, recordPeopleSeen, ssoPerson, updatePerson, MAX_SESSIONS_PER_PERSON, type SsoIdentity,
+  accessWithout, createPasswordLink, createPerson, deletePerson, openSession, recordPeopleSeen, ssoPerson, updatePerson, MAX_SESSIONS_PER_PERSON, type SsoIdentity,
 } from '../../src/people/logic.js';
 import { roleFromClaim } from '../../src/people/oidc.js';
 import { deepFreeze, fixedEnv, fixtureState, snapshot, user } from '../state/fixture.js';
@@ -48,6 +48,18 @@ t.test('deactivating ends every session in the same change; the last active Admi
   t.throws(() => run(s, deletePerson(1)), /last active Admin/);
   const gone = run(s, deletePerson(second.id));
   t.same(gone.events.map((e) => e.type), ['user-deleted']);
+});
+
+t.test('a change of active, either way, ends the person\'s password links in the same change; other changes keep them', async (t) => {
+  const s = fixtureState();
+  const ed = run(s, createPerson({ email: 'ed@example.com', rootRole: 'Viewer' }, null)).result;
+  run(s, createPasswordLink(ed.id, 'link-1', 'reset', 3600_000));
+  t.same(run(s, updatePerson(ed.id, { name: 'Ed' })).ops, ['user.put'], 'a new name keeps the link');
+  t.ok(s.passwordLinks.has('link-1'));
+  t.same(run(s, updatePerson(ed.id, { active: false })).ops.sort(), ['passwordLink.del', 'user.put'], 'deactivation ends it');
+  t.notOk(s.passwordLinks.has('link-1'));
+  t.throws(() => run(s, createPasswordLink(ed.id, 'link-2', 'reset', 3600_000)), /deactivated/, 'no new link while deactivated');
+  t.same(run(s, updatePerson(ed.id, { active: true })).ops, ['user.put'], 'reactivation finds none to bring back');
 });
 
 t.test('sessions: at most MAX_SESSIONS_PER_PERSON, ended ones forgotten, seenAt written only forward', async (t) => {
