@@ -18,7 +18,7 @@ import { Follower } from './follower.js';
 import { MetricsForwarder } from './forwarder.js';
 import { dropTokens, holdToken, RELAY_TOKEN_NAME } from './grants.js';
 import { covers, normalizeScope, scopeKey, widest, type RelayScope } from './scope.js';
-import { flagsInScope, syncScope } from './sync.js';
+import { flagsInScope, largeUpdate, syncScope, syncScopeInSlices } from './sync.js';
 import { RelayTokens, type KnownToken, type TokenHost } from './tokens.js';
 import { Upstream } from './upstream.js';
 import { TokenValidator } from './validator.js';
@@ -177,7 +177,11 @@ export class Relay implements TokenHost {
         const follower = new Follower(scope, token, {
           upstream: this.upstream, log: this.deps.log, refreshMs: this.deps.config.featuresRefreshMs, protocol: this.deps.config.protocol,
           apply: async (update) => {
-            await this.deps.engine.run(this.actor, syncScope(scope, update, this.deps.config.upstreamUrl));
+            const engine = this.deps.engine;
+            const source = this.deps.config.upstreamUrl;
+            // A large change is built and applied a slice at a time, as an import is.
+            if (largeUpdate(update, engine.state)) await engine.runInSlices(this.actor, syncScopeInSlices(scope, update, source));
+            else await engine.run(this.actor, syncScope(scope, update, source));
           },
           // A refusal may be a revocation: ask about the token now rather than at the next interval.
           onTokenRefused: () => void this.tokens.revalidate(),
