@@ -77,7 +77,9 @@ export class Relay implements TokenHost {
       waitMs: 2 * config.upstreamTimeoutMs, refusedForMs: config.unknownTokenCacheMs, revalidateMs: config.tokenRevalidationMs,
     });
     this.forwarder = new MetricsForwarder({
-      upstream: this.upstream, log, maxBytes: config.metricsMaxBytes, tokenFor: (env) => this.tokenForEnvironment(env),
+      upstream: this.upstream, log, maxBytes: config.metricsMaxBytes, tokenFor: (scope) => this.metricsToken(scope),
+      projectOf: (flag) => deps.engine.state.features.get(flag)?.project ?? null,
+      onTokenRefused: () => void this.tokens.revalidate(),
       self: { appName: config.appName, instanceId: config.instanceId },
     });
     deps.metrics.tap = this.forwarder;
@@ -214,15 +216,20 @@ export class Relay implements TokenHost {
     return k?.grant?.type === 'client' && scopeKey(k.grant.scope) === scopeKey(scope);
   }
 
-  /** A client token of `environment` to send SDK metrics with (the upstream counts them for its environment). */
-  private tokenForEnvironment(environment: string): string | null {
+  /**
+   * A client token to send a scope's SDK metrics with: one of exactly that scope (the upstream
+   * then takes what the sender's own token would), else a configured or known one covering it.
+   */
+  private metricsToken(scope: RelayScope): { raw: string; exact: boolean } | null {
+    const exact = this.tokens.tokenFor(scope);
+    if (exact !== null) return { raw: exact, exact: true };
     let found: string | null = null;
     for (const k of this.tokens.known.values()) {
-      if (k.grant?.type !== 'client' || k.grant.scope.environment !== environment) continue;
-      if (k.configured) return k.raw;
+      if (k.grant?.type !== 'client' || !covers(k.grant.scope, scope)) continue;
+      if (k.configured) return { raw: k.raw, exact: false };
       found ??= k.raw;
     }
-    return found;
+    return found === null ? null : { raw: found, exact: false };
   }
 
   /** Upstream state per scope, flags per scope, tokens and forwarded metrics, for /internal-backstage/prometheus. */
