@@ -36,6 +36,9 @@ export interface RelayDeps {
   maxAnswerBytes: number;
 }
 
+/** Events a relay keeps in memory (and so in its checkpoints), at least; the oldest go past twice this. */
+export const RELAY_MAX_EVENTS = 10_000;
+
 /** The non-secret part of a token, for logs and readiness: `project:environment.`. */
 export const tokenLabel = (raw: string) => raw.slice(0, raw.indexOf('.') + 1) || '(not a token)';
 
