@@ -11,7 +11,7 @@ import { finish } from '../slices.js';
 import type { Op } from '../state/ops.js';
 import { strategiesOf, type State } from '../state/state.js';
 import type { Feature, Segment, Strategy } from '../state/types.js';
-import type { FullAnswer, RemoteEvent, RemoteFlag, RemoteSegment } from './remote.js';
+import { MAX_UPSTREAM_FLAGS, UpstreamFormatError, type FullAnswer, type RemoteEvent, type RemoteFlag, type RemoteSegment } from './remote.js';
 import { inScope, type RelayScope } from './scope.js';
 
 /**
@@ -97,6 +97,15 @@ function* syncSteps(scope: RelayScope, update: ScopeUpdate, source: string, stat
   const events: EventDraft[] = [];
   const result: SyncResult = { updated: 0, removed: 0, segments: 0 };
   const environment = scope.environment;
+  // One answer holds at most MAX_UPSTREAM_FLAGS (remote.ts); deltas must not add up past it either.
+  if (!update.full) {
+    let adding = 0;
+    for (const [name, r] of update.flags) if (r !== null && inScope(scope, r.project) && !state.featureEnvs.get(name)?.has(environment)) adding++;
+    const held = adding > 0 ? flagsInScope(state, scope) : 0;
+    if (held + adding > MAX_UPSTREAM_FLAGS) {
+      throw new UpstreamFormatError(`the upstream's changes would make the scope hold more than ${MAX_UPSTREAM_FLAGS} flags (${held} + ${adding}): refused, the relay keeps serving what it has`);
+    }
+  }
   // Strategies this change deletes, and the segments of those it puts: which segments are still
   // named once it is applied.
   const deletedStrategies = new Set<string>();

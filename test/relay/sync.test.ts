@@ -205,6 +205,15 @@ t.test('a large update built in slices is the same change as at once', async (t)
   t.ok(once.ops.length > 3000, `${once.ops.length} ops`);
 });
 
+t.test('deltas cannot add up past the flags one answer may hold', async (t) => {
+  const s = base();
+  apply(s, syncScope(dev, fullUpdate(answer(Array.from({ length: MAX_UPSTREAM_FLAGS - 1 }, (_, i) => flag(`f-${i}`, { strategies: [] })))), SRC));
+  const add = (...names: string[]) => syncScope(dev, { full: false, flags: new Map(names.map((n) => [n, readFullAnswer({ features: [flag(n)] }).flags[0]])), segments: new Map() }, SRC);
+  t.throws(() => add('one', 'two')(s, fixedEnv()), { name: 'UpstreamFormatError', message: new RegExp(`more than ${MAX_UPSTREAM_FLAGS} flags`) });
+  t.equal(apply(s, add('one')).result.updated, 1, 'up to the bound, taken');
+  t.equal(apply(s, add('f-1')).result.updated, 1, 'a flag held changed: taken');
+});
+
 t.test('scopes: covering and the widest to follow', async (t) => {
   const all = normalizeScope('development', ['*']);
   const ab = normalizeScope('development', ['b', 'a', 'a']);
