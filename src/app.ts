@@ -27,7 +27,7 @@ import { FanionMetrics } from './operations/metrics.js';
 import { Readiness } from './operations/readiness.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
-import { checkRelayFolder, Relay } from './relay/relay.js';
+import { checkRelayFolder, Relay, RELAY_MAX_EVENTS } from './relay/relay.js';
 import { Toucher } from './state/touch.js';
 import type { Logger } from './log.js';
 import { Checkpointer, type Checkpoints } from './storage/checkpointer.js';
@@ -224,7 +224,8 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     { records: opened.replayed.records, ms: Math.round(opened.replayed.ms), checkpoint: opened.replayed.checkpoint, dataDir: config.database ? undefined : config.dataDir },
     config.database ? 'replayed the database log' : 'replayed the write-ahead log',
   );
-  const engine = new Engine({ state: opened.state, log: opened.log, logger: log, clock: deps.clock, newId: deps.newId });
+  // A relay keeps only its newest events: an upstream that never stops changing must not grow it without end.
+  const engine = new Engine({ state: opened.state, log: opened.log, logger: log, clock: deps.clock, newId: deps.newId, keepEvents: config.relay ? RELAY_MAX_EVENTS : undefined });
   const { checkpointer, cluster } = opened.attach(engine);
   engine.afterDurable = () => checkpointer.maybeCheckpoint();
   const closeStorage = async () => {

@@ -320,7 +320,9 @@ function relayConfig(env: NodeJS.ProcessEnv, authType: AuthType): RelayConfig | 
     tokens,
     featuresRefreshMs: seconds(env, 'FEATURES_REFRESH_INTERVAL_SECONDS', 15),
     metricsIntervalMs: seconds(env, 'METRICS_INTERVAL_SECONDS', 60),
-    tokenRevalidationMs: seconds(env, 'TOKEN_REVALIDATION_INTERVAL_SECONDS', 3600),
+    // Edge's default is an hour; a token revoked upstream (or expired, when the upstream does not
+    // say when) would work that long on the relay. A check is one request per 100 tokens.
+    tokenRevalidationMs: seconds(env, 'TOKEN_REVALIDATION_INTERVAL_SECONDS', 60),
     upstreamTimeoutMs: seconds(env, 'UPSTREAM_REQUEST_TIMEOUT', 5),
     customHeaders: headerPairs(env.CUSTOM_CLIENT_HEADERS),
     upstreamAuthHeader: authHeader,

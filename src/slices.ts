@@ -29,9 +29,26 @@ export class Slicer {
     }
   }
 
+  /** Runs work written as a generator that yields between its items (see `finish`), pausing between slices. */
+  async run<T>(steps: Generator<void, T>): Promise<T> {
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      if (this.due()) await this.pause();
+    }
+  }
+
   /** Lets the event loop run (I/O included: setImmediate comes after the poll phase), then starts a new slice. */
   async pause(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.started = performance.now();
+  }
+}
+
+/** The same generator run at once, for inputs too small to be worth slicing (and for tests). */
+export function finish<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
   }
 }

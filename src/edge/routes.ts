@@ -1,4 +1,4 @@
-// POST /edge/validate {tokens: [...]} → {tokens: [{token, type, projects, environment}]}: of the
+// POST /edge/validate {tokens: [...]} → {tokens: [{token, type, projects, environment, expiresAt?}]}: of the
 // tokens given, those an SDK or a relay may use (client and frontend ones that exist and have not
 // expired), in the order given, in Unleash 8.2's shape. Nothing is said of the others, not even
 // why: they are absent, and the answer is the same 200 whatever they were.
@@ -34,7 +34,17 @@ export function edgeRoutes(ctx: AppContext, tokens: TokenCheck): RouteDef[] {
         const sent = credentialOf(req.headers.authorization) ?? credentialOf(req.headers['x-api-key'] as string | undefined);
         if (!required && sent !== null) ctx.auth.evaluator(req);
         const valid = tokens.sdkTokens((body as { tokens: string[] }).tokens);
-        return { status: 200, body: { tokens: valid.map(({ given, token: t }) => ({ token: given, type: t.type, projects: t.projects, environment: t.environment })) } };
+        // expiresAt, for a token that has one, is Fanion's own addition (Unleash's answer has no
+        // such field; Unleash Edge ignores it): a relay in front keeps it and refuses the token
+        // from then on without asking. A token without one is answered exactly as Unleash does.
+        return {
+          status: 200,
+          body: {
+            tokens: valid.map(({ given, token: t }) => ({
+              token: given, type: t.type, projects: t.projects, environment: t.environment, ...(t.expiresAt !== null ? { expiresAt: t.expiresAt } : {}),
+            })),
+          },
+        };
       },
     },
   ];

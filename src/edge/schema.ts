@@ -23,7 +23,7 @@ export const edgeReplies = {
         items: {
           type: 'object',
           required: ['token', 'type', 'projects', 'environment'],
-          properties: { token: str, type: { enum: ['client', 'frontend'] }, projects: { type: 'array', items: str }, environment: str },
+          properties: { token: str, type: { enum: ['client', 'frontend'] }, projects: { type: 'array', items: str }, environment: str, expiresAt: { type: 'string', format: 'date-time' } },
         },
       },
     },

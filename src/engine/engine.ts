@@ -25,6 +25,12 @@ export interface EngineDeps {
   logger: Logger;
   clock?: () => Date;
   newId?: () => string;
+  /**
+   * Keep only about this many of the newest events in memory (and so in checkpoints): once the
+   * log holds twice as many, the older ones go. For a relay, whose events serve no API; absent:
+   * every event is kept.
+   */
+  keepEvents?: number;
 }
 
 interface InFlight {
@@ -83,8 +89,10 @@ export class Engine {
   /** While set, new commands wait: a checkpoint needs an instant with nothing in flight. */
   private barrier: Promise<void> | null = null;
   private drainWaiters: (() => void)[] = [];
+  private readonly keepEvents: number | null;
 
   constructor(deps: EngineDeps) {
+    this.keepEvents = deps.keepEvents ?? null;
     this.state = deps.state;
     this.log = deps.log;
     this.logger = deps.logger;
@@ -321,11 +329,25 @@ export class Engine {
     this.settle(entry);
   }
 
+  /**
+   * With keepEvents: past twice that many events, a log of the newest only (the events of changes
+   * still in flight included, so that undoing one finds its events). The old log object is left
+   * whole: a checkpoint being written from it goes on.
+   */
+  private trimEvents(): void {
+    const events = this.state.events;
+    if (this.keepEvents === null || events.size <= 2 * this.keepEvents) return;
+    let from = events.lastId - this.keepEvents + 1;
+    for (const e of this.inFlight) if (e.rec.events.length > 0) from = Math.min(from, e.rec.events[0][0]);
+    this.state.events = events.keepNewest(events.lastId - from + 1);
+  }
+
   private settle(entry: InFlight): void {
     const at = this.inFlight.indexOf(entry);
     if (at >= 0) this.inFlight.splice(at, 1);
     entry.finish(true);
     this.emit(entry.rec, 'durable');
+    this.trimEvents();
     this.drained();
     this.afterDurable?.();
   }

@@ -85,6 +85,7 @@ export class FanionMetrics {
     gauge('unknown_flags_bytes', 'Estimated bytes those reports hold (at most UNKNOWN_FLAGS_MAX_BYTES)', () => store.unknown.size().bytes);
     gauge('streaming_connections', 'Open SDK streams (GET /api/client/streaming)', () => push.streams);
     gauge('event_log_events', 'Events in the log (the newest id)', () => engine.state.events.lastId);
+    gauge('event_log_events_kept', 'Events held in memory (fewer than the newest id on a relay, which keeps only the newest)', () => engine.state.events.size);
     gauge('replay_duration_milliseconds', 'How long replaying the data folder took at start-up', () => replayMs);
     const wal = engine.log;
     new client.Counter({ name: 'wal_records_total', help: 'Records made durable in the write-ahead log (on a cluster node: appended by this node to the database log)', registers: [r], collect() { this.reset(); this.inc(wal.stats.records); } });

@@ -10,7 +10,8 @@ import type { Logger } from '../log.js';
 import { readEvents, readFullAnswer, readStreamData, UpstreamFormatError } from './remote.js';
 import type { RelayScope } from './scope.js';
 import { foldEvents, fullUpdate, type ScopeUpdate } from './sync.js';
-import { UpstreamError, type Upstream } from './upstream.js';
+import { parseJsonInSlices, UpstreamError, type Upstream } from './upstream.js';
+import { Slicer } from '../slices.js';
 
 export type Protocol = 'streaming' | 'delta' | 'polling';
 
@@ -174,11 +175,12 @@ export class Follower {
       if (protocol === 'delta' && (answer.status === 404 || answer.status === 405 || answer.status === 501)) throw new Unsupported(`GET ${path} answered ${answer.status}`);
       throw new UpstreamError(`GET ${path} answered ${answer.status}`, answer.status);
     }
+    // Read a slice at a time: an answer of tens of thousands of flags must not hold the event loop.
     if (protocol === 'delta') {
-      await this.opts.apply(foldEvents(readEvents(answer.body)));
+      await this.opts.apply(foldEvents(await readEvents(answer.body, new Slicer())));
       this.deltaEtag = answer.etag;
     } else {
-      await this.opts.apply(fullUpdate(readFullAnswer(answer.body)));
+      await this.opts.apply(fullUpdate(await readFullAnswer(answer.body, new Slicer())));
       this.etag = answer.etag;
     }
     this.synced();
@@ -228,11 +230,11 @@ export class Follower {
     if (e.event !== 'unleash-connected' && e.event !== 'unleash-updated') return;
     let body: unknown;
     try {
-      body = JSON.parse(e.data);
-    } catch {
-      throw new UpstreamFormatError(`an ${e.event} event is not JSON`);
+      body = await parseJsonInSlices(e.data);
+    } catch (err) {
+      throw new UpstreamFormatError(`an ${e.event} event is not JSON we take: ${(err as Error).message}`);
     }
-    await this.opts.apply(foldEvents(readStreamData(body)));
+    await this.opts.apply(foldEvents(await readStreamData(body, new Slicer())));
     if (e.id) this.lastEventId = e.id;
     this.synced();
   }

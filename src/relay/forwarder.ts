@@ -1,14 +1,18 @@
-// SDK registrations and metrics received by the relay, summed per environment and sent upstream
-// every METRICS_INTERVAL_SECONDS: `POST /api/client/metrics/bulk` (one request per environment,
-// with a token of that environment, as Edge does), or, when the upstream has no bulk route, per
-// application `POST /api/client/register` and `POST /api/client/metrics`. A batch is taken out
-// before it is sent and only put back (added to what came meanwhile) when the upstream did not
-// take it, so nothing is sent twice after a success. While the upstream is away what waits is held
-// within UPSTREAM_METRICS_MAX_BYTES; what does not fit is dropped, counted and logged.
+// SDK registrations and metrics received by the relay, summed per sender scope (the environment
+// and projects of the token the SDK used) and sent upstream every METRICS_INTERVAL_SECONDS:
+// `POST /api/client/metrics/bulk` (one request per scope, with a client token of that scope, or
+// one covering it), or, when the upstream has no bulk route, per application
+// `POST /api/client/register` and `POST /api/client/metrics`. A count of a flag outside the
+// sender's projects is never kept nor sent: the upstream would take it from a wider token, though
+// it refuses it from the sender's own. A batch is taken out before it is sent and only put back
+// (added to what came meanwhile) when the upstream did not take it, so nothing is sent twice after
+// a success. While the upstream is away what waits is held within UPSTREAM_METRICS_MAX_BYTES; what
+// does not fit is dropped, counted and logged.
 import type { ClientScope } from '../auth/access.js';
 import type { BulkMetricsBody, InstanceReport, MetricsBody } from '../client-metrics/schema.js';
 import type { MetricsKind, MetricsTap, UsageEntry } from '../client-metrics/store.js';
 import type { Logger } from '../log.js';
+import { inScope, normalizeScope, scopeKey, type RelayScope } from './scope.js';
 import { UpstreamError, type Upstream } from './upstream.js';
 import { SingleFlight } from '../single-flight.js';
 
@@ -30,8 +34,9 @@ export interface ForwardedApp {
  */
 export type ForwardedMetric = UsageEntry;
 
-/** One environment's waiting registrations and counts. */
+/** One sender scope's waiting registrations and counts. */
 interface Batch {
+  scope: RelayScope;
   apps: Map<string, ForwardedApp>;
   metrics: Map<string, ForwardedMetric>;
   bytes: number;
@@ -47,7 +52,7 @@ function appOf(body: InstanceReport, environment: string, sdkType: 'backend' | '
   return app;
 }
 
-const emptyBatch = (): Batch => ({ apps: new Map(), metrics: new Map(), bytes: 0 });
+const emptyBatch = (scope: RelayScope): Batch => ({ scope, apps: new Map(), metrics: new Map(), bytes: 0 });
 const str = (s: string | undefined) => (s === undefined ? 0 : 40 + 2 * s.length);
 const add = (a: number, b: number) => Math.min(a + b, Number.MAX_SAFE_INTEGER);
 const appBytes = (a: ForwardedApp) => 200 + str(a.appName) * 2 + str(a.instanceId) * 2 + str(a.environment) + str(a.sdkVersion) + str(a.started) +
@@ -56,8 +61,15 @@ const metricBytes = (m: ForwardedMetric) => 200 + str(m.featureName) * 2 + str(m
 
 export interface ForwarderOptions {
   upstream: Upstream;
-  /** A client token of this environment to send its batch with, or null when none is known. */
-  tokenFor: (environment: string) => string | null;
+  /**
+   * A client token to send a scope's batch with: one of exactly that scope (`exact`), else one
+   * covering it; null when none is known (the batch waits).
+   */
+  tokenFor: (scope: RelayScope) => { raw: string; exact: boolean } | null;
+  /** The project of a flag the relay holds, or null when it holds none of that name. */
+  projectOf: (flag: string) => string | null;
+  /** The upstream refused a token the relay sent metrics with (401, 403): it may have been revoked or have expired. */
+  onTokenRefused?: (token: string) => void;
   log: Logger;
   /** UPSTREAM_METRICS_MAX_BYTES. */
   maxBytes: number;
@@ -82,17 +94,18 @@ export class MetricsForwarder implements MetricsTap {
     return this.bytes;
   }
 
-  registered(scope: ClientScope, body: InstanceReport, now: string): void {
-    this.addApp(appOf(body, scope.environment, 'backend', now));
+  registered(client: ClientScope, body: InstanceReport, now: string): void {
+    this.addApp(this.batch(client), appOf(body, client.environment, 'backend', now));
   }
 
-  recorded(scope: ClientScope, body: MetricsBody, now: string, kind: MetricsKind): void {
-    const environment = scope.environment;
+  recorded(client: ClientScope, body: MetricsBody, now: string, kind: MetricsKind): void {
+    const environment = client.environment;
+    const b = this.batch(client);
     // Browsers never register: their metrics announce them (as Unleash's frontend API does).
-    if (kind === 'frontend') this.addApp({ appName: body.appName, instanceId: body.instanceId || 'browser', environment, sdkType: 'frontend', started: now });
+    if (kind === 'frontend') this.addApp(b, { appName: body.appName, instanceId: body.instanceId || 'browser', environment, sdkType: 'frontend', started: now });
     const start = body.bucket?.start ?? now;
     for (const [featureName, c] of Object.entries(body.bucket?.toggles ?? {})) {
-      this.addMetric({ featureName, appName: body.appName, environment, timestamp: start, yes: c.yes ?? 0, no: c.no ?? 0, variants: { ...(c.variants ?? {}) } });
+      this.addMetric(b, { featureName, appName: body.appName, environment, timestamp: start, yes: c.yes ?? 0, no: c.no ?? 0, variants: { ...(c.variants ?? {}) } });
     }
   }
 
@@ -100,35 +113,44 @@ export class MetricsForwarder implements MetricsTap {
    * A bulk body a downstream relay sent: forwarded within the scope of its token (the upstream
    * takes a bulk request's metrics for that token's environment only, so the others would be lost).
    */
-  bulkReceived(scope: ClientScope, body: BulkMetricsBody, now: string): void {
-    const inScope = (environment: string | null | undefined) => environment == null || environment === scope.environment;
+  bulkReceived(client: ClientScope, body: BulkMetricsBody, now: string): void {
+    const ofEnvironment = (environment: string | null | undefined) => environment == null || environment === client.environment;
+    const b = this.batch(client);
     for (const a of body.applications) {
-      if (!inScope(a.environment)) continue;
+      if (!ofEnvironment(a.environment)) continue;
       const extra = a as { sdkType?: unknown; connectVia?: unknown };
-      const app = appOf(a, scope.environment, extra.sdkType === 'frontend' ? 'frontend' : 'backend', now);
+      const app = appOf(a, client.environment, extra.sdkType === 'frontend' ? 'frontend' : 'backend', now);
       // The relays the application's metrics came through, so the upstream can show the chain.
       if (Array.isArray(extra.connectVia)) {
         app.connectVia = extra.connectVia.filter((c): c is { appName: string; instanceId: string } => typeof c?.appName === 'string' && typeof c?.instanceId === 'string').slice(0, 10);
       }
-      this.addApp(app);
+      this.addApp(b, app);
     }
     for (const m of body.metrics) {
-      if (!inScope(m.environment)) continue;
-      this.addMetric({
-        featureName: m.featureName, appName: m.appName, environment: scope.environment, timestamp: (m as { timestamp?: string }).timestamp ?? now,
+      if (!ofEnvironment(m.environment)) continue;
+      this.addMetric(b, {
+        featureName: m.featureName, appName: m.appName, environment: client.environment, timestamp: (m as { timestamp?: string }).timestamp ?? now,
         yes: m.yes ?? 0, no: m.no ?? 0, variants: { ...(m.variants ?? {}) },
       });
     }
   }
 
-  private batch(environment: string): Batch {
-    let b = this.pending.get(environment);
-    if (!b) this.pending.set(environment, (b = emptyBatch()));
+  /** The batch of the sender's scope. */
+  private batch(client: ClientScope | RelayScope): Batch {
+    const scope = 'key' in client ? normalizeScope(client.environment, client.projects) : client;
+    const key = scopeKey(scope);
+    let b = this.pending.get(key);
+    if (!b) this.pending.set(key, (b = emptyBatch(scope)));
     return b;
   }
 
-  private addApp(app: ForwardedApp): void {
-    const b = this.batch(app.environment);
+  /** Whether a count of `flag` may be kept for `scope`: not when the relay knows it is of another project. */
+  private mayCount(scope: RelayScope, flag: string): boolean {
+    const project = this.opts.projectOf(flag);
+    return project === null || inScope(scope, project);
+  }
+
+  private addApp(b: Batch, app: ForwardedApp): void {
     const key = `${app.appName}\u0000${app.instanceId}`;
     const had = b.apps.get(key);
     const size = appBytes(app);
@@ -139,9 +161,9 @@ export class MetricsForwarder implements MetricsTap {
     this.bytes += grow;
   }
 
-  private addMetric(m: ForwardedMetric): void {
+  private addMetric(b: Batch, m: ForwardedMetric): void {
     if (m.yes === 0 && m.no === 0) return;
-    const b = this.batch(m.environment);
+    if (!this.mayCount(b.scope, m.featureName)) return;
     const key = `${m.appName}\u0000${m.featureName}`;
     const had = b.metrics.get(key);
     if (!had) {
@@ -194,18 +216,32 @@ export class MetricsForwarder implements MetricsTap {
       this.opts.log.warn({ dropped: this.droppedSinceLog, budgetBytes: this.opts.maxBytes }, 'SDK metrics dropped: the upstream did not take them and the budget for waiting ones is full (UPSTREAM_METRICS_MAX_BYTES)');
       this.droppedSinceLog = 0;
     }
-    for (const environment of [...this.pending.keys()]) {
-      const token = this.opts.tokenFor(environment);
+    for (const key of [...this.pending.keys()]) {
+      const b = this.pending.get(key)!;
+      const token = this.opts.tokenFor(b.scope);
       if (token === null) continue;
-      const b = this.pending.get(environment)!;
-      this.pending.delete(environment);
+      this.pending.delete(key);
       this.bytes -= b.bytes;
+      // A wider token would carry counts the sender may not give: only flags the relay knows to
+      // be in the sender's projects go with it (it holds every flag of a scope it serves).
+      if (!token.exact) this.keepKnown(b);
+      if (b.apps.size === 0 && b.metrics.size === 0) continue;
       try {
-        await this.send(environment, token, b);
+        await this.send(b.scope.environment, token.raw, b);
       } catch (err) {
         this.counts.failures++;
-        this.opts.log.warn({ environment, err: (err as Error).message }, 'could not send SDK metrics upstream; they wait for the next try');
+        this.opts.log.warn({ scope: key, err: (err as Error).message }, 'could not send SDK metrics upstream; they wait for the next try');
       }
+    }
+  }
+
+  /** Leaves out of `b` the counts of flags the relay does not hold in the batch's scope (counted as dropped). */
+  private keepKnown(b: Batch): void {
+    for (const [key, m] of b.metrics) {
+      const project = this.opts.projectOf(m.featureName);
+      if (project !== null && inScope(b.scope, project)) continue;
+      b.metrics.delete(key);
+      this.counts.droppedMetrics++;
     }
   }
 
@@ -217,7 +253,7 @@ export class MetricsForwarder implements MetricsTap {
       this.counts.requests++;
       const answer = await this.call(() => this.opts.upstream.post('/api/client/metrics/bulk', token, { applications, metrics }), b);
       if (answer.status < 300) return this.sent(b);
-      if (answer.status !== 404 && answer.status !== 405) return this.refusedBy(answer.status, b, environment);
+      if (answer.status !== 404 && answer.status !== 405) return this.refusedBy(answer.status, b, environment, token);
       this.bulk = false;
       this.opts.log.info('the upstream has no POST /api/client/metrics/bulk: SDK metrics go per application');
     }
@@ -246,9 +282,10 @@ export class MetricsForwarder implements MetricsTap {
   }
 
   /** The upstream refused the batch itself (400, 401, 403, 413): sending it again would not help. */
-  private refusedBy(status: number, b: Batch, environment: string): void {
+  private refusedBy(status: number, b: Pick<Batch, 'apps' | 'metrics'>, environment: string, token: string): void {
     this.counts.droppedMetrics += b.metrics.size;
     this.counts.droppedApplications += b.apps.size;
+    if (status === 401 || status === 403) this.opts.onTokenRefused?.(token);
     this.opts.log.warn({ environment, status, metrics: b.metrics.size }, 'the upstream refused a batch of SDK metrics; it is dropped');
   }
 
@@ -257,7 +294,7 @@ export class MetricsForwarder implements MetricsTap {
     const byApp = new Map<string, Batch>();
     const of = (name: string) => {
       let one = byApp.get(name);
-      if (!one) byApp.set(name, (one = emptyBatch()));
+      if (!one) byApp.set(name, (one = emptyBatch(b.scope)));
       return one;
     };
     for (const [k, a] of b.apps) of(a.appName).apps.set(k, a);
@@ -275,7 +312,7 @@ export class MetricsForwarder implements MetricsTap {
           await this.call(() => upstream.post('/api/client/register', token, {
             appName, instanceId: a.instanceId, strategies: a.strategies ?? [], started: a.started ?? new Date().toISOString(), interval: a.interval ?? 0,
             ...(a.sdkVersion ? { sdkVersion: a.sdkVersion } : {}),
-          }), { apps: new Map(), metrics: one.metrics, bytes: 0 });
+          }), { scope: b.scope, apps: new Map(), metrics: one.metrics, bytes: 0 });
         }
         this.counts.sentApplications += one.apps.size;
         if (one.metrics.size === 0) continue;
@@ -287,9 +324,9 @@ export class MetricsForwarder implements MetricsTap {
         }
         const instanceId = one.apps.values().next().value?.instanceId ?? this.opts.self.instanceId;
         this.counts.requests++;
-        const answer = await this.call(() => upstream.post('/api/client/metrics', token, { appName, instanceId, bucket: { start, stop: new Date().toISOString(), toggles } }), { apps: new Map(), metrics: one.metrics, bytes: 0 });
+        const answer = await this.call(() => upstream.post('/api/client/metrics', token, { appName, instanceId, bucket: { start, stop: new Date().toISOString(), toggles } }), { scope: b.scope, apps: new Map(), metrics: one.metrics, bytes: 0 });
         if (answer.status < 300) this.counts.sentMetrics += one.metrics.size;
-        else this.refusedBy(answer.status, { apps: new Map(), metrics: one.metrics, bytes: 0 }, [...one.metrics.values()][0].environment);
+        else this.refusedBy(answer.status, { apps: new Map(), metrics: one.metrics }, b.scope.environment, token);
       } catch (err) {
         failed = err;
       }
@@ -299,7 +336,8 @@ export class MetricsForwarder implements MetricsTap {
 
   /** A batch the upstream did not take, back with what arrived meanwhile (within the budget). */
   private putBack(b: Batch): void {
-    for (const a of b.apps.values()) if (!this.batch(a.environment).apps.has(`${a.appName}\u0000${a.instanceId}`)) this.addApp(a);
-    for (const m of b.metrics.values()) this.addMetric({ ...m, variants: { ...m.variants } });
+    const into = this.batch(b.scope);
+    for (const a of b.apps.values()) if (!into.apps.has(`${a.appName}\u0000${a.instanceId}`)) this.addApp(into, a);
+    for (const m of b.metrics.values()) this.addMetric(into, { ...m, variants: { ...m.variants } });
   }
 }

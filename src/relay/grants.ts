@@ -13,6 +13,11 @@ export type GrantType = 'client' | 'frontend';
 export interface Grant {
   type: GrantType;
   scope: RelayScope;
+  /**
+   * When the upstream stops taking the token (ISO), as its answer said; null when it said none.
+   * The relay refuses the token from then on without asking.
+   */
+  expiresAt: string | null;
 }
 
 /** Tokens the relay holds are named so; anything else in a relay's data folder is not its own. */
@@ -22,7 +27,7 @@ export const RELAY_TOKEN_NAME = 'relay';
  * Reads one entry of `/edge/validate`'s answer (`{token, type, projects, environment}`). Backend
  * tokens are client tokens; admin tokens and entries without one environment are refused (null).
  */
-export function grantOf(entry: { type?: unknown; projects?: unknown; environment?: unknown; project?: unknown }): Grant | null {
+export function grantOf(entry: { type?: unknown; projects?: unknown; environment?: unknown; project?: unknown; expiresAt?: unknown }): Grant | null {
   const raw = typeof entry.type === 'string' ? entry.type.toLowerCase() : '';
   const type: GrantType | null = raw === 'client' || raw === 'backend' ? 'client' : raw === 'frontend' ? 'frontend' : null;
   if (type === null) return null;
@@ -31,14 +36,21 @@ export function grantOf(entry: { type?: unknown; projects?: unknown; environment
   let projects = Array.isArray(entry.projects) ? entry.projects.filter((p): p is string => typeof p === 'string' && p !== '') : [];
   if (projects.length === 0 && typeof entry.project === 'string' && entry.project !== '') projects = [entry.project];
   if (projects.length === 0) return null;
-  return { type, scope: normalizeScope(env, projects) };
+  return { type, scope: normalizeScope(env, projects), expiresAt: expiryOf(entry.expiresAt) };
+}
+
+/** An expiry as the upstream wrote it (Fanion's /edge/validate gives one), normalized; null for none or one that is not a date. */
+export function expiryOf(raw: unknown): string | null {
+  if (typeof raw !== 'string') return null;
+  const ms = Date.parse(raw);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
 const sameGrant = (t: ApiToken, g: Grant) =>
-  t.type === g.type && t.environment === g.scope.environment && t.projects.length === g.scope.projects.length && t.projects.every((p, i) => p === g.scope.projects[i]);
+  t.type === g.type && t.expiresAt === g.expiresAt && t.environment === g.scope.environment && t.projects.length === g.scope.projects.length && t.projects.every((p, i) => p === g.scope.projects[i]);
 
 function tokenData(t: ApiToken) {
-  return { tokenName: t.tokenName, type: t.type, environment: t.environment, projects: t.projects, prefix: t.prefix };
+  return { tokenName: t.tokenName, type: t.type, environment: t.environment, projects: t.projects, prefix: t.prefix, expiresAt: t.expiresAt };
 }
 
 /** Holds (or updates) a token the upstream granted; nothing when the state already holds it so. */
@@ -47,7 +59,7 @@ export function holdToken(hash: string, grant: Grant, source: string): Command<b
     const had = state.apiTokens.get(hash);
     if (had && sameGrant(had, grant)) return { ops: [], events: [], result: false };
     const token: ApiToken = {
-      hash, tokenName: RELAY_TOKEN_NAME, type: grant.type, environment: grant.scope.environment, projects: grant.scope.projects, expiresAt: null,
+      hash, tokenName: RELAY_TOKEN_NAME, type: grant.type, environment: grant.scope.environment, projects: grant.scope.projects, expiresAt: grant.expiresAt,
       createdAt: had?.createdAt ?? env.now, prefix: tokenPrefix(grant.scope.projects, grant.scope.environment), seenAt: had?.seenAt ?? null,
     };
     const event: EventDraft = {

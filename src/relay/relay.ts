@@ -18,7 +18,7 @@ import { Follower } from './follower.js';
 import { MetricsForwarder } from './forwarder.js';
 import { dropTokens, holdToken, RELAY_TOKEN_NAME } from './grants.js';
 import { covers, normalizeScope, scopeKey, widest, type RelayScope } from './scope.js';
-import { flagsInScope, syncScope } from './sync.js';
+import { flagsInScope, largeUpdate, syncScope, syncScopeInSlices } from './sync.js';
 import { RelayTokens, type KnownToken, type TokenHost } from './tokens.js';
 import { Upstream } from './upstream.js';
 import { TokenValidator } from './validator.js';
@@ -35,6 +35,9 @@ export interface RelayDeps {
   /** The largest upstream answer read (IMPORT_BODY_LIMIT_BYTES: the largest state this server takes). */
   maxAnswerBytes: number;
 }
+
+/** Events a relay keeps in memory (and so in its checkpoints), at least; the oldest go past twice this. */
+export const RELAY_MAX_EVENTS = 10_000;
 
 /** The non-secret part of a token, for logs and readiness: `project:environment.`. */
 export const tokenLabel = (raw: string) => raw.slice(0, raw.indexOf('.') + 1) || '(not a token)';
@@ -77,7 +80,9 @@ export class Relay implements TokenHost {
       waitMs: 2 * config.upstreamTimeoutMs, refusedForMs: config.unknownTokenCacheMs, revalidateMs: config.tokenRevalidationMs,
     });
     this.forwarder = new MetricsForwarder({
-      upstream: this.upstream, log, maxBytes: config.metricsMaxBytes, tokenFor: (env) => this.tokenForEnvironment(env),
+      upstream: this.upstream, log, maxBytes: config.metricsMaxBytes, tokenFor: (scope) => this.metricsToken(scope),
+      projectOf: (flag) => deps.engine.state.features.get(flag)?.project ?? null,
+      onTokenRefused: () => void this.tokens.revalidate(),
       self: { appName: config.appName, instanceId: config.instanceId },
     });
     deps.metrics.tap = this.forwarder;
@@ -177,7 +182,11 @@ export class Relay implements TokenHost {
         const follower = new Follower(scope, token, {
           upstream: this.upstream, log: this.deps.log, refreshMs: this.deps.config.featuresRefreshMs, protocol: this.deps.config.protocol,
           apply: async (update) => {
-            await this.deps.engine.run(this.actor, syncScope(scope, update, this.deps.config.upstreamUrl));
+            const engine = this.deps.engine;
+            const source = this.deps.config.upstreamUrl;
+            // A large change is built and applied a slice at a time, as an import is.
+            if (largeUpdate(update, engine.state)) await engine.runInSlices(this.actor, syncScopeInSlices(scope, update, source));
+            else await engine.run(this.actor, syncScope(scope, update, source));
           },
           // A refusal may be a revocation: ask about the token now rather than at the next interval.
           onTokenRefused: () => void this.tokens.revalidate(),
@@ -210,15 +219,20 @@ export class Relay implements TokenHost {
     return k?.grant?.type === 'client' && scopeKey(k.grant.scope) === scopeKey(scope);
   }
 
-  /** A client token of `environment` to send SDK metrics with (the upstream counts them for its environment). */
-  private tokenForEnvironment(environment: string): string | null {
+  /**
+   * A client token to send a scope's SDK metrics with: one of exactly that scope (the upstream
+   * then takes what the sender's own token would), else a configured or known one covering it.
+   */
+  private metricsToken(scope: RelayScope): { raw: string; exact: boolean } | null {
+    const exact = this.tokens.tokenFor(scope);
+    if (exact !== null) return { raw: exact, exact: true };
     let found: string | null = null;
     for (const k of this.tokens.known.values()) {
-      if (k.grant?.type !== 'client' || k.grant.scope.environment !== environment) continue;
-      if (k.configured) return k.raw;
+      if (k.grant?.type !== 'client' || !covers(k.grant.scope, scope)) continue;
+      if (k.configured) return { raw: k.raw, exact: false };
       found ??= k.raw;
     }
-    return found;
+    return found === null ? null : { raw: found, exact: false };
   }
 
   /** Upstream state per scope, flags per scope, tokens and forwarded metrics, for /internal-backstage/prometheus. */

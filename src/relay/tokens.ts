@@ -59,7 +59,7 @@ interface Waiting {
 
 function grantOfHeld(t: ApiToken): Grant | null {
   if (t.type === 'admin') return null;
-  return { type: t.type, scope: normalizeScope(t.environment, t.projects) };
+  return { type: t.type, scope: normalizeScope(t.environment, t.projects), expiresAt: t.expiresAt };
 }
 
 export class RelayTokens {
@@ -128,6 +128,12 @@ export class RelayTokens {
     if (raw === null) return null;
     const hash = this.hasher.hash(raw);
     const held = this.state().apiTokens.get(hash);
+    // Past the expiry the upstream gave, the token is refused; asked about again at once, in case
+    // the upstream extended it (the answer holds the new expiry, or deletes the token).
+    if (held && held.tokenName === RELAY_TOKEN_NAME && held.expiresAt !== null && Date.parse(held.expiresAt) <= Date.now()) {
+      if (!this.known.has(hash)) this.known.set(hash, { raw, hash, grant: grantOfHeld(held), configured: false });
+      return this.ask(raw, hash);
+    }
     if (held) {
       if (socket) this.proven.set(socket, header);
       if (!this.known.has(hash) && held.tokenName === RELAY_TOKEN_NAME) this.rediscovered(raw, hash, held);

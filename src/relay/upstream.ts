@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import { parseChunked } from '@discoveryjs/json-ext';
 
 export interface UpstreamOptions {
   /** Base URL without a trailing slash. */
@@ -87,8 +88,11 @@ export class Upstream {
     }
     let parsed: unknown = null;
     try {
-      const bytes = await readLimited(res, this.opts.maxBytes);
-      if (bytes.length > 0 && /json/i.test(res.headers['content-type'] ?? '')) parsed = JSON.parse(bytes.toString('utf8'));
+      const json = /json/i.test(res.headers['content-type'] ?? '');
+      // Nesting is checked as the bytes come: an answer too deep is dropped at once, unread.
+      const depth = new DepthGuard(MAX_JSON_DEPTH);
+      const chunks = await readChunks(res, this.opts.maxBytes, json ? (c) => depth.feed(c) : undefined);
+      if (json && chunks.length > 0) parsed = await parseJsonInSlices(chunks);
     } catch (err) {
       throw new UpstreamError(`${method} ${path}: ${describe(err, timeout, this.opts.timeoutMs)}`, res.statusCode);
     }
@@ -145,10 +149,11 @@ function describe(err: unknown, timeout: AbortSignal, timeoutMs: number): string
 }
 
 /**
- * The whole body, gzip undone, refusing (and dropping) one larger than `max` bytes: the limit
- * counts what is unpacked, so a small compressed body cannot blow up.
+ * The whole body as it came, in chunks, gzip undone, refusing (and dropping) one larger than `max`
+ * bytes: the limit counts what is unpacked, so a small compressed body cannot blow up. `inspect`
+ * sees each chunk as it arrives and may refuse the body by throwing.
  */
-export async function readLimited(res: http.IncomingMessage, max: number): Promise<Buffer> {
+export async function readChunks(res: http.IncomingMessage, max: number, inspect?: (chunk: Buffer) => void): Promise<Buffer[]> {
   const encoding = (res.headers['content-encoding'] ?? '').toLowerCase();
   if (encoding !== '' && encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'x-gzip') {
     res.destroy();
@@ -161,11 +166,78 @@ export async function readLimited(res: http.IncomingMessage, max: number): Promi
     for await (const chunk of source as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > max) throw new Error(`the answer is larger than ${max} bytes`);
-      chunks.push(chunk);
+      inspect?.(chunk);
+      if (chunk.length > 0) chunks.push(chunk);
     }
   } finally {
     if (size > max || !res.complete) res.destroy();
     if (source !== res) source.destroy();
   }
-  return Buffer.concat(chunks, size);
+  return chunks;
+}
+
+/**
+ * How deep an upstream's JSON may nest. A features answer nests about eight levels (answer,
+ * features, flag, strategies, strategy, constraints, constraint, values); 60 MB of nested arrays
+ * held the event loop for 15 s and took 2 GB to parse.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Follows the nesting of JSON text fed in pieces (strings and escapes included); throws past `max`. */
+export class DepthGuard {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(private readonly max: number) {}
+
+  feed(chunk: Buffer | string): void {
+    const bytes = typeof chunk === 'string';
+    let { depth, inString, escaped } = this;
+    for (let i = 0; i < chunk.length; i++) {
+      const c = bytes ? (chunk as string).charCodeAt(i) : (chunk as Buffer)[i];
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === 0x5c) escaped = true;
+        else if (c === 0x22) inString = false;
+      } else if (c === 0x22) {
+        inString = true;
+      } else if (c === 0x5b || c === 0x7b) {
+        if (++depth > this.max) throw new Error(`the answer is nested deeper than ${this.max} levels: refused (a features answer nests about 8)`);
+      } else if (c === 0x5d || c === 0x7d) {
+        depth--;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+  }
+}
+
+/** Pieces of a long string, for parseJsonInSlices. */
+const PIECE = 64 * 1024;
+
+/**
+ * JSON.parse of pieces (the chunks of an answer, or a long string cut up), one piece per turn of
+ * the event loop (@discoveryjs/json-ext): a 20 MB answer parsed at once held the relay for a
+ * quarter of a second and more. Strings are checked for depth as they go (answers were, as they
+ * arrived).
+ */
+export async function parseJsonInSlices(source: readonly Buffer[] | string): Promise<unknown> {
+  const depth = typeof source === 'string' ? new DepthGuard(MAX_JSON_DEPTH) : null;
+  return parseChunked(async function* pieces() {
+    if (typeof source === 'string') {
+      for (let at = 0; at < source.length; at += PIECE) {
+        const piece = source.slice(at, at + PIECE);
+        depth!.feed(piece);
+        yield piece;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      return;
+    }
+    for (const chunk of source) {
+      yield chunk;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  });
 }

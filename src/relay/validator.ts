@@ -108,13 +108,13 @@ export class TokenValidator {
         projects = [...new Set(listed.filter((p): p is string => typeof p === 'string'))];
         if (projects.length === 0) return null;
       }
-      return { type: 'client', scope: normalizeScope(parsed.environment, projects) };
+      return { type: 'client', scope: normalizeScope(parsed.environment, projects), expiresAt: null };
     }
     if (client.status >= 500) throw new UpstreamError(`GET /api/client/features answered ${client.status}`, client.status);
     if (parsed.project === '[]') return null;
     await this.slot();
     const frontend = await this.upstream.get('/api/frontend', raw);
-    if (frontend.status === 200) return { type: 'frontend', scope: normalizeScope(parsed.environment, [parsed.project]) };
+    if (frontend.status === 200) return { type: 'frontend', scope: normalizeScope(parsed.environment, [parsed.project]), expiresAt: null };
     if (frontend.status >= 500) throw new UpstreamError(`GET /api/frontend answered ${frontend.status}`, frontend.status);
     return null;
   }

@@ -116,6 +116,8 @@ export function loadDump(d: StateDump): State {
   s.nextStrategySeq = d.nextStrategySeq;
   s.webhookTerm = d.webhookTerm ?? 0;
   s.webhookLeader = d.webhookLeader ?? '';
+  // A relay's log keeps only its newest events: the first one's id need not be 1.
+  if (d.events.length > 0) s.events.startAt(d.events[0].id);
   for (const e of d.events) s.events.append(e);
   return s;
 }

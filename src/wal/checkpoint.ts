@@ -265,6 +265,9 @@ export function parseCheckpoint(buf: Buffer, file: string): LoadedCheckpoint {
   if (stateFrame.k !== 'state') throw new CheckpointCorruptError(file, stateAt, 'expected the state');
   const { state, mapNames } = stateFromFields(file, stateAt, stateFrame.fields, stateFrame.maps);
   const target = state as unknown as Record<string, Map<unknown, unknown>>;
+  // A relay keeps only its newest events: the first one held need not be event 1.
+  if (!Number.isInteger(header.firstEventId) || header.firstEventId < 1) throw new CheckpointCorruptError(file, 0, `the header's first event id is ${header.firstEventId}`);
+  state.events.startAt(header.firstEventId);
   let frames = 2;
   let events = 0;
   for (;;) {

@@ -83,3 +83,58 @@ t.test('an upstream without the bulk route gets them per application', async (t)
   t.equal(proxy.counts.get('/api/client/metrics/bulk'), 1, 'the bulk route was tried once');
   t.ok((proxy.counts.get('/api/client/metrics') ?? 0) >= 1 && (proxy.counts.get('/api/client/register') ?? 0) >= 1, 'then register and metrics per application');
 });
+
+t.test('SDK metrics go upstream within the scope of the token that sent them, with a token that may carry them', async (t) => {
+  const { srv: up, ok } = await startUpstream(t, { METRICS_FLUSH_MS: '200' });
+  for (const id of ['alpha', 'beta']) await ok('POST', '/api/admin/projects', { id, name: id });
+  await ok('POST', '/api/admin/projects/alpha/features', { name: 'a-flag' });
+  await ok('POST', '/api/admin/projects/beta/features', { name: 'b-secret' });
+  const token = async (tokenName: string, type: string, project: string) =>
+    (await ok('POST', '/api/admin/api-tokens', { tokenName, type, environment: 'development', projects: [project] })).secret as string;
+  const alphaClient = await token('alpha-client', 'client', 'alpha');
+  const alphaFrontend = await token('alpha-frontend', 'frontend', 'alpha');
+  const betaClient = await token('beta-client', 'client', 'beta');
+  const bucket = (toggles: Record<string, number>) => ({
+    start: new Date().toISOString(), stop: new Date().toISOString(),
+    toggles: Object.fromEntries(Object.entries(toggles).map(([name, yes]) => [name, { yes, no: 0, variants: {} }])),
+  });
+  const post = (base: string, path: string, auth: string, appName: string, toggles: Record<string, number>) => fetch(`${base}${path}`, {
+    method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify({ appName, instanceId: 'i1', bucket: bucket(toggles) }),
+  }).then((r) => r.status);
+  /** The yes counts of `flag` upstream, by application. */
+  const usage = async (flag: string) => {
+    const raw = await ok('GET', `/api/admin/client-metrics/features/${flag}/raw?hoursBack=1`);
+    const by: Record<string, number> = {};
+    for (const e of raw.data as { appName: string; yes: number }[]) by[e.appName] = (by[e.appName] ?? 0) + e.yes;
+    return by;
+  };
+  const lastSeen = async (project: string, flag: string) => (await ok('GET', `/api/admin/projects/${project}/features/${flag}`)).environments.find((e: { name: string }) => e.name === 'development').lastSeenAt;
+
+  t.equal(await post(up.url, '/api/client/metrics', alphaClient, 'direct-app', { 'b-secret': 1000, 'a-flag': 1 }), 202);
+  await waitFor(async () => (await usage('a-flag'))['direct-app'] === 1, 'the direct counts upstream', 5000, 50);
+  t.same(await usage('b-secret'), {}, 'sent to the upstream directly, an alpha token\'s counts of a beta flag are ignored');
+
+  // A relay holding a wider token (every project) too: before, it forwarded everything with it.
+  const wide = await startRelay(t, up.url, { tokens: [UP_CLIENT, alphaClient, alphaFrontend], protocol: 'polling', env: { METRICS_INTERVAL_SECONDS: '1' } });
+  await waitReady(wide.url);
+  t.equal(await post(wide.url, '/api/client/metrics', alphaClient, 'alpha-app', { 'b-secret': 999_999, 'a-flag': 5 }), 202);
+  t.equal(await post(wide.url, '/api/frontend/client/metrics', alphaFrontend, 'alpha-web', { 'b-secret': 424_242, 'a-flag': 3 }), 200);
+  await waitFor(async () => {
+    const a = await usage('a-flag');
+    return a['alpha-app'] === 5 && a['alpha-web'] === 3;
+  }, 'the alpha counts to arrive upstream through the relay', 15_000, 100);
+  await new Promise((r) => setTimeout(r, 1500));
+  t.same(await usage('b-secret'), {}, 'through the relay, the alpha client and frontend tokens\' counts of a beta flag are not forwarded either');
+  t.equal(await lastSeen('beta', 'b-secret'), null, 'and b-secret is not marked as seen upstream');
+
+  // A relay with an alpha and a beta token only: before, it sent the beta counts with the alpha token.
+  const split = await startRelay(t, up.url, { tokens: [alphaClient, betaClient], protocol: 'polling', env: { METRICS_INTERVAL_SECONDS: '1' } });
+  await waitReady(split.url);
+  t.equal(await post(split.url, '/api/client/metrics', betaClient, 'beta-app', { 'b-secret': 7 }), 202);
+  t.equal(await post(split.url, '/api/client/metrics', alphaClient, 'alpha-app-2', { 'a-flag': 2 }), 202);
+  const arrived = await waitFor(async () => (await usage('b-secret'))['beta-app'] === 7, 'the beta SDK\'s counts to arrive upstream', 10_000, 100).catch(() => false);
+  t.ok(arrived, 'a beta SDK\'s counts reach the upstream (forwarded with a beta token)');
+  await waitFor(async () => (await usage('a-flag'))['alpha-app-2'] === 2, 'the alpha SDK\'s counts to arrive upstream', 10_000, 100);
+  const text = await (await fetch(`${split.url}/internal-backstage/prometheus`)).text();
+  t.equal(metric(text, 'relay_metrics_forwarded_total', '{kind="metrics"}'), 2, 'Prometheus counts as forwarded the two counts the upstream took');
+});

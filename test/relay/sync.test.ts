@@ -5,9 +5,10 @@
 import t from 'tap';
 import { clientFeature } from '../../src/client-api/record.js';
 import { resolveEvents, type Command } from '../../src/engine/command.js';
-import { readEvents, readFullAnswer, readStreamData, UpstreamFormatError } from '../../src/relay/remote.js';
+import { MAX_UPSTREAM_FLAGS, MAX_UPSTREAM_ITEMS, MAX_UPSTREAM_VALUES, readEvents, readFullAnswer, readStreamData, UpstreamFormatError } from '../../src/relay/remote.js';
+import { Slicer } from '../../src/slices.js';
 import { normalizeScope, covers, widest } from '../../src/relay/scope.js';
-import { foldEvents, fullUpdate, syncScope } from '../../src/relay/sync.js';
+import { foldEvents, fullUpdate, syncScope, syncScopeInSlices } from '../../src/relay/sync.js';
 import { applyRecord } from '../../src/state/apply.js';
 import { defaultOps } from '../../src/state/defaults.js';
 import { storeEvent } from '../../src/state/events/stored.js';
@@ -171,6 +172,46 @@ t.test('upstream bodies are read strictly, and normalized', async (t) => {
   t.equal(f.project, 'default');
   t.equal(f.enabled, false);
   t.same(readStreamData({ features: [flag('z')] })[0].type, 'hydration', 'a stream frame with a whole state is a hydration');
+});
+
+t.test('upstream answers past the bounds are refused whole, naming the bound; read in slices, the same', async (t) => {
+  const many = (n: number) => ({ features: Array.from({ length: n }, (_, i) => flag(`f-${i}`)) });
+  t.equal(readFullAnswer(many(MAX_UPSTREAM_FLAGS)).flags.length, MAX_UPSTREAM_FLAGS, `${MAX_UPSTREAM_FLAGS} flags are taken`);
+  t.throws(() => readFullAnswer(many(MAX_UPSTREAM_FLAGS + 1)), { name: 'UpstreamFormatError', message: new RegExp(`more than ${MAX_UPSTREAM_FLAGS} flags`) });
+  const inEvents = { events: Array.from({ length: MAX_UPSTREAM_FLAGS + 1 }, (_, i) => ({ type: 'feature-updated', eventId: i + 1, feature: flag(`e-${i}`) })) };
+  t.throws(() => readEvents(inEvents), { message: new RegExp(`more than ${MAX_UPSTREAM_FLAGS} flags`) }, 'counted across delta events too');
+  const strategies = Array.from({ length: MAX_UPSTREAM_ITEMS + 1 }, () => ({ name: 'default' }));
+  t.throws(() => readFullAnswer({ features: [flag('wide', { strategies })] }), { message: /strategies must NOT have more than 1000 items/ });
+  const values = Array.from({ length: 10_000 }, (_, i) => `v${i}`);
+  const heavy = (name: string) => flag(name, { strategies: [{ name: 'default', constraints: Array.from({ length: 20 }, () => ({ contextName: 'userId', operator: 'IN', values })) }] });
+  const fits = MAX_UPSTREAM_VALUES / (20 * 10_000);
+  t.equal(readFullAnswer({ features: Array.from({ length: fits }, (_, i) => heavy(`h-${i}`)) }).flags.length, fits, `${MAX_UPSTREAM_VALUES} constraint values are taken`);
+  t.throws(() => readFullAnswer({ features: Array.from({ length: fits + 1 }, (_, i) => heavy(`h-${i}`)) }), { message: new RegExp(`more than ${MAX_UPSTREAM_VALUES} constraint values`) });
+  const slicer = new Slicer(1);
+  t.same(await readFullAnswer(many(3000), slicer), readFullAnswer(many(3000)), 'read in slices, the same values');
+  await t.rejects(readFullAnswer(many(MAX_UPSTREAM_FLAGS + 1), slicer), UpstreamFormatError);
+});
+
+t.test('a large update built in slices is the same change as at once', async (t) => {
+  const s = base();
+  apply(s, syncScope(dev, fullUpdate(answer(Array.from({ length: 50 }, (_, i) => flag(`old-${i}`)))), SRC));
+  const update = fullUpdate(answer(Array.from({ length: 3000 }, (_, i) => flag(i % 2 ? `new-${i}` : `old-${i % 50}`, { enabled: i % 3 === 0 }))));
+  let n = 0;
+  const env = { ...fixedEnv(), newId: () => `same-${++n}` };
+  const once = syncScope(dev, update, SRC)(s, env);
+  n = 0;
+  const sliced = await syncScopeInSlices(dev, update, SRC)(s, env, new Slicer(1));
+  t.same(sliced, once);
+  t.ok(once.ops.length > 3000, `${once.ops.length} ops`);
+});
+
+t.test('deltas cannot add up past the flags one answer may hold', async (t) => {
+  const s = base();
+  apply(s, syncScope(dev, fullUpdate(answer(Array.from({ length: MAX_UPSTREAM_FLAGS - 1 }, (_, i) => flag(`f-${i}`, { strategies: [] })))), SRC));
+  const add = (...names: string[]) => syncScope(dev, { full: false, flags: new Map(names.map((n) => [n, readFullAnswer({ features: [flag(n)] }).flags[0]])), segments: new Map() }, SRC);
+  t.throws(() => add('one', 'two')(s, fixedEnv()), { name: 'UpstreamFormatError', message: new RegExp(`more than ${MAX_UPSTREAM_FLAGS} flags`) });
+  t.equal(apply(s, add('one')).result.updated, 1, 'up to the bound, taken');
+  t.equal(apply(s, add('f-1')).result.updated, 1, 'a flag held changed: taken');
 });
 
 t.test('scopes: covering and the widest to follow', async (t) => {

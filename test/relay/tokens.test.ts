@@ -113,3 +113,19 @@ t.test('an upstream without /edge/validate: tokens are checked the way an SDK wo
   t.equal((await fetch(`${relay.url}/api/client/features`, { headers: { authorization: `*:development.${randomBytes(16).toString('hex')}` } })).status, 401, 'a made-up one');
   t.equal(proxy.counts.get('/edge/validate'), 1, '/edge/validate was tried once');
 });
+
+t.test('a token that expires upstream stops working on the relay at its expiry', async (t) => {
+  const { srv: up, ok } = await startUpstream(t);
+  await ok('POST', `${P}/default/features`, { name: 'everywhere' });
+  // Revalidation at its default (a minute): within the test, only the expiry the upstream gave can stop the token.
+  const relay = await startRelay(t, up.url, { tokens: [UP_CLIENT] });
+  await waitReady(relay.url);
+  const expiresAt = new Date(Date.now() + 2500).toISOString();
+  const made = await ok('POST', '/api/admin/api-tokens', { tokenName: 'expiring', type: 'client', environment: 'development', projects: ['default'], expiresAt });
+  const poll = (base: string) => fetch(`${base}/api/client/features`, { headers: { authorization: made.secret } }).then((r) => r.status);
+  t.equal(await poll(relay.url), 200, 'served before its expiry');
+  await waitFor(async () => (await poll(up.url)) === 401, 'the upstream to refuse the expired token', 10_000, 20);
+  const refusedUpstream = performance.now();
+  const late = await waitFor(async () => (await poll(relay.url)) === 401 && performance.now(), 'the relay to refuse it too', 10_000, 20).catch(() => null);
+  t.ok(late !== null && late - refusedUpstream < 1000, `the relay refuses it ${late === null ? 'not within 10 s' : `${Math.round(late - refusedUpstream)} ms`} after the upstream does (under 1 s)`);
+});

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import zlib from 'node:zlib';
 import t from 'tap';
-import { Upstream, UpstreamError } from '../../src/relay/upstream.js';
+import { DepthGuard, MAX_JSON_DEPTH, parseJsonInSlices, Upstream, UpstreamError } from '../../src/relay/upstream.js';
 
 async function upstreamServer(t: { teardown(fn: () => unknown): void }, handler: http.RequestListener): Promise<string> {
   const server = http.createServer(handler);
@@ -66,4 +66,24 @@ t.test('an upstream that never answers: a timeout, not a hang; a redirect is an 
   const pending = up.get('/silent', 'tok', null, stop.signal).then(() => null, (e: unknown) => e);
   stop.abort();
   t.match((await pending as Error).message, /aborted/, 'a stop cuts it at once');
+});
+
+t.test('JSON nesting is followed across pieces, strings and escapes included, and refused past the bound', async (t) => {
+  const feed = (pieces: (string | Buffer)[]) => {
+    const g = new DepthGuard(3);
+    for (const p of pieces) g.feed(p);
+  };
+  t.doesNotThrow(() => feed(['{"a":[[1]]}']), 'three levels');
+  t.throws(() => feed(['{"a":[[[1]]]}']), /nested deeper than 3 levels/);
+  t.doesNotThrow(() => feed(['{"a":"[[[[[{{{{"}']), 'brackets inside a string do not count');
+  t.doesNotThrow(() => feed(['{"a":"x\\', '"[[[[', '"}']), 'an escaped quote (its backslash in the chunk before) does not end a string');
+  t.throws(() => feed(['{"a":"x\\\\', '",[[[1]]]]}']), /nested deeper/, 'after an escaped backslash, a quote does');
+  t.throws(() => feed([Buffer.from('{"a":[['), Buffer.from('[1]]]}')]), /nested deeper/, 'counted across chunks');
+  const ok = `{"features":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`;
+  t.same(await parseJsonInSlices(ok), JSON.parse(ok), `${MAX_JSON_DEPTH} levels parse`);
+  await t.rejects(parseJsonInSlices(`{"features":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`), /nested deeper/);
+  const big = JSON.stringify({ features: Array.from({ length: 5000 }, (_, i) => ({ name: `f-${i}`, description: 'é'.repeat(i % 7) })) });
+  t.same(await parseJsonInSlices(big), JSON.parse(big), 'a long string parsed in pieces gives what JSON.parse gives');
+  const bytes = Buffer.from(big);
+  t.same(await parseJsonInSlices([bytes.subarray(0, 100_001), bytes.subarray(100_001)]), JSON.parse(big), 'and chunks cut inside a character too');
 });

@@ -1,5 +1,6 @@
 // The event log held in memory, compact enough for millions of events. Events are immutable
-// and their ids gapless, so an event is a row index (id - 1) into typed columns: the short,
+// and their ids gapless, so an event is a row index (id - 1, less the ids a relay's log let go:
+// see keepNewest) into typed columns: the short,
 // repetitive fields (type, createdBy, project, flag, environment) are interned to small ids,
 // the timestamp is a number, and data/preData/tags are kept as their JSON text in a TextArena.
 // Posting lists (ascending row indexes per type, project and flag) answer exact searches
@@ -86,13 +87,42 @@ export class EventLog {
   /** @internal read by event-search.ts */
   readonly payload: TextArena;
   private readonly searcher: EventSearch = new EventSearch(this);
+  /**
+   * The id before the first event held: 0 for a whole log; more for one that keeps only its
+   * newest events (a relay's, see keepNewest). Row r holds event base + r + 1.
+   */
+  private base = 0;
 
   constructor(opts: { slabChars?: number } = {}) {
     this.payload = new TextArena(opts.slabChars);
   }
 
   get lastId(): number {
-    return this.payload.count;
+    return this.base + this.payload.count;
+  }
+
+  /** The id of the oldest event held (lastId + 1 when none is). */
+  get firstId(): number {
+    return this.base + 1;
+  }
+
+  /** An empty log whose first event will have `id` (a log that kept only its newest events, read back). */
+  startAt(id: number): void {
+    if (this.size !== 0 || !Number.isInteger(id) || id < 1) throw new Error(`cannot start the event log at ${id}: it holds events, or that is not an id`);
+    this.base = id - 1;
+  }
+
+  /**
+   * A log of the newest `n` events of this one, ids unchanged: what a relay keeps (it serves no
+   * event API; its events only number its changes for SDK streams and deltas). This log is left
+   * as it is, so a checkpoint being written from it goes on unharmed.
+   */
+  keepNewest(n: number): EventLog {
+    const out = new EventLog();
+    const from = Math.max(this.firstId, this.lastId - n + 1);
+    out.startAt(from);
+    if (from <= this.lastId) out.importColumns(this.exportColumns(from, this.lastId));
+    return out;
   }
 
   get size(): number {
@@ -109,7 +139,7 @@ export class EventLog {
     if (id !== this.lastId + 1) {
       throw new Error(`event id ${id} does not follow ${this.lastId}: the log would have a gap`);
     }
-    const row = id - 1;
+    const row = id - 1 - this.base;
     this.type.push(row, s[1]);
     this.project.push(row, s[6]);
     this.feature.push(row, s[7]);
@@ -128,11 +158,11 @@ export class EventLog {
 
   /** Events [fromId, toId] in compact form (see EventColumns). */
   exportColumns(fromId: number, toId: number): EventColumns {
-    if (!Number.isInteger(fromId) || !Number.isInteger(toId) || fromId < 1 || toId > this.lastId || toId < fromId - 1) {
-      throw new Error(`events ${fromId}..${toId} are not in the log (1..${this.lastId})`);
+    if (!Number.isInteger(fromId) || !Number.isInteger(toId) || fromId < this.firstId || toId > this.lastId || toId < fromId - 1) {
+      throw new Error(`events ${fromId}..${toId} are not in the log (${this.firstId}..${this.lastId})`);
     }
-    const from = fromId - 1;
-    const to = toId;
+    const from = fromId - 1 - this.base;
+    const to = toId - this.base;
     const n = to - from;
     const strings: string[] = [];
     const local = new Map<string, number>();
@@ -202,7 +232,7 @@ export class EventLog {
     }
     if (at !== c.text.length) throw new Error('event text lengths do not add up');
 
-    const firstRow = c.first - 1;
+    const firstRow = c.first - 1 - this.base;
     // The table is shared by all five columns: intern only the values a column uses.
     const globalIds = (names: Interner, col: Uint32Array): Uint32Array => {
       const ids = new Int32Array(c.strings.length + 1).fill(-1);
@@ -233,10 +263,10 @@ export class EventLog {
 
   /** Undo of the newest append, used when a WAL write fails. */
   removeLast(expectedId: number): void {
-    if (this.lastId === 0 || this.lastId !== expectedId) {
+    if (this.size === 0 || this.lastId !== expectedId) {
       throw new Error(`cannot undo event ${expectedId}: newest is ${this.lastId || undefined}`);
     }
-    const row = expectedId - 1;
+    const row = expectedId - 1 - this.base;
     // Rare (a failed write): simpler to forget cached scans than to shrink them.
     this.searcher.forgetScans();
     this.type.pop(row);
@@ -251,8 +281,8 @@ export class EventLog {
   }
 
   get(id: number): EventRecord | undefined {
-    if (!Number.isInteger(id) || id < 1 || id > this.lastId) return undefined;
-    return this.decode(id - 1);
+    if (!Number.isInteger(id) || id < this.firstId || id > this.lastId) return undefined;
+    return this.decode(id - 1 - this.base);
   }
 
   /** Newest first. */
@@ -273,12 +303,12 @@ export class EventLog {
     return this.searcher.search(filter, limit, offset);
   }
 
-  /** The event in `row` (its id is row + 1), rebuilt from the columns. */
+  /** The event in `row` (its id is base + row + 1), rebuilt from the columns. */
   decode(row: number): EventRecord {
     const ms = this.createdAt.get(row);
     const userId = this.userIds.get(row);
     return {
-      id: row + 1,
+      id: this.base + row + 1,
       type: this.type.names.value(this.type.rows.get(row))!,
       createdAt: Number.isNaN(ms) ? this.oddDates.get(row)! : isoOf(ms),
       createdBy: this.createdBy.value(this.createdByRows.get(row))!,

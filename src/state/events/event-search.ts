@@ -34,7 +34,7 @@ export class EventSearch {
    * other filters, so `total` counts only what that limit may see.
    */
   search(filter: EventFilter, limit: number, offset = 0): EventPage {
-    const maxRow = (offset > 0 ? Math.min(offset, this.log.lastId) : this.log.lastId) - 1;
+    const maxRow = (offset > 0 ? Math.min(offset, this.log.lastId) : this.log.lastId) - this.log.firstId;
     const visible = filter.visible;
     let project = filter.project;
     if (visible !== undefined && visible.projects !== '*') {

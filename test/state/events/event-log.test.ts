@@ -255,3 +255,35 @@ t.test('importColumns refuses a chunk that does not fit or does not add up, and 
   l.importColumns(good);
   t.same([...l.oldestFirst()], events.slice(0, 20));
 });
+
+t.test('keepNewest: a log of the newest events only, same ids, searchable, appended to and undone like any', async (t) => {
+  const keep = 700;
+  const kept = log.keepNewest(keep);
+  t.equal(log.size, N, 'the log it came from is left whole');
+  t.equal(kept.size, keep);
+  t.equal(kept.lastId, N);
+  t.equal(kept.firstId, N - keep + 1);
+  t.equal(kept.get(N - keep), undefined, 'an event let go is not found');
+  t.same(kept.get(N - keep + 1), events[N - keep]);
+  t.same([...kept.oldestFirst()], events.slice(N - keep));
+  const tail = events.slice(N - keep);
+  for (const f of [{}, { type: 'feature-created' }, { feature: 'flag-2' }, { query: 'rollout' }]) {
+    for (const offset of [0, N - 100, N - keep - 5]) {
+      const got = kept.search(f, 50, offset);
+      t.same({ ids: got.events.map((e) => e.id), total: got.total }, reference(tail, f, 50, offset), JSON.stringify({ f, offset }));
+    }
+  }
+  const more = randomEvents(N + 20, 9).slice(N);
+  for (const e of more) kept.append(e);
+  t.equal(kept.lastId, N + 20, 'appends go on from the newest id');
+  for (let id = N + 20; id > N + 10; id--) kept.removeLast(id);
+  t.same([...kept.oldestFirst()], [...tail, ...more.slice(0, 10)]);
+  const again = kept.keepNewest(5);
+  t.same([...again.oldestFirst()].map((e) => e.id), [N + 6, N + 7, N + 8, N + 9, N + 10], 'kept again from a kept log');
+  const copy = new EventLog();
+  copy.startAt(again.firstId);
+  copy.importColumns(again.exportColumns(again.firstId, again.lastId));
+  t.same([...copy.oldestFirst()], [...again.oldestFirst()], 'read back as a checkpoint reads it: started at its first id');
+  t.throws(() => copy.startAt(1), /holds events/);
+  t.throws(() => kept.exportColumns(N - keep, N), /not in the log/);
+});
