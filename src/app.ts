@@ -33,6 +33,7 @@ import type { Logger } from './log.js';
 import { Checkpointer, type Checkpoints } from './storage/checkpointer.js';
 import type { Follower } from './storage/postgres/follower.js';
 import type { PgLog } from './storage/postgres/pg-log.js';
+import type { LogBarrier } from './storage/postgres/barrier.js';
 import type { ClusterKeys } from './storage/postgres/connect.js';
 import { openStorage, type Storage } from './storage/storage.js';
 import type { State } from './state/state.js';
@@ -87,6 +88,8 @@ export interface ClusterParts {
   follower: Follower;
   /** Its advisory lock keys and NOTIFY channel. */
   keys: ClusterKeys;
+  /** What an admin request waits for: the log applied up to its head (read-your-writes across nodes). */
+  barrier: LogBarrier;
 }
 
 /** Fanion's parts, wired, with one close for all of them. */
@@ -194,7 +197,7 @@ async function openClusterNode(deps: FanionDeps): Promise<Opened> {
       const onFatal = deps.onFatal ?? ((message: string) => log.fatal(message));
       const parts = node.attach(engine, { checkpointRecords: config.checkpointRecords, onFellBehind: onFatal });
       follower = parts.follower;
-      return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, log: node.log, follower, keys: node.keys } };
+      return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, log: node.log, follower, keys: node.keys, barrier: parts.barrier } };
     },
     close: async () => {
       await follower?.close();

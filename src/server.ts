@@ -220,7 +220,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       );
     }
   }
-  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access };
+  const cluster = fanion.cluster;
+  const barrier = cluster ? { wait: () => cluster.barrier.wait(), position: () => cluster.log.durableLsn } : undefined;
+  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access, barrier };
 
   const app = polka({
     onError: (err, req, res) => {

@@ -15,6 +15,7 @@ import { emptyState, type State } from '../../state/state.js';
 import { encodeRecord } from '../../wal/record.js';
 import { CannotStartError } from '../../errors.js';
 import { describe, openPool, pause, withClient, type ClusterKeys } from './connect.js';
+import { LogBarrier } from './barrier.js';
 import { Follower } from './follower.js';
 import { loadNewestCheckpoint, PgCheckpointer } from './pg-checkpoints.js';
 import { PgLog } from './pg-log.js';
@@ -53,7 +54,7 @@ export interface ClusterStorage {
     checkpoint: { lsn: number; events: number; ms: number } | null;
   };
   /** Starts following the log and checkpointing, for this engine. */
-  attach(engine: Engine, opts: { checkpointRecords: number; onFellBehind: (message: string) => void }): { follower: Follower; checkpointer: PgCheckpointer };
+  attach(engine: Engine, opts: { checkpointRecords: number; onFellBehind: (message: string) => void }): { follower: Follower; checkpointer: PgCheckpointer; barrier: LogBarrier };
   close(): Promise<void>;
 }
 
@@ -102,7 +103,8 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
           engine, log: pgLog, pool, nodeId, logger: log, everyRecords: a.checkpointRecords, newest: cp?.lsn ?? 0, timeoutMs: Math.max(db.timeoutMs, 30_000), lockKey: keys.locks.checkpoint,
         });
         follower.start();
-        return { follower, checkpointer };
+        const barrier = new LogBarrier({ pool, log: pgLog, follower, timeoutMs: db.timeoutMs });
+        return { follower, checkpointer, barrier };
       },
       close: async () => {
         await pgLog.close();

@@ -86,6 +86,11 @@ export class Follower {
     return this.running;
   }
 
+  /** The read in progress (a notification's, often), without asking for one more; null if none. */
+  get reading(): Promise<boolean> | null {
+    return this.running;
+  }
+
   private async loop(given?: LogRow[]): Promise<boolean> {
     let ok: boolean;
     do {
