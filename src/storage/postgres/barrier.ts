@@ -13,6 +13,7 @@
 // wait: they stay eventually consistent, and as fast as on one node.
 import type pg from 'pg';
 import { ServiceUnavailableError } from '../../errors.js';
+import { FreshFlight } from '../../single-flight.js';
 import { describe, pause, withClient } from './connect.js';
 import type { Follower } from './follower.js';
 import type { PgLog } from './pg-log.js';
@@ -26,12 +27,16 @@ export interface BarrierOptions {
 }
 
 export class LogBarrier {
-  private inFlight: Promise<number> | null = null;
-  private next: Promise<number> | null = null;
-  /** Lookups sent, and requests that waited for one: how many requests each lookup served. */
-  readonly counts = { lookups: 0, waits: 0 };
+  /** One lookup at a time, each serving the requests that arrived before it was sent. */
+  private readonly lookups = new FreshFlight(() => this.lookup());
+  private waits = 0;
 
   constructor(private readonly opts: BarrierOptions) {}
+
+  /** Requests that waited, and lookups of the head they shared. */
+  get counts(): { waits: number; lookups: number } {
+    return { waits: this.waits, lookups: this.lookups.started };
+  }
 
   /**
    * Resolves once this node has applied the log up to its head as of a moment after this call;
@@ -40,9 +45,9 @@ export class LogBarrier {
   async wait(): Promise<void> {
     const { log, follower, timeoutMs } = this.opts;
     const deadline = Date.now() + timeoutMs;
-    this.counts.waits++;
+    this.waits++;
     if (follower.unreadable) throw new ServiceUnavailableError(follower.unreadable);
-    const head = await this.head();
+    const head = await this.lookups.run();
     while (log.durableLsn < head) {
       if (follower.unreadable) throw new ServiceUnavailableError(follower.unreadable);
       if (Date.now() >= deadline) {
@@ -57,25 +62,6 @@ export class LogBarrier {
       if (reading) await reading;
       else if (!(await follower.poll())) await pause(50);
     }
-  }
-
-  /** The log's head, from a lookup sent after this call. */
-  private head(): Promise<number> {
-    if (!this.inFlight) return this.start();
-    this.next ??= this.inFlight.catch(() => 0).then(() => {
-      this.next = null;
-      return this.start();
-    });
-    return this.next;
-  }
-
-  private start(): Promise<number> {
-    this.counts.lookups++;
-    const p = this.lookup().finally(() => {
-      if (this.inFlight === p) this.inFlight = null;
-    });
-    this.inFlight = p;
-    return p;
   }
 
   private async lookup(): Promise<number> {

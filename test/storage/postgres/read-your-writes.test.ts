@@ -1,7 +1,9 @@
 // Read-your-writes across nodes, with no stickiness: a change one node acknowledged is seen by the
 // very next admin request to another node (the node asks the database for the log's head and
 // applies up to it before answering). 300 flags created on node A, each switched on at once
-// through node B and read back through A; the added latency per admin request is measured.
+// through node B and read back through A; concurrent requests share lookups of the log's head
+// (which of them may share one is test/single-flight.test.ts's); the latency per admin request is
+// measured.
 import t from 'tap';
 import { clusterFor } from '../../helpers/cluster.js';
 import { client } from '../../helpers/server.js';
@@ -56,6 +58,17 @@ t.test('a flag created on node A is switched on through node B at once, and A re
     polls.push(performance.now() - t0);
   }
   t.comment(`admin GET on B: p50 ${percentile(ms, 50).toFixed(2)} ms, p99 ${percentile(ms, 99).toFixed(2)} ms; SDK poll on B: p50 ${percentile(polls, 50).toFixed(2)} ms, p99 ${percentile(polls, 99).toFixed(2)} ms`);
+  // 50 admin reads at once on B: they share a few lookups, and all see the newest flag.
+  const counted = async () => {
+    const metrics = await fetch(`${b.url}/internal-backstage/prometheus`).then((r) => r.text());
+    return ['cluster_log_waits_total', 'cluster_log_head_lookups_total'].map((m) => Number(new RegExp(`^${m} (\\d+)$`, 'm').exec(metrics)?.[1]));
+  };
+  const [waits0, lookups0] = await counted();
+  t.equal((await apiA('POST', P, { name: 'burst' })).status, 201);
+  const burst = await Promise.all(Array.from({ length: 50 }, () => apiB('GET', `${P}/burst`)));
+  t.same(burst.map((r) => r.status).filter((s) => s !== 200), [], 'the 50 reads on B all see the flag just created on A');
+  const [waits1, lookups1] = await counted();
+  t.ok(waits1 - waits0 === 50 && lookups1 - lookups0 < 50, `they shared lookups of the log's head: ${waits1 - waits0} requests waited, ${lookups1 - lookups0} lookups`);
   const position = (await apiB('GET', `${P}/ryw-0`)).headers.get('x-fanion-log-position');
   const head = Number((await cluster.pg.query(cluster.database, 'SELECT max(seq) AS seq FROM fanion_log')).rows[0].seq);
   t.equal(Number(position), head, `an admin answer says the log position it reflects (X-Fanion-Log-Position: ${position})`);
