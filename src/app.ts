@@ -33,6 +33,8 @@ import type { Logger } from './log.js';
 import { Checkpointer, type Checkpoints } from './storage/checkpointer.js';
 import type { Follower } from './storage/postgres/follower.js';
 import type { PgLog } from './storage/postgres/pg-log.js';
+import type { LogBarrier } from './storage/postgres/barrier.js';
+import type { ClusterKeys } from './storage/postgres/connect.js';
 import { openStorage, type Storage } from './storage/storage.js';
 import type { State } from './state/state.js';
 import type { RecordLog } from './wal/record-log.js';
@@ -84,6 +86,10 @@ export interface ClusterParts {
   nodeId: string;
   log: PgLog;
   follower: Follower;
+  /** Its advisory lock keys and NOTIFY channel. */
+  keys: ClusterKeys;
+  /** What an admin request waits for: the log applied up to its head (read-your-writes across nodes). */
+  barrier: LogBarrier;
 }
 
 /** Fanion's parts, wired, with one close for all of them. */
@@ -191,7 +197,7 @@ async function openClusterNode(deps: FanionDeps): Promise<Opened> {
       const onFatal = deps.onFatal ?? ((message: string) => log.fatal(message));
       const parts = node.attach(engine, { checkpointRecords: config.checkpointRecords, onFellBehind: onFatal });
       follower = parts.follower;
-      return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, log: node.log, follower } };
+      return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, log: node.log, follower, keys: node.keys, barrier: parts.barrier } };
     },
     close: async () => {
       await follower?.close();
@@ -271,8 +277,8 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     let admin: AdminSide | null = null;
     if (adminCode) {
       if (cluster) {
-        const [{ SessionLock }, { LOCK }] = await Promise.all([import('./storage/postgres/session-lock.js'), import('./storage/postgres/connect.js')]);
-        leadership = new adminCode.WebhookLeadership(engine, new SessionLock(config.database!, LOCK.webhooks, log), {
+        const { SessionLock } = await import('./storage/postgres/session-lock.js');
+        leadership = new adminCode.WebhookLeadership(engine, new SessionLock(config.database!, cluster.keys.locks.webhooks, log), {
           node: cluster.nodeId, leaseMs: WEBHOOK_LEASE_MS, sendTimeoutMs: config.webhookTimeoutMs, checkMs: 1_000,
         }, log);
       }
@@ -312,6 +318,8 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       readiness.warnWhen(() =>
         follower.up ? null : `the database cannot be reached (since ${new Date(follower.downSince ?? Date.now()).toISOString()}): serving from memory, writes answer 503`,
       );
+      // Unlike an outage, this does not pass by itself: out of the load balancer until fixed.
+      readiness.failWhen(() => follower.unreadable);
     }
     let closingStep = 'not closing';
     const close = () => {

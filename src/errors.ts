@@ -125,3 +125,10 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
     unexpected: true,
   };
 }
+
+/**
+ * What stops start-up until a person acts on the data (a database table Fanion does not recognise,
+ * a record in its log it cannot read): the process exits with status 2, as for a bad setting,
+ * rather than 1, which an orchestrator reads as "restart me" (restarting would meet it again).
+ */
+export class CannotStartError extends Error {}

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: read the environment, start serving, shut down cleanly on SIGTERM/SIGINT.
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { CannotStartError } from './errors.js';
 import { createLogger } from './log.js';
 import { keepTickEntryShape } from './runtime-quirks.js';
 import { startServer } from './server.js';
@@ -72,6 +73,11 @@ startServer({
     process.on('SIGINT', () => stop('SIGINT'));
   })
   .catch((err) => {
+    if (err instanceof CannotStartError) {
+      // Something in the data a person must fix: one line saying what and where, and status 2.
+      log.fatal(`Fanion cannot start: ${err.message}`);
+      process.exit(2);
+    }
     log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'Fanion could not start');
     process.exit(1);
   });

@@ -53,7 +53,10 @@ async function letWaitingRequestsIn(): Promise<void> {
 
 /** Unleash's answers: 200 `{"health":"GOOD"}`, or 503 with no body. Never cached by a proxy. */
 function answerReady(readiness: Readiness, res: http.ServerResponse): void {
-  if (readiness.ready) {
+  const failures = readiness.ready ? readiness.failures() : [];
+  if (failures.length > 0) {
+    sendJson(res, 503, { health: 'BAD', errors: failures }, { 'Cache-Control': 'no-store' });
+  } else if (readiness.ready) {
     const warnings = readiness.warnings();
     sendJson(res, 200, warnings.length > 0 ? { health: 'GOOD', warnings } : { health: 'GOOD' }, { 'Cache-Control': 'no-store' });
   } else {
@@ -217,7 +220,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       );
     }
   }
-  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access };
+  const cluster = fanion.cluster;
+  const barrier = cluster ? { wait: () => cluster.barrier.wait(), position: () => cluster.log.durableLsn } : undefined;
+  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access, barrier };
 
   const app = polka({
     onError: (err, req, res) => {

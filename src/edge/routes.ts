@@ -23,7 +23,7 @@ export function edgeRoutes(ctx: AppContext, tokens: TokenCheck): RouteDef[] {
   const required = ctx.config.edgeValidateRequireToken;
   return [
     {
-      method: 'POST', path: '/edge/validate', tag: 'Unleash Edge', body: edgeSchemas.tokenStringListSchema, reply: edgeReplies.validatedEdgeTokensSchema,
+      method: 'POST', path: '/edge/validate', tag: 'Unleash Edge', eventual: true, body: edgeSchemas.tokenStringListSchema, reply: edgeReplies.validatedEdgeTokensSchema,
       bodyLimit: EDGE_VALIDATE_BODY_LIMIT,
       // Checked before the body is read when a token is required; otherwise in the handler, only
       // when the caller sends one.

@@ -38,6 +38,8 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
     }
     // Admin routes are logged whatever their answer; the others only when refused or failed.
     const admin = route.permission !== undefined;
+    // On a cluster, everything but SDK routes sees what any node acknowledged before it arrived.
+    const barrier = route.auth === undefined && !route.eventual ? ctx.barrier : undefined;
     app[verb](route.path, async (req: Request, res: ServerResponse) => {
       const params = req.params ?? {};
       const { metrics, access } = ctx;
@@ -61,6 +63,8 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
         // Before anything else, whatever the auth mode: a browser's credentials (or none needed)
         // must not let a page on another site act here. GETs never get this far on the fast path.
         if (route.crossOrigin !== 'allowed' && !route.cors) refuseCrossOrigin(req);
+        // Before authentication: a token or person made on another node is known here too.
+        if (barrier) await barrier.wait();
         // Authenticate before reading the body: a stranger learns nothing about validation.
         const actor = route.permission
           ? ctx.auth.admin(req, route.permission, route.scope ? route.scope(params, ctx.engine.state) : {})
@@ -80,8 +84,14 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
           if (route.bodyScopes) for (const scope of route.bodyScopes(body, params)) ctx.auth.admin(req, route.permission!, scope);
         }
         const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor, client });
-        // An admin answer names its request (errors do in sendError), in the one writeHead of sendJson.
-        if (reply) sendReply(res, admin && access ? { ...reply, headers: { ...reply.headers, 'X-Request-Id': requestIdOf(res) } } : reply);
+        // An admin answer names its request (errors do in sendError), in the one writeHead of sendJson;
+        // on a cluster, the last record of the log this answer reflects.
+        if (reply) {
+          let headers = reply.headers;
+          if (admin && access) headers = { ...headers, 'X-Request-Id': requestIdOf(res) };
+          if (barrier) headers = { ...headers, 'X-Fanion-Log-Position': String(barrier.position()) };
+          sendReply(res, headers === reply.headers ? reply : { ...reply, headers });
+        }
       } catch (err) {
         countRefusal(ctx, err);
         const own = route.protocolErrors?.(err, { params }) ?? null;

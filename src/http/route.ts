@@ -84,6 +84,12 @@ export interface RouteDef {
    */
   fastPath?: boolean;
   /**
+   * On a cluster, answered from this node's state as it is, without first applying what other
+   * nodes acknowledged (AppContext.barrier): operations' own reads (metrics). SDK routes (`auth`)
+   * are answered so anyway; every other route waits.
+   */
+  eventual?: boolean;
+  /**
    * Browsers on other origins may call it (a later frontend API, with its own CORS rules);
    * every other state-changing route refuses cross-origin browser requests (http/origin.ts).
    */
@@ -115,4 +121,10 @@ export interface AppContext {
   log: Logger;
   schemas: SchemaRegistry;
   auth: Authenticator;
+  /**
+   * On a cluster node: read-your-writes across nodes. `wait` resolves once the node has applied
+   * the shared log up to its head (or throws a 503 saying why not); `position` is the last record
+   * applied, sent as X-Fanion-Log-Position.
+   */
+  barrier?: { wait(): Promise<void>; position(): number };
 }

@@ -10,6 +10,7 @@ import type { PushHub } from '../push/hub.js';
 import type { Checkpoints } from '../storage/checkpointer.js';
 import type { Follower } from '../storage/postgres/follower.js';
 import type { PgLog } from '../storage/postgres/pg-log.js';
+import type { LogBarrier } from '../storage/postgres/barrier.js';
 import type { WebhookDeliverer } from '../addons/deliverer.js';
 import type { WebhookLeadership } from '../addons/leadership.js';
 
@@ -23,7 +24,7 @@ export interface MetricsDeps {
   /** How long replaying the data folder took at start-up. */
   replayMs: number;
   /** A cluster node's log and follower: replication lag and the log's state. */
-  cluster?: { log: PgLog; follower: Follower; leadership: WebhookLeadership } | null;
+  cluster?: { log: PgLog; follower: Follower; leadership: WebhookLeadership; barrier: LogBarrier } | null;
 }
 
 /** Plain counters the hot paths bump; read at scrape time. */
@@ -133,7 +134,7 @@ export class FanionMetrics {
 }
 
 /** Replication lag and the state of a cluster node's log. */
-function clusterMetrics(r: client.Registry, { log, follower, leadership }: { log: PgLog; follower: Follower; leadership: WebhookLeadership }): void {
+function clusterMetrics(r: client.Registry, { log, follower, leadership, barrier }: { log: PgLog; follower: Follower; leadership: WebhookLeadership; barrier: LogBarrier }): void {
   const gauge = (name: string, help: string, read: () => number) => new client.Gauge({ name, help, registers: [r], collect() { this.set(read()); } });
   gauge('cluster_log_applied_seq', 'The last record of the database log this node applied', () => log.durableLsn);
   gauge('cluster_log_newest_seq', 'The newest record of the database log this node has heard of', () => Math.max(follower.newestSeen, log.durableLsn));
@@ -142,6 +143,8 @@ function clusterMetrics(r: client.Registry, { log, follower, leadership }: { log
   gauge('cluster_database_up', '1 while this node reads the database log, 0 while it cannot (it serves from memory, writes answer 503)', () => (follower.up ? 1 : 0));
   gauge('cluster_webhook_leader', '1 while this node is the one that delivers webhooks', () => (leadership.leading ? 1 : 0));
   gauge('cluster_followed_records_total', 'Records written by other nodes and applied here', () => follower.followedRecords);
+  gauge('cluster_log_waits_total', 'Admin requests that waited for this node to apply the log up to its head (read-your-writes)', () => barrier.counts.waits);
+  gauge('cluster_log_head_lookups_total', 'Lookups of the log\'s head those requests shared', () => barrier.counts.lookups);
   new client.Counter({
     name: 'cluster_append_failures_total', help: 'Appends to the database log that failed: overtaken (another node wrote first; the commands ran again), unreachable, unknown (connection lost mid-commit)',
     labelNames: ['reason'], registers: [r],

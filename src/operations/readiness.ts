@@ -7,6 +7,7 @@
 export class Readiness {
   private readonly waiting = new Set<string>();
   private readonly probes: (() => string | null)[] = [];
+  private readonly failing: (() => string | null)[] = [];
 
   /**
    * Something /ready reports without answering 503 for it: a cluster node cut off from its
@@ -15,6 +16,19 @@ export class Readiness {
    */
   warnWhen(probe: () => string | null): void {
     this.probes.push(probe);
+  }
+
+  /**
+   * Something that makes /ready answer 503, saying why, once start-up is over: a cluster node that
+   * met a record of its log it cannot read serves only a state that will not change any more.
+   */
+  failWhen(probe: () => string | null): void {
+    this.failing.push(probe);
+  }
+
+  /** What the failing probes report now. */
+  failures(): string[] {
+    return this.failing.map((p) => p()).filter((w): w is string => w !== null);
   }
 
   /** What the probes report now. */

@@ -57,6 +57,29 @@ export type Op =
   | { o: 'passwordLink.put'; link: PasswordLink }
   | { o: 'passwordLink.del'; hash: string };
 
+/**
+ * Every op this version knows, checked against `Op` by the compiler (a name missing or extra does
+ * not build): a record from elsewhere (another program, a newer Fanion) is refused whole before any
+ * of it is applied, rather than failing half-way through.
+ */
+const OP_NAMES: Record<Op['o'], true> = {
+  'project.put': true, 'project.del': true, 'env.put': true, 'env.del': true, 'feature.put': true,
+  'feature.del': true, 'featureEnv.put': true, 'featureEnv.del': true, 'strategy.put': true,
+  'strategy.del': true, 'segment.put': true, 'segment.del': true, 'tagType.put': true, 'tagType.del': true,
+  'tag.put': true, 'tag.del': true, 'featureTag.add': true, 'featureTag.del': true, 'strategyType.put': true,
+  'strategyType.del': true, 'contextField.put': true, 'contextField.del': true, 'token.put': true,
+  'token.del': true, 'token.revoke': true, 'lastSeen': true, 'addon.put': true, 'addon.del': true,
+  'addon.cursor': true, 'webhooks.lead': true, 'metrics.report': true, 'user.put': true, 'user.del': true,
+  'session.put': true, 'session.del': true, 'pat.put': true, 'pat.del': true, 'passwordLink.put': true,
+  'passwordLink.del': true,
+};
+
+/** Whether `op` names an op this version applies. */
+export function isKnownOp(op: unknown): boolean {
+  const o = (op as { o?: unknown } | null)?.o;
+  return typeof o === 'string' && Object.hasOwn(OP_NAMES, o);
+}
+
 export type Undo = () => void;
 
 /** What replay gets back: it never undoes, so it allocates no inverse. */

@@ -12,11 +12,14 @@ import type { Logger } from '../../log.js';
 import { applyRecord } from '../../state/apply.js';
 import { defaultOps } from '../../state/defaults.js';
 import { emptyState, type State } from '../../state/state.js';
-import { decodeRecord, encodeRecord } from '../../wal/record.js';
-import { describe, openPool, pause, withClient } from './connect.js';
+import { encodeRecord } from '../../wal/record.js';
+import { CannotStartError } from '../../errors.js';
+import { describe, openPool, pause, withClient, type ClusterKeys } from './connect.js';
+import { LogBarrier } from './barrier.js';
 import { Follower } from './follower.js';
 import { loadNewestCheckpoint, PgCheckpointer } from './pg-checkpoints.js';
 import { PgLog } from './pg-log.js';
+import { readLogRecord, UnreadableRecordError } from './records.js';
 import { ensureSchema } from './schema.js';
 
 /** Records read per statement while replaying the log at start-up. */
@@ -42,6 +45,8 @@ export interface ClusterStorage {
   log: PgLog;
   /** The key that hashes API tokens, the cluster's (kept in the database). */
   hashKey: Buffer;
+  /** The cluster's advisory lock keys and NOTIFY channel (by the schema of its tables). */
+  keys: ClusterKeys;
   replayed: {
     records: number;
     ms: number;
@@ -49,7 +54,7 @@ export interface ClusterStorage {
     checkpoint: { lsn: number; events: number; ms: number } | null;
   };
   /** Starts following the log and checkpointing, for this engine. */
-  attach(engine: Engine, opts: { checkpointRecords: number; onFellBehind: (message: string) => void }): { follower: Follower; checkpointer: PgCheckpointer };
+  attach(engine: Engine, opts: { checkpointRecords: number; onFellBehind: (message: string) => void }): { follower: Follower; checkpointer: PgCheckpointer; barrier: LogBarrier };
   close(): Promise<void>;
 }
 
@@ -58,7 +63,7 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
   const nodeId = `${os.hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   const pool = openPool(db, 'fanion', log);
   try {
-    await waitForDatabase(pool, db, log, opts.stopping ?? (() => false));
+    const keys = await waitForDatabase(pool, db, log, opts.stopping ?? (() => false));
     const started = performance.now();
     // Loading reads megabytes per statement: a longer deadline than an append's.
     const loadTimeout = Math.max(db.timeoutMs, 60_000);
@@ -68,16 +73,16 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
       const state = checkpoint?.state ?? emptyState();
       const from = checkpoint?.lsn ?? 0;
       const t1 = performance.now();
-      let last = await replay(query, state, from);
+      let last = await replay(query, state, from, keys.logTable);
       if (last === 0) {
         // A new cluster: the defaults are its first record, written by whichever node gets there first.
         const rec = { lsn: 1, ops: defaultOps((opts.clock?.() ?? new Date()).toISOString()), events: [] };
         await query('INSERT INTO fanion_log (seq, rec) VALUES (1, $1) ON CONFLICT (seq) DO NOTHING', [Buffer.from(encodeRecord(rec))]);
-        last = await replay(query, state, 0);
+        last = await replay(query, state, 0, keys.logTable);
       }
       return { hashKey, checkpoint, state, last, records: last - from, replayMs: performance.now() - t1 };
     });
-    const pgLog = new PgLog({ pool, nodeId, log, timeoutMs: db.timeoutMs }, loaded.last);
+    const pgLog = new PgLog({ pool, nodeId, log, timeoutMs: db.timeoutMs, channel: keys.channel }, loaded.last);
     const cp = loaded.checkpoint;
     const storage: ClusterStorage = {
       nodeId,
@@ -85,6 +90,7 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
       state: loaded.state,
       log: pgLog,
       hashKey: loaded.hashKey,
+      keys,
       replayed: {
         records: loaded.records,
         ms: performance.now() - started,
@@ -92,10 +98,13 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
         checkpoint: cp ? { lsn: cp.lsn, events: cp.events, ms: cp.ms } : null,
       },
       attach(engine, a) {
-        const follower = new Follower({ pool, db, engine, log: pgLog, nodeId, logger: log, intervalMs: FOLLOW_INTERVAL_MS, onFellBehind: a.onFellBehind });
-        const checkpointer = new PgCheckpointer({ engine, log: pgLog, pool, nodeId, logger: log, everyRecords: a.checkpointRecords, newest: cp?.lsn ?? 0, timeoutMs: Math.max(db.timeoutMs, 30_000) });
+        const follower = new Follower({ pool, db, engine, log: pgLog, nodeId, logger: log, intervalMs: FOLLOW_INTERVAL_MS, onFellBehind: a.onFellBehind, keys });
+        const checkpointer = new PgCheckpointer({
+          engine, log: pgLog, pool, nodeId, logger: log, everyRecords: a.checkpointRecords, newest: cp?.lsn ?? 0, timeoutMs: Math.max(db.timeoutMs, 30_000), lockKey: keys.locks.checkpoint,
+        });
         follower.start();
-        return { follower, checkpointer };
+        const barrier = new LogBarrier({ pool, log: pgLog, follower, timeoutMs: db.timeoutMs });
+        return { follower, checkpointer, barrier };
       },
       close: async () => {
         await pgLog.close();
@@ -110,15 +119,19 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
   }
 }
 
-/** Waits for the database to answer (and creates the tables), logging while it does not. */
-async function waitForDatabase(pool: pg.Pool, db: DatabaseConfig, log: Logger, stopping: () => boolean): Promise<void> {
+/**
+ * Waits for the database to answer (and creates the tables), logging while it does not; returns
+ * the cluster's keys. Tables that are not Fanion's stop start-up at once: waiting would not help.
+ */
+async function waitForDatabase(pool: pg.Pool, db: DatabaseConfig, log: Logger, stopping: () => boolean): Promise<ClusterKeys> {
   let lastLogged = 0;
   for (let attempt = 1; ; attempt++) {
     try {
-      await withClient(pool, db.timeoutMs, (query) => ensureSchema(query));
+      const keys = await withClient(pool, db.timeoutMs, (query) => ensureSchema(query));
       if (attempt > 1) log.info({ attempts: attempt }, 'the database answers');
-      return;
+      return keys;
     } catch (err) {
+      if (err instanceof CannotStartError) throw err;
       if (stopping()) throw new Error(`stopped while waiting for the database (${describe(err)})`);
       if (Date.now() - lastLogged > 10_000) {
         lastLogged = Date.now();
@@ -130,7 +143,7 @@ async function waitForDatabase(pool: pg.Pool, db: DatabaseConfig, log: Logger, s
 }
 
 /** Applies the log after `from` to `state`, page by page; returns the last seq applied. */
-async function replay(query: (text: string, values?: unknown[]) => Promise<pg.QueryResult>, state: State, from: number): Promise<number> {
+async function replay(query: (text: string, values?: unknown[]) => Promise<pg.QueryResult>, state: State, from: number, table: string): Promise<number> {
   let last = from;
   for (;;) {
     const res = await query('SELECT seq, rec FROM fanion_log WHERE seq > $1 ORDER BY seq LIMIT $2', [last, REPLAY_PAGE]);
@@ -139,9 +152,12 @@ async function replay(query: (text: string, values?: unknown[]) => Promise<pg.Qu
       if (seq !== last + 1) {
         throw new Error(`the database log jumps from record ${last} to ${seq}: the records between were pruned and no checkpoint covers them`);
       }
-      const rec = decodeRecord(row.rec);
-      if (rec.lsn !== seq) throw new Error(`the database log holds record ${rec.lsn} at place ${seq}`);
-      applyRecord(state, rec, false);
+      const rec = readLogRecord(table, seq, row.rec);
+      try {
+        applyRecord(state, rec, false);
+      } catch (err) {
+        throw new UnreadableRecordError(seq, `record ${seq} in ${table} is not a Fanion record this version can apply: ${(err as Error).message}`);
+      }
       last = seq;
     }
     if (res.rows.length < REPLAY_PAGE) return last;

@@ -2,16 +2,42 @@
 // and checkpoints, and single sessions where a session matters (LISTEN, the webhook leader's
 // advisory lock). Every statement has a deadline (DATABASE_TIMEOUT_MS), so a database that stops
 // answering (a cut cable, a half-open connection) turns into a 503 instead of a request that hangs.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { DatabaseConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 
-/** The tables and their advisory lock keys (pg_advisory_*; arbitrary, fixed, Fanion's own). */
-export const LOCK = { schema: 7_046_101, checkpoint: 7_046_102, webhooks: 7_046_103 } as const;
 /** Records read per statement while following (and returned by an append that was overtaken). */
 export const READ_PAGE = 1000;
-/** The channel NOTIFY wakes followers on: payload `<node id> <last seq>`. */
-export const CHANNEL = 'fanion_log';
+
+/**
+ * What one cluster shares with no other in the same database. Advisory locks and NOTIFY channels
+ * are per database, not per schema: two clusters in one database (one schema each) with fixed keys
+ * took each other's locks (the second never led webhooks) and woke each other. So each key is a
+ * hash of the schema holding the cluster's tables and of what the lock is for.
+ */
+export interface ClusterKeys {
+  /** The schema of the tables (the first of the search_path that exists), for messages. */
+  schema: string;
+  /** The advisory lock keys (pg_advisory_*: a signed 64-bit integer, as text). */
+  locks: { tables: string; checkpoint: string; webhooks: string };
+  /** The channel NOTIFY wakes followers on: payload `<node id> <last seq>`. */
+  channel: string;
+  /** fanion_log, named with its schema for messages. */
+  logTable: string;
+}
+
+export function clusterKeys(schema: string): ClusterKeys {
+  const digest = (purpose: string) => createHash('sha256').update(`fanion\0${schema}\0${purpose}`).digest();
+  const lock = (purpose: string) => digest(purpose).readBigInt64BE(0).toString();
+  return {
+    schema,
+    locks: { tables: lock('tables'), checkpoint: lock('checkpoint'), webhooks: lock('webhooks') },
+    // An identifier of at most 63 bytes whatever the schema's name (lower case: LISTEN folds it).
+    channel: `fanion_log_${digest('channel').toString('hex').slice(0, 16)}`,
+    logTable: `${schema}.fanion_log`,
+  };
+}
 
 /** node-postgres' settings for `db`, with the deadlines Fanion needs. */
 export function clientConfig(db: DatabaseConfig, name: string): pg.ClientConfig {

@@ -11,9 +11,9 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../../config.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Logger } from '../../log.js';
-import { decodeRecord } from '../../wal/record.js';
-import { CHANNEL, clientConfig, describe, destroyClient, pause, READ_PAGE, withClient } from './connect.js';
+import { clientConfig, describe, destroyClient, pause, READ_PAGE, withClient, type ClusterKeys } from './connect.js';
 import type { LogRow, PgLog } from './pg-log.js';
+import { readLogRecord, UnreadableRecordError } from './records.js';
 
 
 export interface FollowerOptions {
@@ -27,6 +27,8 @@ export interface FollowerOptions {
   intervalMs: number;
   /** The records this node needs next were pruned: it must start again from the newest checkpoint. */
   onFellBehind: (message: string) => void;
+  /** The cluster's NOTIFY channel and the log's name for messages. */
+  keys: ClusterKeys;
 }
 
 export class Follower {
@@ -40,6 +42,14 @@ export class Follower {
   lastCaughtUp = Date.now();
   /** Records applied that other nodes wrote. */
   followedRecords = 0;
+  /**
+   * Set when the next record cannot be read or applied (not Fanion's, or a newer Fanion's): what
+   * is wrong and where. Nothing after it is applied; the log takes no writes (PgLog.blocked) and
+   * /ready answers 503 with this. A restart meets the same record and stops, status 2.
+   */
+  unreadable: string | null = null;
+  /** Told once when `unreadable` is set. */
+  onUnreadable: ((message: string) => void) | null = null;
   private running: Promise<boolean> | null = null;
   private again = false;
   private closed = false;
@@ -73,6 +83,11 @@ export class Follower {
     this.running = this.loop(rows).finally(() => {
       this.running = null;
     });
+    return this.running;
+  }
+
+  /** The read in progress (a notification's, often), without asking for one more; null if none. */
+  get reading(): Promise<boolean> | null {
     return this.running;
   }
 
@@ -115,6 +130,10 @@ export class Follower {
         this.opts.onFellBehind(err.message);
         return false;
       }
+      if (err instanceof UnreadableRecordError) {
+        this.block(err);
+        return false;
+      }
       this.unreachable(err);
       return false;
     }
@@ -137,16 +156,27 @@ export class Follower {
           'after a checkpoint): restart this node, and it will start from the newest checkpoint',
       );
     }
-    let rec;
+    const table = this.opts.keys.logTable;
+    const rec = readLogRecord(table, seq, bytes);
     try {
-      rec = decodeRecord(bytes);
+      await engine.applyFollowed(rec);
     } catch (err) {
-      throw new FollowError(`record ${seq} in the database log cannot be read (${(err as Error).message}); this node stops following`);
+      // Known ops that do not fit this state: the record is as unusable as garbage.
+      throw new UnreadableRecordError(seq, `record ${seq} in ${table} is not a Fanion record this version can apply: ${(err as Error).message}`);
     }
-    if (rec.lsn !== seq) throw new FollowError(`the database log holds record ${rec.lsn} at place ${seq}; this node stops following`);
-    await engine.applyFollowed(rec);
     log.followed(seq, bytes);
     this.followedRecords++;
+  }
+
+  private block(err: UnreadableRecordError): void {
+    this.stopped = true;
+    const { log, logger } = this.opts;
+    this.unreadable =
+      `The database log holds an unreadable record: ${err.message}. This node applies nothing after record ${err.seq - 1} and takes no changes ` +
+      'until that record is removed or replaced and the node restarted.';
+    log.blocked = this.unreadable;
+    logger.error({ seq: err.seq, table: this.opts.keys.logTable }, err.message);
+    this.onUnreadable?.(this.unreadable);
   }
 
   private reachable(): void {
@@ -188,7 +218,7 @@ export class Follower {
       });
       try {
         await client.connect();
-        await client.query(`LISTEN ${CHANNEL}`);
+        await client.query(`LISTEN ${this.opts.keys.channel}`);
         void this.poll();
         await ended;
       } catch (err) {

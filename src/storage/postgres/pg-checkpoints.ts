@@ -14,7 +14,7 @@ import type { Logger } from '../../log.js';
 import type { State } from '../../state/state.js';
 import { CheckpointAbortedError, CheckpointCorruptError, encodeCheckpoint, parseCheckpoint, takeSnapshot } from '../../wal/checkpoint.js';
 import type { CheckpointSummary, Checkpoints } from '../checkpointer.js';
-import { describe, LOCK, withClient } from './connect.js';
+import { describe, withClient } from './connect.js';
 import type { PgLog } from './pg-log.js';
 import { SingleFlight } from '../../single-flight.js';
 
@@ -63,6 +63,8 @@ export interface PgCheckpointerOptions {
   /** Deadline of each statement of a checkpoint (parts of a few MB). */
   timeoutMs: number;
   retryMs?: number;
+  /** The advisory lock one checkpoint writer at a time holds (this cluster's: ClusterKeys). */
+  lockKey: string;
 }
 
 export class PgCheckpointer implements Checkpoints {
@@ -102,7 +104,7 @@ export class PgCheckpointer implements Checkpoints {
       return await withClient(pool, timeoutMs, async (query) => {
         await query('BEGIN');
         try {
-          const got = await query('SELECT pg_try_advisory_xact_lock($1) AS got', [LOCK.checkpoint]);
+          const got = await query('SELECT pg_try_advisory_xact_lock($1) AS got', [this.opts.lockKey]);
           if (!got.rows[0].got) {
             // Another node is writing one: look again after it has had time to finish.
             this.retryAt = Date.now() + (this.opts.retryMs ?? 5_000);

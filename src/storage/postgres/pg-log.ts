@@ -14,7 +14,7 @@ import type { Logger } from '../../log.js';
 import type { Slicer } from '../../slices.js';
 import { encodeRecord, encodeRecordInSlices, type WalRecord } from '../../wal/record.js';
 import { LsnCounter, type RecordLog, type Recovery } from '../../wal/record-log.js';
-import { CHANNEL, describe, isConflict, isServerError, READ_PAGE, withClient } from './connect.js';
+import { describe, isConflict, isServerError, READ_PAGE, withClient } from './connect.js';
 
 interface Pending {
   lsn: number;
@@ -61,6 +61,8 @@ export interface PgLogOptions {
   log: Logger;
   /** DATABASE_TIMEOUT_MS: each statement's deadline, and how long recovery waits for the database. */
   timeoutMs: number;
+  /** The NOTIFY channel of this cluster (ClusterKeys). */
+  channel: string;
 }
 
 export class PgLog extends LsnCounter<AppendError> implements RecordLog {
@@ -81,6 +83,12 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
    * true once it reached the end of the log, false if the database could not be read in time.
    */
   catchUp: ((rows?: LogRow[]) => Promise<boolean>) | null = null;
+  /**
+   * Set by the follower when the log holds a record this node cannot read (follower.ts): what it
+   * says. No append is tried after it (its place is taken by a record this node cannot apply), and
+   * every change is refused with this message rather than a guess about the connection.
+   */
+  blocked: string | null = null;
   /** Records whose append's outcome could not be known (the connection was lost mid-statement). */
   private readonly unsure = new WeakSet<Buffer>();
   /** Records being looked for while catching up: lsn → bytes tried there. */
@@ -116,6 +124,7 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
 
   append(bytes: Buffer, lsn: number): Promise<void> {
     if (this.closed) return Promise.reject(new AppendError('refused', new Error('the database log is closed')));
+    if (this.blocked) return Promise.reject(new AppendError('refused', new Error(this.blocked)));
     // Built on top of records that failed: it cannot take its place either.
     if (this.failed) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
@@ -177,7 +186,7 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
       `WITH tail AS (SELECT seq, rec FROM fanion_log WHERE seq > $1 ORDER BY seq LIMIT ${READ_PAGE}), ` +
       `ins AS (INSERT INTO fanion_log (seq, rec) SELECT v.seq, v.rec FROM (VALUES ${rows.join(', ')}) AS v(seq, rec) ` +
       `WHERE NOT EXISTS (SELECT 1 FROM tail) RETURNING seq), ` +
-      `note AS (SELECT pg_notify('${CHANNEL}', $${values.length}::text || max(seq)::text) FROM ins HAVING count(*) > 0) ` +
+      `note AS (SELECT pg_notify('${this.opts.channel}', $${values.length}::text || max(seq)::text) FROM ins HAVING count(*) > 0) ` +
       'SELECT seq, rec FROM tail UNION ALL SELECT NULL, NULL FROM note';
     let sent = false;
     let res;
@@ -216,6 +225,7 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
   async recover(err: unknown, tried: readonly { lsn: number; bytes: Buffer }[]): Promise<Recovery> {
     const failure = err instanceof AppendError ? err : this.classify(err);
     const unsure = tried.some((t) => this.unsure.has(t.bytes));
+    if (this.blocked && !unsure) return { kind: 'failed', message: `${this.blocked} Nothing was changed.` };
     if (failure.kind === 'refused' && !unsure) return { kind: 'failed', message: notTaken(failure.cause) };
     for (const t of tried) {
       const list = this.watched.get(t.lsn) ?? [];
@@ -229,6 +239,8 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
         this.counts.committedAfterAll++;
         return { kind: 'committed', index };
       }
+      // Catching up met a record this node cannot read: its place is not this change's.
+      if (this.blocked) return { kind: 'failed', message: `${this.blocked} Nothing was changed.` };
       // Caught up and not there: it was not committed (or may still be, late: the next attempt's
       // append then fails, and this record is found then).
       if (caughtUp) return failure.kind === 'refused' && !unsure ? { kind: 'failed', message: notTaken(failure.cause) } : { kind: 'retry' };

@@ -7,7 +7,10 @@
 //   fanion_checkpoint      one row per complete checkpoint (its seq, how many parts, bytes);
 //   fanion_checkpoint_part its bytes (wal/checkpoint.ts's format), in parts of a few MB.
 //   fanion_setting         the cluster's settings: the key that hashes API tokens.
-import { LOCK } from './connect.js';
+import { CannotStartError } from '../../errors.js';
+import { clusterKeys, type ClusterKeys } from './connect.js';
+
+type Query = (text: string, values?: unknown[]) => Promise<{ rows: any[] }>;
 
 export const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS fanion_log (
@@ -30,15 +33,78 @@ export const SCHEMA = [
      value text NOT NULL)`,
 ];
 
-/** Creates the tables that do not exist yet, one node at a time. */
-export async function ensureSchema(query: (text: string, values?: unknown[]) => Promise<unknown>): Promise<void> {
+/**
+ * The columns each table must have, with PostgreSQL's name of their type, and its primary key
+ * (on fanion_log, the fence). A table of that name made by something else is refused at start-up,
+ * naming what Fanion expects, rather than failing later on a statement that does not fit it.
+ */
+const SHAPES: Record<string, { columns: [string, string][]; key: string[] }> = {
+  fanion_log: { columns: [['seq', 'bigint'], ['rec', 'bytea'], ['written_at', 'timestamp with time zone']], key: ['seq'] },
+  fanion_checkpoint: {
+    columns: [['seq', 'bigint'], ['parts', 'integer'], ['bytes', 'bigint'], ['written_by', 'text'], ['created_at', 'timestamp with time zone']],
+    key: ['seq'],
+  },
+  fanion_checkpoint_part: { columns: [['seq', 'bigint'], ['part', 'integer'], ['data', 'bytea']], key: ['seq', 'part'] },
+  fanion_setting: { columns: [['name', 'text'], ['value', 'text']], key: ['name'] },
+};
+
+/**
+ * Creates the tables that do not exist yet, one node at a time, and checks that those that did are
+ * Fanion's. Returns the cluster's keys (its locks and channel), which depend on the schema.
+ */
+export async function ensureSchema(query: Query): Promise<ClusterKeys> {
+  const current = (await query('SELECT current_schema() AS name')).rows[0]?.name as string | null;
+  if (!current) {
+    throw new CannotStartError('no schema of the database user\'s search_path exists, so Fanion has nowhere to create its tables: create the schema, or set search_path (e.g. ?options=-c%20search_path%3Dfanion in DATABASE_URL)');
+  }
+  const keys = clusterKeys(current);
   await query('BEGIN');
   try {
-    await query('SELECT pg_advisory_xact_lock($1)', [LOCK.schema]);
+    await query('SELECT pg_advisory_xact_lock($1)', [keys.locks.tables]);
     for (const ddl of SCHEMA) await query(ddl);
+    await checkShapes(query, current);
     await query('COMMIT');
   } catch (err) {
     await query('ROLLBACK').catch(() => {});
     throw err;
+  }
+  return keys;
+}
+
+async function checkShapes(query: Query, schema: string): Promise<void> {
+  const tables = Object.keys(SHAPES);
+  const cols = await query(
+    'SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2) ORDER BY ordinal_position',
+    [schema, tables],
+  );
+  const keys = await query(
+    `SELECT c.relname AS table_name, array_agg(a.attname::text ORDER BY k.ord) AS columns
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
+       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+      WHERE i.indisprimary AND n.nspname = $1 AND c.relname = ANY($2) GROUP BY c.relname`,
+    [schema, tables],
+  );
+  for (const [table, shape] of Object.entries(SHAPES)) {
+    const found = cols.rows.filter((r) => r.table_name === table) as { column_name: string; data_type: string; is_nullable: string; column_default: string | null }[];
+    const problems: string[] = [];
+    for (const [name, type] of shape.columns) {
+      const col = found.find((c) => c.column_name === name);
+      if (!col) problems.push(`no column ${name}`);
+      else if (col.data_type !== type) problems.push(`${name} is ${col.data_type}`);
+    }
+    // A column of its own that Fanion's INSERTs leave out must be allowed to stay empty.
+    for (const c of found) {
+      if (!shape.columns.some(([name]) => name === c.column_name) && c.is_nullable === 'NO' && c.column_default === null) problems.push(`an extra column ${c.column_name} that must be set`);
+    }
+    const key = (keys.rows.find((r) => r.table_name === table)?.columns ?? []) as string[];
+    if (key.join(',') !== shape.key.join(',')) problems.push(key.length > 0 ? `its primary key is (${key.join(', ')})` : 'it has no primary key');
+    if (problems.length > 0) {
+      const expected = shape.columns.map(([name, type]) => `${name} ${type}`).join(', ');
+      throw new CannotStartError(
+        `the table ${schema}.${table} is not Fanion's (${problems.join('; ')}): Fanion expects the columns ${expected}, with the primary key (${shape.key.join(', ')}). ` +
+          'Another program may use this name: give Fanion a schema of its own (search_path in DATABASE_URL) or another database',
+      );
+    }
   }
 }

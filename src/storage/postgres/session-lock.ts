@@ -14,7 +14,8 @@ export class SessionLock {
 
   constructor(
     private readonly db: DatabaseConfig,
-    private readonly key: number,
+    /** The advisory lock key (a signed 64-bit integer, as text: ClusterKeys). */
+    private readonly key: string,
     private readonly log: Logger,
   ) {}
 

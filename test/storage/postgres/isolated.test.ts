@@ -39,6 +39,10 @@ t.test('a node cut off from the database', async (t) => {
     }
     t.pass('20 polls answered 304 from memory');
     for (let i = 0; i < 5; i++) t.equal((await apiA('POST', P, { name: `a-${i}` })).status, 201, 'the other nodes take writes');
+    // An admin read on C cannot make sure C has what A acknowledged: 503 saying so, never a stale 404.
+    const stale = await apiC('GET', `${P}/a-4`);
+    t.equal(stale.status, 503, `an admin read of what A wrote answers 503 on C, not 404 (${stale.status})`);
+    t.match(stale.json?.message, /database cannot be reached .*every change the other nodes acknowledged/, `saying why: ${stale.json?.message}`);
     // Wait for the follower to notice, then /ready still says 200, with the reason.
     let ready = await fetch(`${c.url}/ready`).then(async (r) => ({ status: r.status, json: (await r.json()) as { warnings?: string[] } }));
     for (let i = 0; i < 50 && !ready.json.warnings; i++) {
@@ -56,9 +60,12 @@ t.test('a node cut off from the database', async (t) => {
   });
 
   await t.test('never acknowledges a write that another node overtook during a partition', async (t) => {
+    // The partition holds C's INSERT (after its wait for the log's head, which gets through): it
+    // reaches the database after A's commit, so the fence is what refuses it.
+    const partition = () => proxy.holdAfter('INSERT INTO fanion_log');
     for (let i = 0; i < 3; i++) {
       const name = `contested-${i}`;
-      proxy.hold();
+      partition();
       const fromC = apiC('POST', P, { name, description: 'from C' });
       await sleep(300);
       t.equal((await apiA('POST', P, { name, description: 'from A' })).status, 201, `A creates ${name} while C is partitioned`);
@@ -73,7 +80,7 @@ t.test('a node cut off from the database', async (t) => {
       t.equal(events.json.totalEvents, 1, 'created once');
     }
     // The same during a partition for a change that does not clash: run again, then acknowledged.
-    proxy.hold();
+    partition();
     const fromC = apiC('PATCH', `${P}/before`, [{ op: 'replace', path: '/description', value: 'patched by C' }]);
     await sleep(300);
     t.equal((await apiA('POST', P, { name: 'unrelated' })).status, 201);
@@ -86,7 +93,8 @@ t.test('a node cut off from the database', async (t) => {
   });
 
   await t.test('a commit whose answer was lost is acknowledged once the node can tell, not run twice', async (t) => {
-    proxy.holdReplies();
+    // Only the INSERT's answer is lost: the lookup of the log's head before the request goes through.
+    proxy.holdRepliesAfter('INSERT INTO fanion_log');
     const fromC = apiC('POST', P, { name: 'answer-lost', description: 'once' });
     // Past the append's deadline (its outcome is then unknown), within recovery's.
     await sleep(TIMEOUT_MS + 1_000);
