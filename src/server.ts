@@ -35,6 +35,7 @@ import { proxyAliases, relayRoutes, validateThroughUpstream } from './relay/rout
 const CLIENT_FEATURES = '/api/client/features';
 const FRONTEND = '/api/frontend';
 const READY = '/ready';
+const HEALTH = '/health';
 
 /** Exactly `path`, with or without a query string (63 is '?'). */
 function isPath(url: string, path: string): boolean {
@@ -164,6 +165,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (repeats !== null && repeats.answer(req, res)) return;
     if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, READY)) answerReady(readiness, res);
     else if (handler) handler(req, res);
+    // Liveness: the process is up while it replays or waits for its database. A 503 here would
+    // have an orchestrator restart a node that only waits, again and again.
+    else if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, HEALTH)) sendJson(res, 200, { health: 'GOOD' }, { 'Cache-Control': 'no-store' });
     else starting(req, res);
   });
   server.keepAliveTimeout = 65_000;
@@ -239,7 +243,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       sendError(res, new NotFoundError(`The path you were looking for (${shown}) is not available.`), log);
     },
   });
-  app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
+  app.get(HEALTH, (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
   // Only other methods reach polka (GET and HEAD are answered first, above): a 405 like any path's.
   app.get(READY, (_req, res) => answerReady(readiness, res));
   // The admin console: a client of the API below, from the files `npm ci` built.
@@ -299,7 +303,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await letWaitingRequestsIn();
   mount(app, ctx, routes);
   await letWaitingRequestsIn();
-  words = fixedWords([...routes.map((r) => r.path), '/health', READY, '/api/openapi.json', '/docs/openapi', '/ui']);
+  words = fixedWords([...routes.map((r) => r.path), HEALTH, READY, '/api/openapi.json', '/docs/openapi', '/ui']);
   indexRoutes(app);
   const openapi = openApiDocument(routes, ctx.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
