@@ -82,6 +82,11 @@ startServer({
     process.on('SIGINT', () => stop('SIGINT'));
   })
   .catch((err) => {
+    // Settings that cannot work (found only once the database answered): status 2, as for a bad setting.
+    if (err instanceof ConfigError) {
+      log.fatal({ err: err.message }, `Fanion cannot start: ${err.message}`);
+      process.exit(2);
+    }
     log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'Fanion could not start');
     process.exit(1);
   });
