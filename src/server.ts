@@ -147,13 +147,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     : 'Fanion is starting: its data folder is being replayed. Try again in a moment.';
   let handler: http.RequestListener | null = null;
   let repeats: RepeatPolls | null = null;
-  const starting = (req: http.IncomingMessage, res: http.ServerResponse) => {
+  const unavailable = (req: http.IncomingMessage, res: http.ServerResponse, message: string) => {
     const started = performance.now();
-    const { status, body } = toErrorResponse(new ServiceUnavailableError(startingMessage));
+    const { status, body } = toErrorResponse(new ServiceUnavailableError(message));
     body.id = requestIdOf(res);
     sendJson(res, status, body, { 'Retry-After': '1', 'X-Request-Id': body.id });
     logUnmatched(req, res, started);
   };
+  const starting = (req: http.IncomingMessage, res: http.ServerResponse) => unavailable(req, res, startingMessage);
   const server = http.createServer({
     headersTimeout: config.headersTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
@@ -319,6 +320,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Relay mode: a token the relay does not hold yet is checked with the upstream first (the
   // request waits, bounded); then the request goes on as any other, and authentication decides.
   const admit = relay ? (req: http.IncomingMessage) => relay.admit(req) : null;
+  // A TOKENS entry whose flags the relay does not have yet (its upstream not reached since it
+  // started) is not a wrong token: 503, which SDKs retry, not the 401 authentication would give.
+  const afterAdmit: http.RequestListener = (req, res) => {
+    const waiting = relay!.notReadyFor(req);
+    if (waiting === null) dispatch(req, res);
+    else unavailable(req, res, `This relay is not ready for the token ${waiting}…: it has not had its flags from the upstream ${config.relay!.upstreamUrl} yet. Try again in a moment.`);
+  };
   const dispatch: http.RequestListener = (req, res) => {
     const url = req.url!;
     if (answerPoll && req.method === 'GET' && isPath(url, CLIENT_FEATURES)) {
@@ -334,7 +342,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   handler = admit
     ? (req, res) => {
       const wait = admit(req);
-      if (wait) void wait.then(() => dispatch(req, res));
+      if (wait) void wait.then(() => afterAdmit(req, res));
       else dispatch(req, res);
     }
     : dispatch;

@@ -105,6 +105,12 @@ export class Relay implements TokenHost {
     return this.tokens.admit(req);
   }
 
+  /** The TOKENS entry `req` presents, when the relay cannot serve it yet (see RelayTokens.waitingFor); its label, or null. */
+  notReadyFor(req: IncomingMessage): string | null {
+    const k = this.tokens.waitingFor(req);
+    return k ? tokenLabel(k.raw) : null;
+  }
+
   /** The follower whose scope covers `scope`, if any. */
   private followerCovering(scope: RelayScope): Follower | null {
     for (const f of this.followers.values()) if (covers(f.scope, scope)) return f;
