@@ -249,7 +249,7 @@ export class Relay implements TokenHost {
     labelled('relay_upstream_syncs_total', 'Upstream answers that brought (or confirmed) the scope', ['scope'], (set) => {
       for (const f of followers()) set({ scope: scopeKey(f.scope) }, f.status.syncs);
     }, 'counter');
-    labelled('relay_upstream_failures_total', 'Upstream requests or streams of the scope that failed', ['scope'], (set) => {
+    labelled('relay_upstream_failures_total', 'Upstream requests or streams of the scope that failed (not counting a protocol the upstream does not offer, found out once)', ['scope'], (set) => {
       for (const f of followers()) set({ scope: scopeKey(f.scope) }, f.status.failures);
     }, 'counter');
     labelled('relay_scope_flags', 'Flags held per followed scope', ['scope'], (set) => {
