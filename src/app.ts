@@ -82,6 +82,8 @@ export interface FanionDeps {
 /** The parts of a cluster node a test or the metrics look at. */
 export interface ClusterParts {
   nodeId: string;
+  /** The schema the cluster's tables are in (PostgreSQL's current_schema for this role). */
+  schema: string;
   log: PgLog;
   follower: Follower;
 }
@@ -191,7 +193,7 @@ async function openClusterNode(deps: FanionDeps): Promise<Opened> {
       const onFatal = deps.onFatal ?? ((message: string) => log.fatal(message));
       const parts = node.attach(engine, { checkpointRecords: config.checkpointRecords, onFellBehind: onFatal });
       follower = parts.follower;
-      return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, log: node.log, follower } };
+      return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, schema: node.schema, log: node.log, follower } };
     },
     close: async () => {
       await follower?.close();

@@ -40,10 +40,14 @@ startServer({
   },
 })
   .then((running) => {
-    const consoleUrl = browserUrl(config.host, running.port);
+    // One line says which mode runs and on what; a relay has no console to point to.
+    const consoleUrl = running.mode === 'relay' ? undefined : browserUrl(config.host, running.port);
     log.info(
-      { port: running.port, host: config.host, walSync: config.walSync, authType: config.authType, maxConnections: running.connections.cap, console: consoleUrl },
-      `Fanion listening on port ${running.port}; the console is at ${consoleUrl}`,
+      {
+        port: running.port, host: config.host, mode: running.mode, ...running.fields, walSync: running.mode === 'cluster node' ? undefined : config.walSync,
+        authType: config.authType, maxConnections: running.connections.cap, console: consoleUrl,
+      },
+      `Fanion listening on port ${running.port}: a ${running.mode} ${running.mode === 'relay' ? 'of' : 'on'} ${running.source}${consoleUrl ? `; the console is at ${consoleUrl}` : ''}`,
     );
     let stoppingSince: number | null = null;
     const stop = (signal: string) => {

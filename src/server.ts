@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { openFanion, type AdminSide, type Fanion, type FanionDeps } from './app.js';
+import { modeOf, type Mode } from './config.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import type { RepeatPolls } from './client-api/repeat-polls.js';
 import type { PushHub } from './push/hub.js';
@@ -86,6 +87,10 @@ export interface RunningServer {
   close(): Promise<void>;
   /** What close() is waiting for now. */
   closingStep(): string;
+  /** Which mode runs, and where its state comes from (for the start-up line; no password). */
+  mode: Mode;
+  source: string;
+  fields: Record<string, string>;
 }
 
 /** The page a relay shows at `/`, in place of the console. */
@@ -200,7 +205,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw new Error(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen on ${config.host}:${config.port}: ${e.message}`);
   }
   const port = (server.address() as AddressInfo).port;
-  log.info({ port, host: config.host }, `port ${port} open; replaying the data folder (GET /ready answers 503 until Fanion serves)`);
+  const { mode, fields } = modeOf(config);
+  const doing = mode === 'server' ? `replaying the data folder ${config.dataDir}`
+    : mode === 'cluster node' ? `reaching the database ${config.database!.label} and applying its log`
+      : `replaying the relay's copy in ${config.dataDir}, then following the upstream ${config.relay!.upstreamUrl}`;
+  log.info({ port, host: config.host, mode, ...fields }, `port ${port} open; ${doing} (GET /ready answers 503 until Fanion serves)`);
   let fanion: Fanion;
   try {
     fanion = await openFanion({ ...opts, readiness });
@@ -368,5 +377,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     return closing;
   };
   const closingStep = () => (closing === null ? 'not closing' : httpClosed ? fanion.closingStep() : 'in-flight requests and open connections');
-  return { port, engine, checkpointer, server, connections, push: fanion.push, readiness, close, closingStep };
+  // The schema is known once connected: the one PostgreSQL put the tables in.
+  const source = mode === 'cluster node' ? `the database ${config.database!.label}, schema ${fanion.cluster!.schema}` : modeOf(config).source;
+  return { port, engine, checkpointer, server, connections, push: fanion.push, readiness, close, closingStep, mode, source, fields: { ...fields, ...(fanion.cluster ? { schema: fanion.cluster.schema } : {}) } };
 }

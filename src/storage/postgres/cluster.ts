@@ -37,6 +37,8 @@ export interface ClusterOptions {
 
 export interface ClusterStorage {
   nodeId: string;
+  /** Where the tables are: the role's current schema (search_path). */
+  schema: string;
   pool: pg.Pool;
   state: State;
   log: PgLog;
@@ -63,6 +65,7 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
     // Loading reads megabytes per statement: a longer deadline than an append's.
     const loadTimeout = Math.max(db.timeoutMs, 60_000);
     const loaded = await withClient(pool, loadTimeout, async (query) => {
+      const schema = String((await query('SELECT current_schema() AS schema')).rows[0]?.schema ?? '?');
       const hashKey = await clusterHashKey(query, opts.tokenHashKey);
       const checkpoint = await loadNewestCheckpoint(query, log);
       const state = checkpoint?.state ?? emptyState();
@@ -75,12 +78,13 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
         await query('INSERT INTO fanion_log (seq, rec) VALUES (1, $1) ON CONFLICT (seq) DO NOTHING', [Buffer.from(encodeRecord(rec))]);
         last = await replay(query, state, 0);
       }
-      return { hashKey, checkpoint, state, last, records: last - from, replayMs: performance.now() - t1 };
+      return { schema, hashKey, checkpoint, state, last, records: last - from, replayMs: performance.now() - t1 };
     });
     const pgLog = new PgLog({ pool, nodeId, log, timeoutMs: db.timeoutMs }, loaded.last);
     const cp = loaded.checkpoint;
     const storage: ClusterStorage = {
       nodeId,
+      schema: loaded.schema,
       pool,
       state: loaded.state,
       log: pgLog,
@@ -102,7 +106,7 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
         await pool.end();
       },
     };
-    log.info({ node: nodeId, applied: loaded.last }, 'joined the cluster: following the database log');
+    log.info({ node: nodeId, applied: loaded.last, database: db.label, schema: loaded.schema }, 'joined the cluster: following the database log');
     return storage;
   } catch (err) {
     await pool.end().catch(() => {});

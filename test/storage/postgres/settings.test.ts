@@ -2,7 +2,8 @@
 // privileges Fanion needs, a database that does not exist) does not wait for ever as if the
 // database were away: it logs an error naming the fix and exits 2 once
 // DATABASE_SETTINGS_RETRY_MS has passed. Real PostgreSQL, with password authentication turned on
-// for one role, and real node processes.
+// for one role, and real node processes. The node that starts says it is a cluster node, and on
+// which database, without the password.
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -57,4 +58,11 @@ t.test('a node whose database settings cannot work exits 2, naming the fix', asy
   const good = await spawnServer({ env: { DATABASE_URL: `postgres://pw_user:the-right-one@${base}/${db}`, DATABASE_TIMEOUT_MS: '1000' } });
   t.teardown(() => good.kill());
   t.equal((await fetch(`${good.url}/ready`)).status, 200, 'the right password: the node serves');
+  // Its start-up lines say it is a cluster node, and on which database, without the password.
+  const lines = good.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; mode?: string; database?: string });
+  const where = `${base}/${db} as pw_user`;
+  t.match(lines.find((l) => /^port \d+ open/.test(l.msg)), { mode: 'cluster node', database: where, msg: `port ${good.port} open; reaching the database ${where} and applying its log (GET /ready answers 503 until Fanion serves)` });
+  t.match(lines.find((l) => /^Fanion listening/.test(l.msg)), { mode: 'cluster node', msg: `Fanion listening on port ${good.port}: a cluster node on the database ${where}, schema public; the console is at http://127.0.0.1:${good.port}/` });
+  t.notMatch(good.output(), /replaying the data folder/, 'a cluster node has no data folder to replay');
+  t.notMatch(good.output(), /the-right-one/, 'no password in the log');
 });
