@@ -273,7 +273,7 @@ async function join(pg: Postgres): Promise<void> {
   console.log(`\n### 4. A node joining a cluster of ${fmt(FLAGS)} flags and ${fmt(EVENTS)} events`);
   const db = await newDatabase(pg);
   const t0 = performance.now();
-  const node = await openCluster({ db: { connectionString: db.url, ssl: false, poolMax: 4, timeoutMs: 60_000 }, log: silent, tokenHashKey: 'bench-hash-key-0123456789' });
+  const node = await openCluster({ db: { connectionString: db.url, ssl: false, poolMax: 4, timeoutMs: 60_000, settingsRetryMs: 0, label: 'bench' }, log: silent, tokenHashKey: 'bench-hash-key-0123456789' });
   const engine = new Engine({ state: node.state, log: node.log, logger: silent });
   const { checkpointer } = node.attach(engine, { checkpointRecords: 0, onFellBehind: (m) => console.error(m) });
   const actor = { name: 'bench', userId: null };

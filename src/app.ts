@@ -84,6 +84,8 @@ export interface FanionDeps {
 /** The parts of a cluster node a test or the metrics look at. */
 export interface ClusterParts {
   nodeId: string;
+  /** The schema the cluster's tables are in (PostgreSQL's current_schema for this role). */
+  schema: string;
   log: PgLog;
   follower: Follower;
   /** Its advisory lock keys and NOTIFY channel. */
@@ -197,7 +199,7 @@ async function openClusterNode(deps: FanionDeps): Promise<Opened> {
       const onFatal = deps.onFatal ?? ((message: string) => log.fatal(message));
       const parts = node.attach(engine, { checkpointRecords: config.checkpointRecords, onFellBehind: onFatal });
       follower = parts.follower;
-      return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, log: node.log, follower, keys: node.keys, barrier: parts.barrier } };
+      return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, schema: node.schema, log: node.log, follower, keys: node.keys, barrier: parts.barrier } };
     },
     close: async () => {
       await follower?.close();

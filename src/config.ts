@@ -39,6 +39,13 @@ export interface DatabaseConfig {
   poolMax: number;
   /** Connecting, and each statement, must succeed within this, or the write answers 503 (DATABASE_TIMEOUT_MS). */
   timeoutMs: number;
+  /**
+   * How long a node starting retries a database that refuses its settings (a wrong password, a
+   * missing privilege or database) before it exits 2 (DATABASE_SETTINGS_RETRY_MS).
+   */
+  settingsRetryMs: number;
+  /** Where the database is, for logs: `host:port/database as user`, never the password. */
+  label: string;
 }
 
 export interface Config {
@@ -363,7 +370,11 @@ function parseDatabase(env: NodeJS.ProcessEnv): DatabaseConfig | null {
   const host = env.DATABASE_HOST || undefined;
   if (!url && !host) return null;
   const ssl = parseSsl(env.DATABASE_SSL);
-  const common = { ssl, poolMax: positive(env, 'DATABASE_POOL_MAX', 4), timeoutMs: positive(env, 'DATABASE_TIMEOUT_MS', 5_000) };
+  const common = {
+    ssl, poolMax: positive(env, 'DATABASE_POOL_MAX', 4), timeoutMs: positive(env, 'DATABASE_TIMEOUT_MS', 5_000),
+    settingsRetryMs: int(env, 'DATABASE_SETTINGS_RETRY_MS', 30_000),
+  };
+  const label = (h: string, p: number | string, database: string, user: string) => `${h}:${p}/${database} as ${user}`;
   if (url) {
     let parsed: URL | undefined;
     try {
@@ -375,15 +386,21 @@ function parseDatabase(env: NodeJS.ProcessEnv): DatabaseConfig | null {
     if (!parsed || (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') || !parsed.hostname) {
       throw new ConfigError('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
     }
-    return { connectionString: url, ...common };
+    // node-postgres' defaults for what the URL leaves out: port 5432, the user's name as the database's.
+    const user = decodeURIComponent(parsed.username) || 'postgres';
+    return { connectionString: url, ...common, label: label(parsed.hostname, parsed.port || 5432, decodeURIComponent(parsed.pathname.slice(1)) || user, user) };
   }
+  const database = env.DATABASE_NAME || 'unleash';
+  const user = env.DATABASE_USERNAME || 'unleash';
+  const dbPort = port(env, 'DATABASE_PORT', 5432);
   return {
     host,
-    port: port(env, 'DATABASE_PORT', 5432),
-    database: env.DATABASE_NAME || 'unleash',
-    user: env.DATABASE_USERNAME || 'unleash',
+    port: dbPort,
+    database,
+    user,
     password: env.DATABASE_PASSWORD || undefined,
     ...common,
+    label: label(host!, dbPort, database, user),
   };
 }
 
@@ -471,6 +488,22 @@ function isLoopbackHost(host: string): boolean {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads every setting from the environment; throws {@link ConfigError} naming the first bad one. */
+/** Which mode runs (the start-up lines say it): a server on its data folder, a cluster node, a relay. */
+export type Mode = 'server' | 'cluster node' | 'relay';
+
+/**
+ * The mode and where its state comes from, for the start-up lines: the data folder, the database
+ * (host, port, database and user, never the password) or the upstream (its URL holds no credentials).
+ */
+export function modeOf(config: Config): { mode: Mode; fields: Record<string, string>; source: string } {
+  if (config.relay) {
+    const upstream = config.relay.upstreamUrl;
+    return { mode: 'relay', fields: { upstream, dataDir: config.dataDir }, source: `the upstream ${upstream} (its copy in ${config.dataDir})` };
+  }
+  if (config.database) return { mode: 'cluster node', fields: { database: config.database.label }, source: `the database ${config.database.label}` };
+  return { mode: 'server', fields: { dataDir: config.dataDir }, source: `the data folder ${config.dataDir}` };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const walSync = (env.WAL_SYNC ?? 'always').toLowerCase();
   if (walSync !== 'always' && walSync !== 'none') throw new ConfigError(`WAL_SYNC must be "always" or "none", got "${walSync}"`);

@@ -23,6 +23,9 @@ const log = createLogger(config.logLevel, config.logFormat);
 // Before serving: SDK answers stay as fast after an idle spell as before it (runtime-quirks.ts).
 await keepTickEntryShape();
 
+/** A signal this soon after the one that started the stop is a copy of it, not a second request. */
+const SAME_STOP_MS = 1_000;
+
 /** Where a person on this machine opens the console: a wildcard bind is reached as localhost. */
 function browserUrl(host: string, port: number): string {
   const name = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
@@ -38,19 +41,30 @@ startServer({
   },
 })
   .then((running) => {
-    const consoleUrl = browserUrl(config.host, running.port);
+    // One line says which mode runs and on what; a relay has no console to point to.
+    const consoleUrl = running.mode === 'relay' ? undefined : browserUrl(config.host, running.port);
     log.info(
-      { port: running.port, host: config.host, walSync: config.walSync, authType: config.authType, maxConnections: running.connections.cap, console: consoleUrl },
-      `Fanion listening on port ${running.port}; the console is at ${consoleUrl}`,
+      {
+        port: running.port, host: config.host, mode: running.mode, ...running.fields, walSync: running.mode === 'cluster node' ? undefined : config.walSync,
+        authType: config.authType, maxConnections: running.connections.cap, console: consoleUrl,
+      },
+      `Fanion listening on port ${running.port}: a ${running.mode} ${running.mode === 'relay' ? 'of' : 'on'} ${running.source}${consoleUrl ? `; the console is at ${consoleUrl}` : ''}`,
     );
-    let stopping = false;
+    let stoppingSince: number | null = null;
     const stop = (signal: string) => {
-      if (stopping) {
-        // A second Ctrl-C: the person wants it gone. What was acknowledged is durable already.
+      if (stoppingSince !== null) {
+        // One stop sent to the process group (Ctrl-C in a terminal, systemd's KillMode=control-group,
+        // `kill -- -<pgid>`) reaches node twice when npm runs it: once from the group, once passed
+        // on by npm. A copy that soon is the same request, and it must drain, not cut requests.
+        if (performance.now() - stoppingSince < SAME_STOP_MS) {
+          log.info({ signal, withinMs: SAME_STOP_MS }, 'the same stop again (a process group\'s copy of the signal): still finishing in-flight requests');
+          return;
+        }
+        // A later signal: the person wants it gone. What was acknowledged is durable already.
         log.warn({ signal, waitingFor: running.closingStep() }, 'stopping at once (second signal)');
         process.exit(1);
       }
-      stopping = true;
+      stoppingSince = performance.now();
       log.info({ signal }, 'shutting down: finishing in-flight requests and closing the write-ahead log');
       // A stop that hangs (a peer that never lets go, a bug) must not keep the process, its port
       // and its data folder's lock for ever: exiting is as safe as a kill -9, which Fanion survives.
@@ -76,6 +90,11 @@ startServer({
     if (err instanceof CannotStartError) {
       // Something in the data a person must fix: one line saying what and where, and status 2.
       log.fatal(`Fanion cannot start: ${err.message}`);
+      process.exit(2);
+    }
+    // Settings that cannot work (found only once the database answered): status 2, as for a bad setting.
+    if (err instanceof ConfigError) {
+      log.fatal({ err: err.message }, `Fanion cannot start: ${err.message}`);
       process.exit(2);
     }
     log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'Fanion could not start');

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { openFanion, type AdminSide, type Fanion, type FanionDeps } from './app.js';
+import { modeOf, type Mode } from './config.js';
 import { clientApiRoutes } from './client-api/routes.js';
 import type { RepeatPolls } from './client-api/repeat-polls.js';
 import type { PushHub } from './push/hub.js';
@@ -35,6 +36,7 @@ import { proxyAliases, relayRoutes, validateThroughUpstream } from './relay/rout
 const CLIENT_FEATURES = '/api/client/features';
 const FRONTEND = '/api/frontend';
 const READY = '/ready';
+const HEALTH = '/health';
 
 /** Exactly `path`, with or without a query string (63 is '?'). */
 function isPath(url: string, path: string): boolean {
@@ -88,6 +90,10 @@ export interface RunningServer {
   close(): Promise<void>;
   /** What close() is waiting for now. */
   closingStep(): string;
+  /** Which mode runs, and where its state comes from (for the start-up line; no password). */
+  mode: Mode;
+  source: string;
+  fields: Record<string, string>;
 }
 
 /** The page a relay shows at `/`, in place of the console. */
@@ -149,13 +155,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     : 'Fanion is starting: its data folder is being replayed. Try again in a moment.';
   let handler: http.RequestListener | null = null;
   let repeats: RepeatPolls | null = null;
-  const starting = (req: http.IncomingMessage, res: http.ServerResponse) => {
+  const unavailable = (req: http.IncomingMessage, res: http.ServerResponse, message: string) => {
     const started = performance.now();
-    const { status, body } = toErrorResponse(new ServiceUnavailableError(startingMessage));
+    const { status, body } = toErrorResponse(new ServiceUnavailableError(message));
     body.id = requestIdOf(res);
     sendJson(res, status, body, { 'Retry-After': '1', 'X-Request-Id': body.id });
     logUnmatched(req, res, started);
   };
+  const starting = (req: http.IncomingMessage, res: http.ServerResponse) => unavailable(req, res, startingMessage);
   const server = http.createServer({
     headersTimeout: config.headersTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
@@ -167,6 +174,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (repeats !== null && repeats.answer(req, res)) return;
     if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, READY)) answerReady(readiness, res);
     else if (handler) handler(req, res);
+    // Liveness: the process is up while it replays or waits for its database. A 503 here would
+    // have an orchestrator restart a node that only waits, again and again.
+    else if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, HEALTH)) sendJson(res, 200, { health: 'GOOD' }, { 'Cache-Control': 'no-store' });
     else starting(req, res);
   });
   server.keepAliveTimeout = 65_000;
@@ -198,7 +208,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw new Error(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen on ${config.host}:${config.port}: ${e.message}`);
   }
   const port = (server.address() as AddressInfo).port;
-  log.info({ port, host: config.host }, `port ${port} open; replaying the data folder (GET /ready answers 503 until Fanion serves)`);
+  const { mode, fields } = modeOf(config);
+  const doing = mode === 'server' ? `replaying the data folder ${config.dataDir}`
+    : mode === 'cluster node' ? `reaching the database ${config.database!.label} and applying its log`
+      : `replaying the relay's copy in ${config.dataDir}, then following the upstream ${config.relay!.upstreamUrl}`;
+  log.info({ port, host: config.host, mode, ...fields }, `port ${port} open; ${doing} (GET /ready answers 503 until Fanion serves)`);
   let fanion: Fanion;
   try {
     fanion = await openFanion({ ...opts, readiness });
@@ -244,7 +258,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       sendError(res, new NotFoundError(`The path you were looking for (${shown}) is not available.`), log);
     },
   });
-  app.get('/health', (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
+  app.get(HEALTH, (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
   // Only other methods reach polka (GET and HEAD are answered first, above): a 405 like any path's.
   app.get(READY, (_req, res) => answerReady(readiness, res));
   // The admin console: a client of the API below, from the files `npm ci` built.
@@ -304,7 +318,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await letWaitingRequestsIn();
   mount(app, ctx, routes);
   await letWaitingRequestsIn();
-  words = fixedWords([...routes.map((r) => r.path), '/health', READY, '/api/openapi.json', '/docs/openapi', '/ui']);
+  words = fixedWords([...routes.map((r) => r.path), HEALTH, READY, '/api/openapi.json', '/docs/openapi', '/ui']);
   indexRoutes(app);
   const openapi = openApiDocument(routes, ctx.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
@@ -320,6 +334,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Relay mode: a token the relay does not hold yet is checked with the upstream first (the
   // request waits, bounded); then the request goes on as any other, and authentication decides.
   const admit = relay ? (req: http.IncomingMessage) => relay.admit(req) : null;
+  // A TOKENS entry whose flags the relay does not have yet (its upstream not reached since it
+  // started) is not a wrong token: 503, which SDKs retry, not the 401 authentication would give.
+  const afterAdmit: http.RequestListener = (req, res) => {
+    const waiting = relay!.notReadyFor(req);
+    if (waiting === null) dispatch(req, res);
+    else unavailable(req, res, `This relay is not ready for the token ${waiting}…: it has not had its flags from the upstream ${config.relay!.upstreamUrl} yet. Try again in a moment.`);
+  };
   const dispatch: http.RequestListener = (req, res) => {
     const url = req.url!;
     if (answerPoll && req.method === 'GET' && isPath(url, CLIENT_FEATURES)) {
@@ -335,7 +356,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   handler = admit
     ? (req, res) => {
       const wait = admit(req);
-      if (wait) void wait.then(() => dispatch(req, res));
+      if (wait) void wait.then(() => afterAdmit(req, res));
       else dispatch(req, res);
     }
     : dispatch;
@@ -361,5 +382,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     return closing;
   };
   const closingStep = () => (closing === null ? 'not closing' : httpClosed ? fanion.closingStep() : 'in-flight requests and open connections');
-  return { port, engine, checkpointer, server, connections, push: fanion.push, readiness, close, closingStep };
+  // The schema is known once connected: the one PostgreSQL put the tables in.
+  const source = mode === 'cluster node' ? `the database ${config.database!.label}, schema ${fanion.cluster!.schema}` : modeOf(config).source;
+  return { port, engine, checkpointer, server, connections, push: fanion.push, readiness, close, closingStep, mode, source, fields: { ...fields, ...(fanion.cluster ? { schema: fanion.cluster.schema } : {}) } };
 }

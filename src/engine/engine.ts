@@ -406,7 +406,10 @@ export class Engine {
     // with an LSN gap, acknowledged, and then undone by the older rollback.
     if (at === 0) this.log.resetLsn(entry.lsn);
     this.drained();
-    this.logger.warn({ lsn: entry.lsn, rolledBack: undone.length, err: (err as Error).message }, 'rolled back changes that could not be made durable');
+    // Overtaken by another node on a cluster is routine (the command runs again): a warning for
+    // each would fill the log, and alerts on it, under normal write contention (a metric counts them).
+    const level = this.log.routine?.(err) ? 'debug' : 'warn';
+    this.logger[level]({ lsn: entry.lsn, rolledBack: undone.length, err: (err as Error).message }, 'rolled back changes that could not be made durable');
     this.emit(rec, 'rolled-back');
   }
 

@@ -121,7 +121,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET', path: '/api/admin/search/features', tag: TAG, permission: 'READ', scope: () => ({ visibleOnly: true }),
-      summary: 'Search live flags (query, project, tag, type, state, sortBy, sortOrder, offset, limit), with the total before paging', reply: featureReplies.searchFeaturesSchema,
+      summary: 'Search live or archived flags (query, project, tag, type, state, archived, sortBy, sortOrder, offset, limit), with the total before paging', reply: featureReplies.searchFeaturesSchema,
       responses: { 200: '{features, total}', 400: 'A filter that is not understood' },
       handler: ({ req, query }) => {
         // A token limited to some projects finds only their flags.
@@ -129,6 +129,8 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
         const one = (k: string) => (typeof query[k] === 'string' ? (query[k] as string) : undefined);
         const q: FeatureSearch = {
           query: one('query'), project: one('project'), tag: one('tag'), type: one('type'), state: one('state'),
+          // Given twice it is a list, which Unleash refuses too: the filter sees it as one text and says 400.
+          archived: query.archived === undefined ? undefined : String(query.archived),
           sortBy: one('sortBy'), sortOrder: one('sortOrder'), offset: one('offset'), limit: one('limit'),
         };
         return { status: 200, body: searchFeatures(engine.state, q, view.projects.includes('*') ? null : new Set(view.projects), engine.now().getTime()) };

@@ -3,7 +3,9 @@
 // `INCLUDE:`, `INCLUDE_ANY_OF:`, `INCLUDE_ALL_OF:`, `DO_NOT_INCLUDE:`, `EXCLUDE_IF_ANY_OF:`,
 // `EXCLUDE_ALL:` for tags as `type:value`), or a bare value meaning `IS:` / `INCLUDE:`. A flag's
 // state is `active` or `stale`, and also `potentially-stale` once it outlived its type's expected
-// lifetime (flag-types.ts), as in Unleash.
+// lifetime (flag-types.ts), as in Unleash. `archived` is Unleash 8's own switch between the live
+// flags (the default, or `IS:false`) and the archive (`IS:true`); Unleash refuses any other value
+// with a 400 (a bare `true` included), and so does this, rather than silently answer live flags.
 import { invalid } from '../errors.js';
 import type { State } from '../state/state.js';
 import type { Feature, Tag } from '../state/types.js';
@@ -16,6 +18,7 @@ export interface FeatureSearch {
   tag?: string;
   type?: string;
   state?: string;
+  archived?: string;
   sortBy?: string;
   sortOrder?: string;
   offset?: string;
@@ -95,8 +98,17 @@ function whole(field: string, raw: string | undefined, fallback: number, max: nu
   return Number(raw);
 }
 
-/** Live (not archived) flags matching every filter, sorted and paged, with the total before paging. */
+/** `archived`: exactly `IS:true` or `IS:false` (what Unleash 8 accepts); absent means live flags. */
+function archivedFilter(raw: string | undefined): boolean {
+  if (raw === undefined) return false;
+  const m = /^IS:(true|false)$/.exec(raw);
+  if (!m) throw invalid('archived', `"archived" must be IS:true or IS:false, got "${raw}"`);
+  return m[1] === 'true';
+}
+
+/** Live flags (or archived ones, with `archived=IS:true`) matching every filter, sorted and paged, with the total before paging. */
 export function searchFeatures(state: State, q: FeatureSearch, visibleProjects: Set<string> | null = null, now = Date.now()) {
+  const archived = archivedFilter(q.archived);
   const project = isFilter('project', q.project);
   const type = isFilter('type', q.type);
   const stale = anyOfFilter('state', q.state);
@@ -111,7 +123,7 @@ export function searchFeatures(state: State, q: FeatureSearch, visibleProjects: 
 
   const hits: Feature[] = [];
   for (const f of state.features.values()) {
-    if (f.archived) continue;
+    if (f.archived !== archived) continue;
     if (visibleProjects !== null && !visibleProjects.has(f.project)) continue;
     if (project && !project(f.project)) continue;
     if (type && !type(f.type)) continue;

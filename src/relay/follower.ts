@@ -56,6 +56,9 @@ export class Follower {
   private retryHigherAt: number | null = null;
   private stopped = false;
   private inRow = 0;
+  /** Failures since the last sync that worked, and when the first of them came: for the line saying it is over. */
+  private failedSinceSync = 0;
+  private failingSince: number | null = null;
   private answeredInRow = 0;
   private etag: string | null = null;
   private deltaEtag: string | null = null;
@@ -119,14 +122,19 @@ export class Follower {
       } catch (err) {
         if (this.stopped) break;
         this.status.connected = false;
-        this.status.failures++;
-        this.status.lastError = (err as Error).message;
-        this.inRow++;
+        // Finding out which protocols the upstream offers is not a failure: an open-source Unleash
+        // answers 404 to streaming and delta at every start, and an alert on the failures counter
+        // must not fire for that.
         if (err instanceof Unsupported && this.level < this.ladder.length - 1) {
           this.opts.log.info({ scope: this.scope, protocol, reason: (err as Error).message }, `the upstream does not offer ${protocol}: using ${this.ladder[this.level + 1]}`);
           this.switchTo(this.level + 1, null);
           continue;
         }
+        this.status.failures++;
+        this.status.lastError = (err as Error).message;
+        this.inRow++;
+        this.failingSince ??= Date.now();
+        this.failedSinceSync++;
         const answered = err instanceof UpstreamError && err.status !== null;
         if (answered || err instanceof UpstreamFormatError) this.answeredInRow++;
         if ((err as UpstreamError).status === 401 || (err as UpstreamError).status === 403) this.opts.onTokenRefused?.(this.token);
@@ -153,6 +161,12 @@ export class Follower {
   }
 
   private synced(): void {
+    if (this.failedSinceSync > 0) {
+      // The warnings said it failed; this says it is over, so an operator need not guess from silence.
+      this.opts.log.info({ scope: this.scope, protocol: this.status.protocol, failures: this.failedSinceSync, downMs: Date.now() - (this.failingSince ?? Date.now()) }, 'the upstream answers again: following it');
+      this.failedSinceSync = 0;
+      this.failingSince = null;
+    }
     this.status.connected = true;
     this.status.lastSyncAt = Date.now();
     this.status.syncs++;

@@ -110,6 +110,12 @@ export class Relay implements TokenHost {
     return this.tokens.admit(req);
   }
 
+  /** The TOKENS entry `req` presents, when the relay cannot serve it yet (see RelayTokens.waitingFor); its label, or null. */
+  notReadyFor(req: IncomingMessage): string | null {
+    const k = this.tokens.waitingFor(req);
+    return k ? tokenLabel(k.raw) : null;
+  }
+
   /** The follower whose scope covers `scope`, if any. */
   private followerCovering(scope: RelayScope): Follower | null {
     for (const f of this.followers.values()) if (covers(f.scope, scope)) return f;
@@ -257,7 +263,7 @@ export class Relay implements TokenHost {
     labelled('relay_upstream_syncs_total', 'Upstream answers that brought (or confirmed) the scope', ['scope'], (set) => {
       for (const f of followers()) set({ scope: scopeKey(f.scope) }, f.status.syncs);
     }, 'counter');
-    labelled('relay_upstream_failures_total', 'Upstream requests or streams of the scope that failed', ['scope'], (set) => {
+    labelled('relay_upstream_failures_total', 'Upstream requests or streams of the scope that failed (not counting a protocol the upstream does not offer, found out once)', ['scope'], (set) => {
       for (const f of followers()) set({ scope: scopeKey(f.scope) }, f.status.failures);
     }, 'counter');
     labelled('relay_scope_flags', 'Flags held per followed scope', ['scope'], (set) => {

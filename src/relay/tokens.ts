@@ -73,6 +73,8 @@ export class RelayTokens {
   private taking = 0;
   private revalidation: NodeJS.Timeout | null = null;
   private readonly proven = new WeakMap<object, string>();
+  /** TOKENS entries the upstream answered it does not grant (by hash): those get 401, the others 503 until held. */
+  private readonly configuredRefused = new Set<string>();
   private closed = false;
   /** For Prometheus: tokens granted, refused, turned away (queue full), and requests that stopped waiting. */
   readonly counts = { granted: 0, refused: 0, overflow: 0, timedOut: 0, revoked: 0 };
@@ -149,6 +151,28 @@ export class RelayTokens {
       return null;
     }
     return this.ask(raw, hash);
+  }
+
+  /**
+   * The TOKENS entry `req` presents when the relay cannot serve it yet: not held (its flags are not
+   * here: the upstream was not reached, or not synced yet), and not refused by the upstream. Such a
+   * request is answered 503, which SDKs retry, rather than 401, which says the token is wrong.
+   */
+  waitingFor(req: IncomingMessage): KnownToken | null {
+    const header = req.headers.authorization ?? req.headers['x-api-key'];
+    const raw = typeof header === 'string' ? credentialOf(header) : null;
+    if (raw === null) return null;
+    const hash = this.hasher.hash(raw);
+    const k = this.known.get(hash);
+    if (!k?.configured || this.configuredRefused.has(hash) || this.state().apiTokens.has(hash)) return null;
+    return k;
+  }
+
+  /** What the upstream said of a TOKENS entry (anything else is not remembered here). */
+  private verdict(k: KnownToken | undefined, granted: boolean): void {
+    if (!k?.configured) return;
+    if (granted) this.configuredRefused.delete(k.hash);
+    else this.configuredRefused.add(k.hash);
   }
 
   /**
@@ -251,6 +275,7 @@ export class RelayTokens {
       try {
         const grant = verdicts.get(w.raw) ?? null;
         const had = this.known.get(w.hash);
+        this.verdict(had, grant !== null);
         if (!grant) {
           this.counts.refused++;
           this.refuse(w.hash, this.opts.refusedForMs);
@@ -298,6 +323,7 @@ export class RelayTokens {
       const kept: KnownToken[] = [];
       for (const k of batch) {
         const grant = verdicts.get(k.raw) ?? null;
+        this.verdict(k, grant !== null);
         if (!grant) {
           if (k.grant !== null || this.state().apiTokens.has(k.hash)) gone.push(k);
           continue;

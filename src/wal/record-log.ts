@@ -45,6 +45,11 @@ export interface RecordLog {
    * them there (a commit whose answer was lost) or tell the engine to try again.
    */
   recover(err: unknown, tried: readonly { lsn: number; bytes: Buffer }[]): Promise<Recovery>;
+  /**
+   * Whether a failed append is part of normal operation (a shared log: another writer took the
+   * place first, and the command runs again): logged at debug, not as a warning. Absent: never.
+   */
+  routine?(err: unknown): boolean;
   /** Resolves when nothing is queued or being written. */
   idle(): Promise<void>;
   close(): Promise<void>;

@@ -116,7 +116,7 @@ t.test('the README walk-through works as written', async (t) => {
   const startBlock = blocks.find((b) => b.lang === 'sh' && /npm start\s*$/.test(b.code));
   t.ok(startBlock, 'the walk-through starts Fanion with npm start');
   const srv = await start(t, startBlock!.code);
-  t.match(srv.output(), new RegExp(`Fanion listening on port ${srv.port}; the console is at http://localhost:${srv.port}/`), 'the start-up output says where the console is');
+  t.match(srv.output(), new RegExp(`Fanion listening on port ${srv.port}: a server on the data folder [^;"]+; the console is at http://localhost:${srv.port}/`), 'the start-up output says the mode, its data folder, and where the console is');
   const console = await fetch(`http://localhost:${srv.port}/`);
   t.equal(console.status, 200, 'and it is there');
 

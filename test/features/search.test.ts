@@ -1,8 +1,11 @@
 // GET /api/admin/search/features over HTTP: each filter with Unleash's operators, text search,
 // sorting, paging with a total, 400 for a filter it does not understand, and a token limited to
-// a project finding only that project's flags.
+// a project finding only that project's flags; `archived` (the archive, as `fanion migrate` asks
+// Unleash for it) answered as the real Unleash 8.2 answers.
+import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { client, serve } from '../helpers/server.js';
+import { realUnleash } from '../helpers/unleash.js';
 
 const ADMIN = '*:*.search-admin';
 const SEARCH = '/api/admin/search/features';
@@ -53,4 +56,56 @@ t.test('flag search: filters, text, sort, pages, scope', async (t) => {
   const seen = await client(srv.url, { authorization: limited.secret })('GET', SEARCH);
   t.same(seen.json.features.map((f: any) => f.name), ['pay-flow', 'pay-old'], 'a token limited to payments finds only its flags');
   t.equal((await client(srv.url)('GET', SEARCH)).status, 401);
+});
+
+/** `archived` values asked of both servers: Unleash 8.2 takes exactly IS:true and IS:false. */
+const ARCHIVED_VALUES = ['IS:true', 'IS:false', 'true', 'false', '', 'IS:TRUE', 'IS_NOT:true', 'IS_ANY_OF:true', 'IS:true,false'];
+
+/** A live flag and an archived one named `<prefix>-live`, `<prefix>-gone` on a server speaking the admin API. */
+async function liveAndArchived(api: ReturnType<typeof client>, prefix: string): Promise<void> {
+  for (const name of [`${prefix}-live`, `${prefix}-gone`]) {
+    const res = await api('POST', '/api/admin/projects/default/features', { name });
+    if (res.status >= 300) throw new Error(`create ${name} → ${res.status} ${res.text}`);
+  }
+  const res = await api('DELETE', `/api/admin/projects/default/features/${prefix}-gone`);
+  if (res.status >= 300) throw new Error(`archive → ${res.status} ${res.text}`);
+}
+
+/** Per `archived` value: the status, and the names found (200) or the field named (400). */
+async function archivedAnswers(api: ReturnType<typeof client>, prefix: string) {
+  const out: Record<string, { status: number; names?: string[]; total?: number; archivedAt?: boolean[] }> = {};
+  for (const v of ARCHIVED_VALUES) {
+    const res = await api('GET', `${SEARCH}?query=${prefix}&archived=${encodeURIComponent(v)}`);
+    out[v] = res.status === 200
+      ? { status: 200, names: res.json.features.map((f: any) => f.name), total: res.json.total, archivedAt: res.json.features.map((f: any) => f.archivedAt !== null) }
+      : { status: res.status };
+  }
+  return out;
+}
+
+t.test('archived=IS:true searches the archive, IS:false the live flags, anything else is a 400', async (t) => {
+  const { api } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN }, authorization: ADMIN });
+  await liveAndArchived(api, 'arc');
+  const answers = await archivedAnswers(api, 'arc');
+  t.same(answers['IS:true'], { status: 200, names: ['arc-gone'], total: 1, archivedAt: [true] }, 'IS:true: the archived flag only');
+  t.same(answers['IS:false'], { status: 200, names: ['arc-live'], total: 1, archivedAt: [false] }, 'IS:false: the live flag only');
+  for (const v of ARCHIVED_VALUES.slice(2)) t.equal(answers[v].status, 400, `archived=${v} is a 400`);
+  const twice = await api('GET', `${SEARCH}?archived=IS:true&archived=IS:false`);
+  t.same([twice.status, twice.json.name], [400, 'ValidationError'], 'given twice: a 400, as Unleash answers');
+  t.same((await api('GET', `${SEARCH}?query=arc`)).json.features.map((f: any) => f.name), ['arc-live'], 'without it: live flags, as before');
+});
+
+t.test('archived answers as the real Unleash 8.2 does, value by value', async (t) => {
+  const oracle = await realUnleash(t);
+  if (!oracle) return;
+  const prefix = `arc-${randomBytes(4).toString('hex')}`;
+  const unleash = client(oracle.url, { authorization: oracle.admin }, false);
+  const { api } = await serve(t, { env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN }, authorization: ADMIN });
+  await liveAndArchived(unleash, prefix);
+  await liveAndArchived(api, prefix);
+  const theirs = await archivedAnswers(unleash, prefix);
+  t.same(await archivedAnswers(api, prefix), theirs, 'statuses, names, totals and archivedAt alike');
+  t.equal(theirs['IS:true'].names?.length, 1, 'the oracle did find its archived flag');
+  const shape = (await unleash('GET', `${SEARCH}?query=${prefix}&archived=IS:true`)).json;
+  t.same(Object.keys(shape).sort(), ['features', 'total'], 'Unleash answers {features, total}, as Fanion does');
 });

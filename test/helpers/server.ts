@@ -68,7 +68,7 @@ export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
       // Looked for until found only: the output grows with every access-log line, and searching
       // all of it on every chunk made the test process's CPU grow with the square of it.
       if (listening || opts.expectExit) return;
-      const m = (opts.portOpen ? /"port":(\d+)[^\n]*replaying the data folder/ : /"port":(\d+)[^\n]*Fanion listening/).exec(out);
+      const m = (opts.portOpen ? /"port":(\d+)[^\n]*"msg":"port \d+ open; / : /"port":(\d+)[^\n]*Fanion listening/).exec(out);
       if (m) {
         listening = true;
         const port = Number(m[1]);

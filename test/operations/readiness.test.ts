@@ -1,8 +1,11 @@
 // GET /ready: 503 with no body while the data folder is replayed and the routes are mounted, then
-// 200 {"health":"GOOD"} (Unleash 8.2's answers); every other path 503 meanwhile. The window is made
-// real, not simulated: a data folder of 20,000 flags takes a moment to replay and serve.
+// 200 {"health":"GOOD"} (Unleash 8.2's answers); every other path 503 meanwhile, except GET /health,
+// which says the process is alive (200) in every mode and at every step, a cluster node waiting
+// for its database included. The window is made real, not simulated: a data folder of 20,000
+// flags takes a moment to replay and serve; a database nobody answers for never comes.
 import t from 'tap';
 import { Readiness } from '../../src/operations/readiness.js';
+import { freePort } from '../helpers/ports.js';
 import { client, spawnServer } from '../helpers/server.js';
 
 t.test('readiness waits for every condition, each met once', async (t) => {
@@ -46,7 +49,6 @@ t.test('/ready is 503 until the data folder is replayed and served, then 200', a
       const health = await fetch(`${srv.url}/health`);
       const api = await fetch(`${srv.url}/api/admin/projects`);
       during = { health, api, apiText: await api.text() };
-      await health.text();
     }
   }
   t.comment(`/ready answers: ${seen.map((s) => s.status).join(' ')}`);
@@ -56,7 +58,7 @@ t.test('/ready is 503 until the data folder is replayed and served, then 200', a
   const last = seen.at(-1)!;
   t.same([last.status, JSON.parse(last.text)], [200, { health: 'GOOD' }], 'then 200 {"health":"GOOD"}');
   t.ok(during, 'other paths were asked during the start');
-  t.equal(during!.health.status, 503, '/health is not GOOD before the data folder is replayed');
+  t.same([during!.health.status, await during!.health.json()], [200, { health: 'GOOD' }], '/health is 200 meanwhile: the process is alive (a liveness probe must not restart it)');
   t.equal(during!.api.status, 503);
   t.equal(during!.api.headers.get('retry-after'), '1');
   t.match(JSON.parse(during!.apiText), { name: 'ServiceUnavailableError', message: /starting/ }, 'an API path says Fanion is starting');
@@ -67,4 +69,22 @@ t.test('/ready is 503 until the data folder is replayed and served, then 200', a
   const head = await fetch(`${srv.url}/ready`, { method: 'HEAD' });
   t.same([head.status, await head.text()], [200, ''], 'HEAD /ready');
   t.equal((await api('POST', '/ready', {})).status, 405, 'other methods are refused like on any path');
+});
+
+t.test('a cluster node waiting for its database is alive (/health 200) and not ready (/ready 503)', async (t) => {
+  // Nothing listens on this port: the node waits (and retries) for as long as it runs.
+  const url = `postgres://fanion@127.0.0.1:${await freePort()}/fanion`;
+  const srv = await spawnServer({ env: { DATABASE_URL: url, DATABASE_TIMEOUT_MS: '500' }, portOpen: true });
+  t.teardown(() => srv.kill());
+  // Past the first tries, so the node is in its waiting loop, not in its first connection attempt.
+  await new Promise((r) => setTimeout(r, 1500));
+  for (let i = 0; i < 3; i++) {
+    const [health, ready] = await Promise.all([fetch(`${srv.url}/health`), fetch(`${srv.url}/ready`)]);
+    t.same([health.status, await health.json()], [200, { health: 'GOOD' }], `/health ${i + 1}: alive`);
+    t.same([ready.status, await ready.text()], [503, ''], `/ready ${i + 1}: not serving yet`);
+    const head = await fetch(`${srv.url}/health`, { method: 'HEAD' });
+    t.equal(head.status, 200, 'HEAD /health too');
+  }
+  t.equal((await fetch(`${srv.url}/api/admin/projects`)).status, 503, 'the API is not served yet');
+  t.match(srv.output(), /waiting for the database/, 'the node says what it waits for');
 });

@@ -1,12 +1,12 @@
 // Opening a node of a cluster: connect to PostgreSQL (retrying for as long as it takes: a node may
-// start before its database), create the tables if this is the first node, rebuild the state from
+// start before its database; but not for ever when the database refuses the settings), create the tables if this is the first node, rebuild the state from
 // the newest checkpoint in the database and the log after it, and hand back the log the engine
 // appends to. Once the engine exists, `attach` starts following the log and checkpointing.
 // Nothing is written to DATA_DIR: a node's state is the database's.
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type pg from 'pg';
-import type { DatabaseConfig } from '../../config.js';
+import { ConfigError, type DatabaseConfig } from '../../config.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Logger } from '../../log.js';
 import { applyRecord } from '../../state/apply.js';
@@ -14,7 +14,7 @@ import { defaultOps } from '../../state/defaults.js';
 import { emptyState, type State } from '../../state/state.js';
 import { encodeRecord } from '../../wal/record.js';
 import { CannotStartError } from '../../errors.js';
-import { describe, openPool, pause, withClient, type ClusterKeys } from './connect.js';
+import { describe, openPool, pause, settingsFix, withClient, type ClusterKeys } from './connect.js';
 import { LogBarrier } from './barrier.js';
 import { Follower } from './follower.js';
 import { loadNewestCheckpoint, PgCheckpointer } from './pg-checkpoints.js';
@@ -40,6 +40,8 @@ export interface ClusterOptions {
 
 export interface ClusterStorage {
   nodeId: string;
+  /** Where the tables are: the role's current schema (search_path). */
+  schema: string;
   pool: pg.Pool;
   state: State;
   log: PgLog;
@@ -68,6 +70,7 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
     // Loading reads megabytes per statement: a longer deadline than an append's.
     const loadTimeout = Math.max(db.timeoutMs, 60_000);
     const loaded = await withClient(pool, loadTimeout, async (query) => {
+      const schema = String((await query('SELECT current_schema() AS schema')).rows[0]?.schema ?? '?');
       const hashKey = await clusterHashKey(query, opts.tokenHashKey);
       const checkpoint = await loadNewestCheckpoint(query, log);
       const state = checkpoint?.state ?? emptyState();
@@ -80,12 +83,13 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
         await query('INSERT INTO fanion_log (seq, rec) VALUES (1, $1) ON CONFLICT (seq) DO NOTHING', [Buffer.from(encodeRecord(rec))]);
         last = await replay(query, state, 0, keys.logTable);
       }
-      return { hashKey, checkpoint, state, last, records: last - from, replayMs: performance.now() - t1 };
+      return { schema, hashKey, checkpoint, state, last, records: last - from, replayMs: performance.now() - t1 };
     });
     const pgLog = new PgLog({ pool, nodeId, log, timeoutMs: db.timeoutMs, channel: keys.channel }, loaded.last);
     const cp = loaded.checkpoint;
     const storage: ClusterStorage = {
       nodeId,
+      schema: loaded.schema,
       pool,
       state: loaded.state,
       log: pgLog,
@@ -111,20 +115,27 @@ export async function openCluster(opts: ClusterOptions): Promise<ClusterStorage>
         await pool.end();
       },
     };
-    log.info({ node: nodeId, applied: loaded.last }, 'joined the cluster: following the database log');
+    log.info({ node: nodeId, applied: loaded.last, database: db.label, schema: loaded.schema }, 'joined the cluster: following the database log');
     return storage;
   } catch (err) {
     await pool.end().catch(() => {});
+    // A refusal past the wait (reading tables this role may not read): the same one line, exit 2.
+    const fix = settingsFix(err);
+    if (fix) throw new ConfigError(`the database ${db.label} refuses Fanion's settings (${describe(err)}): ${fix}`);
     throw err;
   }
 }
 
 /**
  * Waits for the database to answer (and creates the tables), logging while it does not; returns
- * the cluster's keys. Tables that are not Fanion's stop start-up at once: waiting would not help.
+ * the cluster's keys. Tables that are not Fanion's stop start-up at once: waiting would not help. A
+ * database that answers but refuses the settings (settingsFix) is not waited for as if it were
+ * away: that is logged as an error naming the fix, and after DATABASE_SETTINGS_RETRY_MS (a
+ * grant or a database being created meanwhile is taken) start-up fails with a ConfigError (exit 2).
  */
 async function waitForDatabase(pool: pg.Pool, db: DatabaseConfig, log: Logger, stopping: () => boolean): Promise<ClusterKeys> {
   let lastLogged = 0;
+  let refusedSince: number | null = null;
   for (let attempt = 1; ; attempt++) {
     try {
       const keys = await withClient(pool, db.timeoutMs, (query) => ensureSchema(query));
@@ -133,9 +144,22 @@ async function waitForDatabase(pool: pg.Pool, db: DatabaseConfig, log: Logger, s
     } catch (err) {
       if (err instanceof CannotStartError) throw err;
       if (stopping()) throw new Error(`stopped while waiting for the database (${describe(err)})`);
+      const fix = settingsFix(err);
+      if (fix) {
+        refusedSince ??= Date.now();
+        const left = refusedSince + db.settingsRetryMs - Date.now();
+        if (left <= 0) throw new ConfigError(`the database ${db.label} refuses Fanion's settings (${describe(err)}): ${fix}`);
+        if (lastLogged < refusedSince || Date.now() - lastLogged > 10_000) {
+          lastLogged = Date.now();
+          log.error({ err: describe(err), attempt, database: db.label, exitInMs: left }, `the database refuses Fanion's settings: ${fix}. Fanion exits (status 2) if this lasts DATABASE_SETTINGS_RETRY_MS`);
+        }
+        await pause(Math.min(5_000, 250 * attempt, left), stopping);
+        continue;
+      }
+      refusedSince = null;
       if (Date.now() - lastLogged > 10_000) {
         lastLogged = Date.now();
-        log.warn({ err: describe(err), attempt }, 'waiting for the database before starting (GET /ready answers 503 meanwhile)');
+        log.warn({ err: describe(err), attempt, database: db.label }, 'waiting for the database before starting (GET /ready answers 503 meanwhile)');
       }
       await pause(Math.min(5_000, 250 * attempt), stopping);
     }

@@ -76,6 +76,22 @@ export function isConflict(err: unknown): boolean {
   return isServerError(err) && err.code === '23505';
 }
 
+/**
+ * PostgreSQL's refusals that waiting does not heal, by SQLSTATE: what the operator must change.
+ * (A database that is down, starting or unreachable answers otherwise, and is waited for.)
+ */
+const SETTINGS_FIXES: Record<string, string> = {
+  '28P01': 'the password is wrong: set DATABASE_PASSWORD (or the password in DATABASE_URL) to the role\'s password',
+  '28000': 'PostgreSQL does not let this role in from here (no such role, or no pg_hba.conf line for it): check DATABASE_USERNAME (or the user in DATABASE_URL) and pg_hba.conf',
+  '3D000': 'the database does not exist: CREATE DATABASE it (owned by the role Fanion uses), or fix DATABASE_NAME (or the database in DATABASE_URL)',
+  '42501': 'the role lacks a privilege Fanion needs to create its tables and read and write them: GRANT CREATE, USAGE ON SCHEMA public TO the role (or make it the database\'s owner)',
+};
+
+/** The fix for a refusal of the settings (wrong password, missing privilege or database), or null. */
+export function settingsFix(err: unknown): string | null {
+  return isServerError(err) ? SETTINGS_FIXES[err.code ?? ''] ?? null : null;
+}
+
 /** What a person reads of a database error: its code and message, never the connection settings. */
 export function describe(err: unknown): string {
   const e = err as NodeJS.ErrnoException & { code?: string };

@@ -1,7 +1,7 @@
 // The log of a cluster: the engine's records as rows of fanion_log in PostgreSQL, shared by every
 // node. An append is fenced: a batch of records takes seq = last applied + 1, + 2 … in one
-// statement, and the table's primary key on seq refuses it (a unique violation) if another node
-// took any of those places first; nothing of the batch is then committed. So a node that is
+// statement, which inserts nothing if another node took any of those places first (see insert:
+// no unique violation in the usual race); nothing of the batch is then committed. So a node that is
 // behind, or cut off while others write, can never commit (and so never acknowledge) a change
 // computed on a state that another write overtook. The engine rolls such a batch back, this log
 // catches up with the others (the follower applies what they wrote), and the commands run again.
@@ -171,22 +171,33 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
    * One statement: the rows if their places are free, with the NOTIFY that wakes the other nodes
    * when they commit; if the log already goes past what this node applied, nothing is inserted and
    * the statement returns those records instead, so an overtaken node catches up without another
-   * round trip (fairer against a node whose next batch is already on its way). Two nodes inserting
-   * at once both see free places: the primary key refuses the second (a unique violation).
+   * round trip (fairer against a node whose next batch is already on its way).
+   *
+   * Two nodes inserting at once both see free places. They race for the batch's first place only:
+   * it is inserted with ON CONFLICT DO NOTHING, and the rest of the batch only if it went in. The
+   * loser inserts nothing and gets no marker row (overtaken), without the unique violation that
+   * PostgreSQL would log as an ERROR at every routine overtaking. The rest cannot collide: a
+   * writer whose first place is free applied every committed record before it, so any other
+   * writer's batch either starts at that same place (and lost it) or at a committed record (and
+   * inserts nothing). Should the rest collide anyway, the primary key refuses the whole statement,
+   * first place included: a batch is in the log whole or not at all.
    */
   private async insert(batch: Pending[]): Promise<void> {
-    const values: unknown[] = [this.durableLsn];
+    const values: unknown[] = [this.durableLsn, batch[0].lsn, batch[0].bytes];
     const rows: string[] = [];
-    for (const p of batch) {
+    for (const p of batch.slice(1)) {
       values.push(p.lsn, p.bytes);
       rows.push(`($${values.length - 1}::bigint, $${values.length}::bytea)`);
     }
-    values.push(`${this.opts.nodeId} `);
+    values.push(`${this.opts.nodeId} ${batch[batch.length - 1].lsn}`);
+    const rest = rows.length === 0 ? '' :
+      `rest AS (INSERT INTO fanion_log (seq, rec) SELECT v.seq, v.rec FROM (VALUES ${rows.join(', ')}) AS v(seq, rec) WHERE EXISTS (SELECT 1 FROM first) RETURNING seq), `;
     const text =
       `WITH tail AS (SELECT seq, rec FROM fanion_log WHERE seq > $1 ORDER BY seq LIMIT ${READ_PAGE}), ` +
-      `ins AS (INSERT INTO fanion_log (seq, rec) SELECT v.seq, v.rec FROM (VALUES ${rows.join(', ')}) AS v(seq, rec) ` +
-      `WHERE NOT EXISTS (SELECT 1 FROM tail) RETURNING seq), ` +
-      `note AS (SELECT pg_notify('${this.opts.channel}', $${values.length}::text || max(seq)::text) FROM ins HAVING count(*) > 0) ` +
+      'first AS (INSERT INTO fanion_log (seq, rec) SELECT $2::bigint, $3::bytea WHERE NOT EXISTS (SELECT 1 FROM tail) ' +
+      'ON CONFLICT (seq) DO NOTHING RETURNING seq), ' +
+      rest +
+      `note AS (SELECT pg_notify('${this.opts.channel}', $${values.length}::text) FROM first) ` +
       'SELECT seq, rec FROM tail UNION ALL SELECT NULL, NULL FROM note';
     let sent = false;
     let res;
@@ -210,8 +221,15 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
       if (!sent) throw new AppendError('refused', err);
       throw err;
     }
-    const taken = (res.rows as LogRow[]).filter((r) => r.seq !== null);
+    const rowsBack = res.rows as LogRow[];
+    const taken = rowsBack.filter((r) => r.seq !== null);
     if (taken.length > 0) throw new AppendError('overtaken', new Error(`the log goes on past record ${this.durableLsn}`), taken);
+    // No marker: another node took the first place between this statement's snapshot and its insert.
+    if (rowsBack.length === 0) throw new AppendError('overtaken', new Error(`another node took record ${batch[0].lsn} first`));
+  }
+
+  routine(err: unknown): boolean {
+    return err instanceof AppendError && err.kind === 'overtaken';
   }
 
   private classify(err: unknown): AppendError {

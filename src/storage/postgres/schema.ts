@@ -2,7 +2,7 @@
 // starting together do not race on CREATE TABLE), never altered behind a running node.
 //   fanion_log             one row per record: seq = its LSN, rec = its msgpack (wal/record.ts).
 //                          The primary key is the fence: a node appends seq = last applied + 1,
-//                          so a node that is behind fails with a unique violation instead of
+//                          so a node that is behind inserts nothing (pg-log.ts) instead of
 //                          committing a change computed on an old state.
 //   fanion_checkpoint      one row per complete checkpoint (its seq, how many parts, bytes);
 //   fanion_checkpoint_part its bytes (wal/checkpoint.ts's format), in parts of a few MB.
