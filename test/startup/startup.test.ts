@@ -99,6 +99,7 @@ t.test('a data folder Fanion creates is 0700 and its files 0600', async (t) => {
   const again = await spawnServer({ dataDir });
   await again.stop();
   t.equal(fs.statSync(dataDir).mode & 0o777, 0o750, 'a folder that holds data keeps the mode it was given');
+  t.match(again.output(), /"mode":"750"[^\n]*the data folder is open to other users/, 'with a warning');
 });
 
 t.test('the default ./data is 0700 when Fanion makes it, and when a checkout made it (only .gitkeep in it)', async (t) => {
