@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
+import { printableLines } from './migrate/printable.js';
 import { migrate } from './migration.js';
 import { backupDataDir } from './storage/backup.js';
 import { verifyDataDir } from './storage/verify.js';
@@ -80,7 +81,8 @@ async function migrateCommand(args: string[]): Promise<number> {
   const config = loadConfig(process.env);
   const dataDir = values.data ? path.resolve(values.data as string) : config.dataDir;
   const v2Secrets = values['v2-secrets'] ? readSecrets(values['v2-secrets'] as string) : [];
-  const say = (line: string) => void process.stderr.write(line + '\n');
+  // What Unleash sent reaches the terminal only escaped (names, its version, its messages).
+  const say = (line: string) => void process.stderr.write(printableLines(line) + '\n');
   const r = await migrate({
     from: values.from as string, token, dataDir, merge: values.merge === true, v2Secrets, tokenHashKey: config.tokenHashKey,
     sync: config.walSync === 'always', log: createLogger('warn', 'pretty', process.stderr), say,
@@ -96,7 +98,7 @@ async function migrateCommand(args: string[]): Promise<number> {
   if (r.result.strategiesRemoved || r.result.tagsRemoved) out.push(`  removed what Unleash no longer has: ${r.result.strategiesRemoved} strategies, ${r.result.tagsRemoved} flag tags`);
   out.push('not brought over:', ...r.left.map((l) => `  - ${l}`));
   out.push("next: start Fanion on this folder and point SDKs, proxies and Edge at its address; their tokens work unchanged.");
-  process.stdout.write(out.join('\n') + '\n');
+  process.stdout.write(printableLines(out.join('\n')) + '\n');
   return 0;
 }
 
@@ -131,7 +133,7 @@ try {
     process.stderr.write(`fanion: ${err.message}\n${USAGE}\n`);
     process.exitCode = 2;
   } else {
-    process.stderr.write(`fanion: ${(err as Error).message}\n`);
+    process.stderr.write(`fanion: ${printableLines((err as Error).message)}\n`);
     process.exitCode = 1;
   }
 }

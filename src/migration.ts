@@ -2,6 +2,7 @@
 // refuse), refuse one that already holds data unless told to merge, read the whole Unleash,
 // check it with the schemas every import meets, hash the tokens' secrets, and write it all as
 // one change, hence one WAL record: a run stopped at any point leaves the folder as it was.
+import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { FanionError } from './errors.js';
 import type { Logger } from './log.js';
@@ -13,10 +14,11 @@ import { MigrationError, normalizeUrl, readUnleash, type ReadLimits } from './mi
 import { unleashAnswers } from './migrate/unleash-answers.js';
 import { stateSchemas } from './state-io/schema.js';
 import type { State } from './state/state.js';
-import { openStorage } from './storage/storage.js';
+import { openStorage, type Storage } from './storage/storage.js';
 import { tokenPrefix } from './tokens/format.js';
 import { loadHashKey } from './tokens/hash-key.js';
 import { TokenHasher } from './tokens/hasher.js';
+import { DIR_MODE } from './wal/file-layer.js';
 
 export { MigrationError };
 
@@ -70,7 +72,17 @@ export async function migrate(opts: MigrateOptions): Promise<MigrationReport> {
   const started = performance.now();
   const { say } = opts;
   const from = normalizeUrl(opts.from);
-  const storage = await openStorage({ dataDir: opts.dataDir, sync: opts.sync, log: opts.log });
+  // A folder made for this run goes again if the run fails (an unreachable Unleash, a refusal):
+  // nothing is left behind that the next try, or the server, would take for a data folder.
+  const created = fs.mkdirSync(opts.dataDir, { recursive: true, mode: DIR_MODE });
+  let storage: Storage;
+  try {
+    storage = await openStorage({ dataDir: opts.dataDir, sync: opts.sync, log: opts.log });
+  } catch (err) {
+    if (created) fs.rmSync(created, { recursive: true, force: true });
+    throw err;
+  }
+  let done = false;
   try {
     const existing = holdsData(storage.state);
     if (existing !== null && !opts.merge) {
@@ -103,10 +115,12 @@ export async function migrate(opts: MigrateOptions): Promise<MigrationReport> {
     } catch (err) {
       throw refused(doc, err);
     }
+    done = true;
     return { counts: counts(doc), result, left: doc.left, readMs, totalMs: performance.now() - started };
   } finally {
     await storage.wal.close();
     storage.release();
+    if (!done && created) fs.rmSync(created, { recursive: true, force: true });
   }
 }
 

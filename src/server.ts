@@ -2,6 +2,7 @@
 // and connection limits. `startServer` is what main.ts and the in-process tests call.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import polka from 'polka';
 import { openFanion, type AdminSide, type Fanion, type FanionDeps } from './app.js';
 import { modeOf, type Mode } from './config.js';
@@ -20,7 +21,10 @@ import { MethodNotAllowedError, NotFoundError, parserError, ServiceUnavailableEr
 import { mountApiDocs } from './http/api-docs.js';
 import { loadConsole, serveConsole } from './http/console.js';
 import { AccessLog, fixedWords, loggablePath, requestIdOf } from './http/access-log.js';
-import { closeWithin, connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
+import {
+  closeWithin, connectionCap, firstHeadersWithin, guardConnections, headersArrived, openFilesLimit, TIMEOUT_CHECK_MS, TIMEOUT_CLOSE_GRACE_MS,
+  type ConnectionGuard,
+} from './http/connections.js';
 import { NOSNIFF, sendError, sendJson } from './http/respond.js';
 import { directGet } from './http/fast-path.js';
 import { openApiDocument } from './http/openapi.js';
@@ -66,6 +70,9 @@ function answerReady(readiness: Readiness, res: http.ServerResponse): void {
     res.end();
   }
 }
+/** Node's error code for a request past `headersTimeout` or `requestTimeout` (answered 408). */
+const REQUEST_TIMEOUT = 'ERR_HTTP_REQUEST_TIMEOUT';
+
 /** The methods a route may have: what a 405's Allow header is made of. */
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -168,8 +175,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     requestTimeout: config.requestTimeoutMs,
     // How often Node looks for requests past those timeouts (30 s by default, which let a
     // trickled request live 30 s longer than its timeout).
-    connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, config.headersTimeoutMs),
   }, (req, res) => {
+    headersArrived(req);
     // An SDK's repeated poll, when nothing changed: before anything else (client-api/repeat-polls.ts).
     if (repeats !== null && repeats.answer(req, res)) return;
     if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, READY)) answerReady(readiness, res);
@@ -183,7 +191,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const connections = guardConnections(server, connectionCap(config.maxConnections, openFilesLimit()), log);
   // Requests Node's parser rejects (oversized headers, malformed HTTP) never reach polka; they
   // still get the Unleash error body instead of Node's bare status line.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+  const clientError = (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
@@ -192,12 +200,26 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // Nothing of the request is trusted enough to log but the fact: no method, no path.
     access.line(body.id, { method: '?', route: null, status, ms: 0, token: null });
     const text = JSON.stringify(body);
-    socket.end(
+    const answer =
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
-        `X-Request-Id: ${body.id}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-    );
-    closeWithin(socket);
-  });
+      `X-Request-Id: ${body.id}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
+    if (err.code !== REQUEST_TIMEOUT) {
+      socket.end(answer);
+      closeWithin(socket);
+      return;
+    }
+    // Too slow: the 408, nothing more read (headers finished after it must not become a request),
+    // and a reset TIMEOUT_CLOSE_GRACE_MS later unless the client has gone. No FIN first: after one,
+    // a client that never closes its side would learn of the close only at its next write or the
+    // one after (2-4 s later at a line every 2 s), and the socket could no longer be reset.
+    socket.write(answer);
+    socket.pause();
+    closeWithin(socket, TIMEOUT_CLOSE_GRACE_MS);
+  };
+  server.on('clientError', clientError);
+  // Node times a request's headers from its first byte: the first request of a connection is
+  // timed from the connection, so that waiting before the first byte does not add to it.
+  firstHeadersWithin(server, config.headersTimeoutMs, (socket) => clientError(Object.assign(new Error('headers timeout'), { code: REQUEST_TIMEOUT }), socket));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -2,12 +2,14 @@
 // without a network. The flags, segments, projects… become a state document (the shape the state
 // import takes, so they meet the same checks as any import); context fields and API tokens, which
 // that document has no place for, travel beside it. What cannot come over is listed, never
-// silently dropped.
+// silently dropped. Names from Unleash are shown quoted and escaped (printable.ts): they reach a
+// terminal.
 import { isBuiltinContextField, type ContextFieldImport } from '../context-fields/logic.js';
 import type { StateDocument, FeatureStrategyItem } from '../state-io/schema.js';
 import type { TokenType } from '../state/types.js';
 import { normalizeProjects, normalizeType, type TokenImport } from '../tokens/logic.js';
 import type { UApiToken, UFeature, UStrategy } from './unleash-answers.js';
+import { printable, quoted } from './printable.js';
 import type { UnleashSnapshot } from './reader.js';
 
 /** An API token as Unleash gave it, secret included: it is hashed before anything is stored. */
@@ -128,7 +130,7 @@ function tokens(u: UnleashSnapshot, opts: MappingOptions, left: string[]): Migra
     try {
       type = normalizeType(t.type);
     } catch {
-      left.push(`API token "${name}": its type "${t.type}" is not one Fanion has (admin, client/backend, frontend)`);
+      left.push(`API token ${quoted(name)}: its type ${quoted(t.type)} is not one Fanion has (admin, client/backend, frontend)`);
       continue;
     }
     let secret = t.secret;
@@ -161,7 +163,7 @@ function projectsOf(t: UApiToken): string[] {
 }
 
 function listed(names: string[], max = 5): string {
-  const shown = names.slice(0, max).map((n) => `"${n}"`).join(', ');
+  const shown = names.slice(0, max).map(quoted).join(', ');
   return names.length > max ? `${shown} and ${names.length - max} more` : shown;
 }
 
@@ -172,7 +174,7 @@ export function migrationDocument(u: UnleashSnapshot, opts: MappingOptions = {})
   if (!u.archivedListed) left.push('archived flags: this Unleash cannot list them (no feature search)');
   if (u.users !== null && u.users > 0) left.push(`${u.users} user account(s), with their passwords, roles and personal access tokens: Fanion has API tokens only`);
   if (u.addons !== null && u.addons.length > 0) {
-    left.push(`${u.addons.length} addon(s) (${[...new Set(u.addons)].join(', ')}): Unleash does not hand over their secrets; recreate webhooks with POST /api/admin/addons`);
+    left.push(`${u.addons.length} addon(s) (${[...new Set(u.addons)].map(printable).join(', ')}): Unleash does not hand over their secrets; recreate webhooks with POST /api/admin/addons`);
   }
   left.push(
     "always: change requests, release plans, segments' and projects' access settings, Unleash's event history, client applications and " +
@@ -192,35 +194,35 @@ export function whereIs(doc: MigrationDocument, path: string): string | null {
   const s = doc.state;
   switch (m[1]) {
     case 'features':
-      return s.features?.[i] ? `flag "${s.features[i].name}"` : null;
+      return s.features?.[i] ? `flag ${quoted(s.features[i].name)}` : null;
     case 'featureEnvironments': {
       const e = s.featureEnvironments?.[i];
-      return e ? `flag "${e.featureName}", environment "${e.environment}"` : null;
+      return e ? `flag ${quoted(e.featureName)}, environment ${quoted(e.environment)}` : null;
     }
     case 'featureStrategies': {
       const e = s.featureStrategies?.[i];
-      return e ? `flag "${e.featureName}", environment "${e.environment}", strategy ${e.id ?? `#${i}`}` : null;
+      return e ? `flag ${quoted(e.featureName)}, environment ${quoted(e.environment)}, strategy ${e.id ? printable(e.id) : `#${i}`}` : null;
     }
     case 'segments':
-      return s.segments?.[i] ? `segment ${s.segments[i].id} "${s.segments[i].name}"` : null;
+      return s.segments?.[i] ? `segment ${s.segments[i].id} ${quoted(s.segments[i].name)}` : null;
     case 'projects':
-      return s.projects?.[i] ? `project "${s.projects[i].id}"` : null;
+      return s.projects?.[i] ? `project ${quoted(s.projects[i].id)}` : null;
     case 'environments':
-      return s.environments?.[i] ? `environment "${s.environments[i].name}"` : null;
+      return s.environments?.[i] ? `environment ${quoted(s.environments[i].name)}` : null;
     case 'strategies':
-      return s.strategies?.[i] ? `strategy type "${s.strategies[i].name}"` : null;
+      return s.strategies?.[i] ? `strategy type ${quoted(s.strategies[i].name)}` : null;
     case 'tagTypes':
-      return s.tagTypes?.[i] ? `tag type "${s.tagTypes[i].name}"` : null;
+      return s.tagTypes?.[i] ? `tag type ${quoted(s.tagTypes[i].name)}` : null;
     case 'tags':
-      return s.tags?.[i] ? `tag "${s.tags[i].type}:${s.tags[i].value}"` : null;
+      return s.tags?.[i] ? `tag ${quoted(`${s.tags[i].type}:${s.tags[i].value}`)}` : null;
     case 'featureTags': {
       const t = s.featureTags?.[i];
-      return t ? `flag "${t.featureName}", tag "${t.tagType}:${t.tagValue}"` : null;
+      return t ? `flag ${quoted(t.featureName)}, tag ${quoted(`${t.tagType}:${t.tagValue}`)}` : null;
     }
     case 'contextFields':
-      return doc.contextFields[i] ? `context field "${doc.contextFields[i].name}"` : null;
+      return doc.contextFields[i] ? `context field ${quoted(doc.contextFields[i].name)}` : null;
     case 'tokens':
-      return doc.tokens[i] ? `API token "${doc.tokens[i].tokenName}"` : null;
+      return doc.tokens[i] ? `API token ${quoted(doc.tokens[i].tokenName)}` : null;
     default:
       return null;
   }

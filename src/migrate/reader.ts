@@ -4,10 +4,13 @@
 // order (and can hand a user another variant); each flag's own definition has them with
 // `sortOrder`, and `GET /api/admin/api-tokens` has every token with its secret.
 //
-// Everything read is bounded: each answer in bytes and time, the number of requests in flight,
-// and the retries on 429/503. Every way it can fail (unreachable, a refused token, an answer that
-// is not Unleash's) ends in a MigrationError whose message is one line for the terminal; the
-// token is never part of one.
+// Everything read is bounded: each answer in bytes, time, nesting depth and number of values,
+// everything read in one run in bytes and values (an answer within its own bounds can still be
+// one of thousands), the number of requests in flight, and the retries on 429/503. The depth and
+// the values are counted on the bytes as they arrive, before anything is parsed: JSON.parse of 60
+// MB nested 30 million deep, or of ten million empty objects, takes gigabytes. Every way it can
+// fail (unreachable, a refused token, an answer that is not Unleash's, or too much of it) ends in
+// a MigrationError whose message is one line for the terminal; the token is never part of one.
 import { ValidationError } from '../errors.js';
 import {
   unleashAnswers as A,
@@ -21,6 +24,13 @@ export class MigrationError extends Error {}
 export interface ReadLimits {
   /** Largest answer read, in bytes. */
   answerBytes: number;
+  /** Most values (array elements, object members, arrays and objects) in one answer. */
+  answerValues: number;
+  /** Deepest nesting of arrays and objects in one answer (Unleash's go about 8 deep). */
+  depth: number;
+  /** Everything read in one run, in bytes and in values: what the migration holds at most. */
+  totalBytes: number;
+  totalValues: number;
   /** How long one request may take, headers and body. */
   timeoutMs: number;
   /** Requests in flight at once. */
@@ -30,7 +40,10 @@ export interface ReadLimits {
   maxWaitMs: number;
 }
 
-export const READ_LIMITS: ReadLimits = { answerBytes: 64 * 1024 * 1024, timeoutMs: 30_000, concurrency: 8, tries: 6, maxWaitMs: 60_000 };
+export const READ_LIMITS: ReadLimits = {
+  answerBytes: 64 * 1024 * 1024, answerValues: 4_000_000, depth: 32, totalBytes: 256 * 1024 * 1024, totalValues: 8_000_000,
+  timeoutMs: 30_000, concurrency: 8, tries: 6, maxWaitMs: 60_000,
+};
 
 /** A JSON schema, as the http layer's registry takes it. */
 export type JsonSchema = Record<string, unknown>;
@@ -109,9 +122,55 @@ async function inPool<T, R>(items: T[], limit: number, fn: (item: T, index: numb
   return out;
 }
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
+/**
+ * The shape of JSON text counted as its bytes arrive, strings skipped: how deep its arrays and
+ * objects nest and how many values it holds (each array or object, and each element or member
+ * after the first, by its comma), which is what parsing it would cost. Malformed text is left to
+ * JSON.parse; this only has to be right about text that parses.
+ */
+export class JsonShape {
+  depth = 0;
+  deepest = 0;
+  values = 0;
+  private inString = false;
+  private escaped = false;
+
+  /** Counts `chunk`; stops early (returning false) once the nesting passes `maxDepth`. */
+  feed(chunk: Uint8Array, maxDepth: number): boolean {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === BACKSLASH) this.escaped = true;
+        else if (c === QUOTE) this.inString = false;
+      } else if (c === QUOTE) {
+        this.inString = true;
+      } else if (c === 0x5b || c === 0x7b) {
+        this.values++;
+        if (++this.depth > this.deepest) {
+          this.deepest = this.depth;
+          if (this.depth > maxDepth) return false;
+        }
+      } else if (c === 0x5d || c === 0x7d) {
+        this.depth--;
+      } else if (c === COMMA) {
+        this.values++;
+      }
+    }
+    return true;
+  }
+}
+
 class AdminApi {
   private readonly limits: ReadLimits;
   requests = 0;
+  /** Everything read so far, in bytes and values (answers being read included). */
+  private totalBytes = 0;
+  private totalValues = 0;
 
   constructor(private readonly opts: ReaderOptions & { url: string }) {
     this.limits = { ...READ_LIMITS, ...opts.limits };
@@ -200,28 +259,50 @@ class AdminApi {
     return excerpt(text);
   }
 
-  /** The body as text, refused past the byte limit (counted as it arrives, not trusted from a header). */
+  /**
+   * The body as text, refused past the limits on bytes, depth and values of one answer and of the
+   * whole run: counted as it arrives (a declared length is not trusted, only refused early), and
+   * before it is parsed.
+   */
   private async readText(res: Response, path: string): Promise<string> {
-    const max = this.limits.answerBytes;
+    const { answerBytes, answerValues, depth, totalBytes, totalValues } = this.limits;
     const declared = Number(res.headers.get('content-length'));
-    if (Number.isFinite(declared) && declared > max) {
+    if (Number.isFinite(declared) && declared > answerBytes) {
       await res.body?.cancel();
-      throw new MigrationError(`GET ${path}: the answer is ${declared} bytes, more than the ${max} bytes read at most`);
+      throw new MigrationError(`GET ${path}: the answer is ${declared} bytes, more than the ${answerBytes} bytes read at most`);
     }
     if (!res.body) return '';
     const chunks: Buffer[] = [];
+    const shape = new JsonShape();
     let size = 0;
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         size += chunk.byteLength;
-        if (size > max) throw new MigrationError(`GET ${path}: the answer is more than the ${max} bytes read at most`);
-        chunks.push(Buffer.from(chunk));
+        this.totalBytes += chunk.byteLength;
+        if (size > answerBytes) throw new MigrationError(`GET ${path}: the answer is more than the ${answerBytes} bytes read at most`);
+        if (this.totalBytes > totalBytes) throw this.tooMuch(`${Math.round(totalBytes / 1024 / 1024)} MiB`, path);
+        const before = shape.values;
+        if (!shape.feed(chunk, depth)) throw new MigrationError(`GET ${path}: the answer nests deeper than ${depth} levels, which no answer of Unleash's does`);
+        this.totalValues += shape.values - before;
+        if (shape.values > answerValues) throw new MigrationError(`GET ${path}: the answer holds more than ${answerValues.toLocaleString('en')} values, more than one answer is read with`);
+        if (this.totalValues > totalValues) throw this.tooMuch(`${totalValues.toLocaleString('en')} values`, path);
+        chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       }
     } catch (err) {
-      if (err instanceof MigrationError) throw err;
+      if (err instanceof MigrationError) {
+        await res.body.cancel().catch(() => {});
+        throw err;
+      }
       throw new MigrationError(`GET ${path}: the answer broke off (${causeOf(err, this.limits.timeoutMs)})`);
     }
     return Buffer.concat(chunks).toString('utf8');
+  }
+
+  private tooMuch(bound: string, path: string): MigrationError {
+    return new MigrationError(
+      `Unleash's answers add up to more than the ${bound} one migration reads at most (after GET ${path}, ${this.requests} requests); ` +
+        'nothing was written',
+    );
   }
 }
 

@@ -39,8 +39,35 @@ export interface StorageOptions {
 /** A checkpoint left half-written by a crash: never loaded, so it is removed. */
 const TEMP_RE = /^checkpoint-\d{16}\.ckpt\.tmp$/;
 
+/** What a folder may hold and still be one no Fanion has used: a checkout's placeholder. */
+const PLACEHOLDERS = new Set(['.gitkeep']);
+
+/**
+ * A folder Fanion is about to start using is made 0700, whoever created it: `./data` exists in a
+ * fresh checkout already (its `.gitkeep` is tracked) with the checkout's mode, usually 0755, and
+ * `mkdir` leaves an existing folder as it is. A folder that holds anything else was set up by
+ * someone (a volume, a restored backup) and keeps its mode, with a warning if other users may
+ * enter it (such as a ./data an older Fanion started using at 0755). One that cannot be changed
+ * (owned by another user) is used as it is, with a warning.
+ */
+function tightenUnused(dir: string, log: Logger): void {
+  const mode = fs.statSync(dir).mode & 0o777;
+  if ((mode & 0o077) === 0) return;
+  if (!fs.readdirSync(dir).every((name) => PLACEHOLDERS.has(name))) {
+    log.warn({ dataDir: dir, mode: mode.toString(8) }, 'the data folder is open to other users; it holds token hashes and the hash key (chmod 700 it unless that is meant)');
+    return;
+  }
+  try {
+    fs.chmodSync(dir, DIR_MODE);
+    log.info({ dataDir: dir, was: mode.toString(8), now: DIR_MODE.toString(8) }, 'the data folder holds nothing yet: made readable by this user only');
+  } catch (err) {
+    log.warn({ dataDir: dir, mode: mode.toString(8), err: (err as Error).message }, 'the data folder is readable by others and its mode cannot be changed; it will hold token hashes and the hash key');
+  }
+}
+
 export async function openStorage(opts: StorageOptions): Promise<Storage> {
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: DIR_MODE });
+  tightenUnused(opts.dataDir, opts.log);
   const files = opts.files ?? realFiles;
   const release = acquireLock(opts.dataDir);
   try {

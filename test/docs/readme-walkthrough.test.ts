@@ -3,11 +3,12 @@
 // the `# →` lines under it, and its example programs (which must be the files in examples/). The
 // one change: the server listens on a free port instead of 4242, so `4242` in the commands is
 // replaced by that port (and FANION_URL tells the examples).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import { freePort } from '../helpers/ports.js';
 import { client, ROOT, spawnServer, tempDataDir, type Spawned } from '../helpers/server.js';
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -85,6 +86,16 @@ function runSteps(steps: Step[], port: number, cwd: string): Promise<string[]> {
   });
 }
 
+/** Runs an example program to its end, whatever its exit status. */
+function runExample(file: string, url: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [file], { cwd: ROOT, timeout: 30_000, env: { PATH: process.env.PATH ?? '', FANION_URL: url } }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 function runNode(file: string, url: string): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [file], { cwd: ROOT, timeout: 30_000, env: { PATH: process.env.PATH ?? '', FANION_URL: url } }, (err, stdout, stderr) => {
@@ -108,6 +119,7 @@ async function start(t: Test, command: string): Promise<Spawned> {
 function workDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fanion-walkthrough-'));
   fs.symlinkSync(path.join(ROOT, 'test'), path.join(dir, 'test'));
+  fs.symlinkSync(path.join(ROOT, 'examples'), path.join(dir, 'examples'));
   return dir;
 }
 
@@ -179,4 +191,71 @@ t.test('the README without authentication, as written', async (t) => {
   steps.forEach((step, i) => {
     if (step.expected.length > 0) t.match(outputs[i], answerPattern(step.expected), `answered as the README shows: ${step.command.split('\n').slice(-1)[0]}`);
   });
+});
+
+t.test('the OFREP example says what is wrong and exits 1: a wrong token, a closed port', async (t) => {
+  const srv = await start(t, blocksOf('Walk-through', NO_AUTH).find((b) => b.lang === 'sh' && /npm start\s*$/.test(b.code))!.code.replace('change-me-client-secret', 'another-client-secret'));
+  const refused = await runExample('examples/try-ofrep.mjs', srv.url);
+  t.equal(refused.code, 1, 'a wrong token: exit status 1');
+  t.equal(refused.stdout, '', 'and no answer printed as if it were one');
+  t.equal(refused.stderr, `Fanion at ${srv.url}: HTTP 401 Unauthorized\n`);
+  const closed = `http://127.0.0.1:${await freePort()}`;
+  const unreachable = await runExample('examples/try-ofrep.mjs', closed);
+  t.equal(unreachable.code, 1, 'a closed port: exit status 1');
+  t.equal(unreachable.stdout, '');
+  t.equal(unreachable.stderr, `Fanion at ${closed}: ECONNREFUSED\n`);
+});
+
+t.test("the README's webhook example works as written: Fanion allowed to deliver, the addon, the receiver, the events", async (t) => {
+  const start0 = README.indexOf('\n### Webhooks\n');
+  const section = README.slice(start0, README.indexOf('Delivery is **at least once', start0));
+  const blocks: Block[] = [];
+  for (const m of section.matchAll(/```(\w*)\n([\s\S]*?)```/g)) blocks.push({ lang: m[1], code: m[2], before: '' });
+  const [startBlock, addonBlock, receiverBlock, changeBlock, printed] = blocks;
+  t.match(startBlock.code, /WEBHOOK_ALLOW_RANGES=127\.0\.0\.1\/32[\s\S]*npm start\s*$/, 'the start command, with the loopback allowed, comes first');
+  t.match(receiverBlock.code, /node examples\/webhook-receiver\.mjs/);
+  t.equal(printed.lang, 'text', "then what the receiver prints");
+  const srv = await start(t, startBlock.code);
+  // The walk-through's flag, on in production, as the walk-through leaves it.
+  const admin = client(srv.url, { authorization: '*:*.change-me-admin-secret', 'content-type': 'application/json' });
+  t.equal((await admin('POST', '/api/admin/projects/default/features', { name: 'new-checkout' })).status, 201);
+  t.equal((await admin('POST', '/api/admin/projects/default/features/new-checkout/environments/production/on')).status, 200);
+  // The receiver's port is a free one instead of 8080, as Fanion's is instead of 4242.
+  const port = String(await freePort());
+  const vars = blocksOf('Walk-through', NO_AUTH).flatMap((b) => b.code.split('\n')).filter((l) => /^[AJF]=/.test(l)).join('\n');
+  t.equal(vars.split('\n').length, 3, 'the walk-through sets $A, $J and $F');
+  const dir = workDir();
+  const withVars = (code: string) => stepsOf(`${vars}\n${code.replaceAll('8080', port)}`);
+  const addonSteps = withVars(addonBlock.code);
+  const addonOut = await runSteps(addonSteps, srv.port, dir);
+  const answered = addonSteps.findIndex((s) => s.expected.length > 0);
+  t.match(addonOut[answered], answerPattern(addonSteps[answered].expected), 'the addon is created as the README shows');
+  t.ok(fs.existsSync(path.join(dir, 'addon.json')), 'and its answer kept in addon.json');
+
+  const receiver = spawn('bash', ['-c', receiverBlock.code.replaceAll('8080', port)], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  t.teardown(() => {
+    try {
+      process.kill(-receiver.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  });
+  let out = '';
+  receiver.stdout.on('data', (c) => (out += c));
+  receiver.stderr.on('data', (c) => (out += c));
+  const until = async (re: RegExp, ms: number) => {
+    const deadline = Date.now() + ms;
+    while (!re.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  };
+  await until(/listening on \d+/, 10_000);
+  t.match(out, `listening on ${port}`, 'the receiver listens');
+
+  const changeSteps = withVars(changeBlock.code);
+  const outputs = await runSteps(changeSteps, srv.port, dir);
+  changeSteps.forEach((step, i) => {
+    if (step.expected.length > 0) t.match(outputs[i], answerPattern(step.expected), `answered as the README shows: ${step.command.split('\n').slice(-1)[0]}`);
+  });
+  const expected = answerPattern(printed.code.replaceAll('8080', port).split('\n').filter((l) => l.length > 0));
+  await until(expected, 15_000);
+  t.match(out, expected, `the receiver prints what the README says: ${JSON.stringify(out)}`);
 });

@@ -43,13 +43,15 @@ export interface SpawnOptions {
    * answers 503), instead of once Fanion serves.
    */
   portOpen?: boolean;
+  /** The folder it runs in (the repository root unless given): where a relative DATA_DIR, such as the default ./data, is. */
+  cwd?: string;
 }
 
 export function spawnServer(opts: SpawnOptions = {}): Promise<Spawned> {
   const dataDir = opts.dataDir ?? tempDataDir();
   const [cmd, ...args] = opts.command ?? [process.execPath, MAIN];
   const proc = spawn(cmd, args, {
-    cwd: ROOT,
+    cwd: opts.cwd ?? ROOT,
     detached: opts.detached ?? false,
     // PASSWORD_SCRYPT_LOG_N=10 (the least allowed): every server with AUTH_TYPE=api-token hashes
     // passwords at start (the first Admin's, the dummy); at the default 2^15 that is ~1 s of CPU per

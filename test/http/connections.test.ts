@@ -29,7 +29,7 @@ function open(port: number): Promise<Watched> {
 
 t.test('the defaults: headers within 15 s, a whole request within 60 s, connections below the descriptor limit', async (t) => {
   const config = loadConfig({});
-  t.equal(config.headersTimeoutMs, 15_000, 'a trickled request is cut within 20 s by default');
+  t.equal(config.headersTimeoutMs, 15_000, 'a trickled request is cut within 16 s by default');
   t.equal(config.requestTimeoutMs, 60_000);
   t.equal(connectionCap(undefined, 1024), 1024 - OWN_DESCRIPTORS);
   t.equal(connectionCap(500, 1024), 500, 'MAX_CONNECTIONS wins');
@@ -37,20 +37,77 @@ t.test('the defaults: headers within 15 s, a whole request within 60 s, connecti
   t.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '70000' }), /cannot be longer than REQUEST_TIMEOUT_MS/);
 });
 
-t.test('a request whose headers trickle in is closed at HEADERS_TIMEOUT_MS', async (t) => {
-  const srv = await spawnServer({ env: { HEADERS_TIMEOUT_MS: '2000' } });
+interface Trickler {
+  /** How long to wait after connecting before the first byte. */
+  wait: number;
+  /** Never close its side, even after the server's FIN: only a reset tells it. */
+  halfOpen: boolean;
+  /** Send one whole request first, answered, and trickle the second on the same connection. */
+  keepAlive?: boolean;
+}
+
+/**
+ * One client trickling a header line every 2 s and never the blank line that ends them. Resolves
+ * with the ms from its connection (or, for a second request, from that request's first byte) to
+ * the moment it saw the connection close, and what the server sent.
+ */
+function trickle(port: number, how: Trickler): Promise<{ ms: number; data: string }> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: how.halfOpen });
+    let data = '';
+    let since = 0;
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('error', () => {});
+    socket.on('data', (d) => (data += d.toString()));
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ ms: Date.now() - since, data });
+    });
+    const start = () => {
+      if (how.keepAlive) since = Date.now();
+      socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+      timer = setInterval(() => !socket.destroyed && socket.write(`X-Slow-${Date.now()}: 1\r\n`), 2000);
+    };
+    socket.once('connect', () => {
+      since = Date.now();
+      if (!how.keepAlive) {
+        setTimeout(start, how.wait);
+        return;
+      }
+      socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+      socket.once('data', () => setTimeout(start, how.wait));
+    });
+  });
+}
+
+const CLIENTS: [string, Trickler][] = [
+  ['one that closes when the server does', { wait: 0, halfOpen: false }],
+  ['one that never closes its side', { wait: 0, halfOpen: true }],
+  ['one that waits 1.5 s before its first byte', { wait: 1500, halfOpen: true }],
+  ["a keep-alive connection's second request", { wait: 500, halfOpen: true, keepAlive: true }],
+];
+
+t.test('a request whose headers trickle in is closed within HEADERS_TIMEOUT_MS and a second, however it trickles', async (t) => {
+  const srv = await spawnServer({ env: { HEADERS_TIMEOUT_MS: '3000' } });
   t.teardown(() => srv.stop());
-  const c = await open(srv.port);
-  const started = Date.now();
-  c.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
-  // One header line a second, never the blank line that ends them.
-  const trickle = setInterval(() => !c.socket.destroyed && c.socket.write(`X-Slow-${Date.now()}: 1\r\n`), 1000);
-  const { at, data } = await c.closed;
-  clearInterval(trickle);
-  const ms = at - started;
-  t.comment(`closed after ${ms} ms of trickling`);
-  t.ok(ms >= 1800 && ms < 4500, `closed within the timeout plus the 1 s check (${ms} ms)`);
-  t.match(data, /^HTTP\/1\.1 408 /, 'with a 408');
+  const runs = await Promise.all(CLIENTS.map(([, how]) => trickle(srv.port, how)));
+  CLIENTS.forEach(([what, how], i) => {
+    const { ms, data } = runs[i];
+    t.comment(`${what}: closed ${ms} ms after ${how.keepAlive ? "its second request's first byte" : 'it connected'}`);
+    t.ok(ms >= 2900 && ms <= 4000, `${what}: closed within the timeout and a second (${ms} ms)`);
+    t.match(data, /HTTP\/1\.1 408 /, `${what}: with a 408`);
+  });
+});
+
+t.test('with the default settings (15 s), a trickle of a line every 2 s is closed within 16 s', async (t) => {
+  const srv = await spawnServer({ env: { HEADERS_TIMEOUT_MS: undefined, REQUEST_TIMEOUT_MS: undefined } });
+  t.teardown(() => srv.stop());
+  const [closing, halfOpen] = await Promise.all([trickle(srv.port, { wait: 0, halfOpen: false }), trickle(srv.port, { wait: 0, halfOpen: true })]);
+  for (const [what, { ms, data }] of [['a client that closes', closing], ['a client that never closes its side', halfOpen]] as const) {
+    t.comment(`${what}: closed after ${ms} ms`);
+    t.ok(ms >= 14_900 && ms <= 16_000, `${what}: closed between 15 and 16 s (${ms} ms)`);
+    t.match(data, /^HTTP\/1\.1 408 /);
+  }
 });
 
 /** The sockets a process holds open (its listening socket included). */

@@ -1,7 +1,9 @@
 // `fanion migrate` when it cannot do its job: an unreachable, refusing or broken Unleash, data
 // Fanion cannot store, a Fanion running on the folder, usage mistakes. Each is one clear line and
 // an exit status, with nothing written.
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import t from 'tap';
 import { runCli } from '../helpers/cli.js';
 import { contents, EMPTY, FAKE_ADMIN_TOKEN, migrate, withFake, type FakeUnleash } from '../helpers/fake-unleash.js';
@@ -67,4 +69,27 @@ t.test('a Fanion running on the folder makes migrate refuse; usage mistakes exit
   const badUrl = await runCli(['migrate', '--from', 'ftp://x', '--token', 'x', '--data', tempDataDir()]);
   t.equal(badUrl.code, 1);
   t.match(badUrl.stderr.trim(), /^fanion: --from must be an http:\/\/ or https:\/\/ address, got "ftp:"$/);
+});
+
+t.test('a failed run into a folder it created leaves no folder behind; one that existed stays', async (t) => {
+  const fake = await withFake(t);
+  const parent = tempDataDir('fanion-migrate-new-');
+  const fresh = path.join(parent, 'new', 'data');
+  const unreachable = await runCli(['migrate', '--from', `http://127.0.0.1:${await closedPort()}`, '--token', FAKE_ADMIN_TOKEN, '--data', fresh]);
+  t.equal(unreachable.code, 1);
+  t.match(unreachable.stderr, /cannot reach Unleash at/);
+  t.same(fs.readdirSync(parent), [], 'an unreachable Unleash: neither the folder nor the parent it made is left');
+  fake.world.flags[1].environments[0].strategies[0].segments = [99];
+  const refused = await runCli(['migrate', '--from', fake.url, '--token', FAKE_ADMIN_TOKEN, '--data', fresh]);
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /Fanion cannot store what Unleash holds/);
+  t.same(fs.readdirSync(parent), [], 'data Fanion refuses: nothing left either');
+  const existing = tempDataDir('fanion-migrate-existing-');
+  t.equal((await runCli(['migrate', '--from', fake.url, '--token', FAKE_ADMIN_TOKEN, '--data', existing])).code, 1);
+  t.ok(fs.existsSync(existing), 'a folder that was there before the run is not removed');
+  t.same(contents(existing), EMPTY);
+  fake.world.flags[1].environments[0].strategies[0].segments = [];
+  t.equal((await runCli(['migrate', '--from', fake.url, '--token', FAKE_ADMIN_TOKEN, '--data', fresh])).code, 0, 'a run that succeeds keeps the folder it made');
+  t.equal(contents(fresh).flags, 3);
+  t.equal(fs.statSync(fresh).mode & 0o777, 0o700);
 });

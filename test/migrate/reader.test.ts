@@ -3,7 +3,7 @@
 // people paste (with /api, a trailing slash, a base path).
 import t from 'tap';
 import { SchemaRegistry } from '../../src/http/validation.js';
-import { MigrationError, normalizeUrl, readUnleash, type ReaderOptions } from '../../src/migrate/reader.js';
+import { JsonShape, MigrationError, normalizeUrl, readUnleash, type ReaderOptions } from '../../src/migrate/reader.js';
 import { unleashAnswers } from '../../src/migrate/unleash-answers.js';
 import { FAKE_ADMIN_TOKEN, fakeUnleash } from '../helpers/fake-unleash.js';
 
@@ -30,6 +30,20 @@ t.test('addresses: /api and trailing slashes are dropped, a base path is kept, t
   t.equal(normalizeUrl('http://host:4242/unleash/api'), 'http://host:4242/unleash');
   t.throws(() => normalizeUrl('unleash.example.com'), /--from must be the address of the Unleash server/);
   t.throws(() => normalizeUrl('https://admin:pw@unleash.example.com'), /must not carry a user name or password/);
+});
+
+t.test("an answer's depth and values are counted on its bytes, strings skipped, however it is cut into chunks", async (t) => {
+  const text = '{"a":[1,2,{"b":"x[{,\\"]}"}],"c":[[[]]],"d":"\\\\"}';
+  t.same(JSON.parse(text).d, '\\', 'the text parses (an escaped backslash ends a string)');
+  for (const size of [1, 2, 3, 7, text.length]) {
+    const shape = new JsonShape();
+    const bytes = Buffer.from(text);
+    for (let i = 0; i < bytes.length; i += size) t.ok(shape.feed(bytes.subarray(i, i + size), 10));
+    t.same([shape.deepest, shape.depth, shape.values], [4, 0, 10], `chunks of ${size} byte(s): 4 deep, 10 values`);
+  }
+  const deep = new JsonShape();
+  t.notOk(deep.feed(Buffer.from('['.repeat(33)), 32), 'past the depth it stops');
+  t.equal(deep.deepest, 33);
 });
 
 t.test('an answer larger than the limit is refused, whether its size is declared or streamed', async (t) => {

@@ -95,11 +95,30 @@ t.test('a data folder Fanion creates is 0700 and its files 0600', async (t) => {
   const names = fs.readdirSync(dataDir);
   t.ok(names.some((n) => n.endsWith('.ckpt')) && names.some((n) => n.endsWith('.log')) && names.includes('token-hash.key') && names.includes('fanion.lock'), `a checkpoint, segments, the key and the lock: ${names.join(', ')}`);
   for (const n of names) t.equal(fs.statSync(path.join(dataDir, n)).mode & 0o777, 0o600, `${n} is 0600`);
-  const existing = tempDataDir('fanion-modes-');
-  fs.chmodSync(existing, 0o750);
-  const again = await spawnServer({ dataDir: existing });
+  fs.chmodSync(dataDir, 0o750);
+  const again = await spawnServer({ dataDir });
   await again.stop();
-  t.equal(fs.statSync(existing).mode & 0o777, 0o750, 'an existing folder keeps its mode');
+  t.equal(fs.statSync(dataDir).mode & 0o777, 0o750, 'a folder that holds data keeps the mode it was given');
+  t.match(again.output(), /"mode":"750"[^\n]*the data folder is open to other users/, 'with a warning');
+});
+
+t.test('the default ./data is 0700 when Fanion makes it, and when a checkout made it (only .gitkeep in it)', async (t) => {
+  // No DATA_DIR: the default, ./data, in the folder Fanion is started from.
+  const fresh = tempDataDir('fanion-default-data-');
+  const first = await spawnServer({ cwd: fresh, env: { DATA_DIR: undefined } });
+  await first.stop();
+  t.equal(fs.statSync(path.join(fresh, 'data')).mode & 0o777, 0o700, 'no data folder: made 0700');
+  t.ok(fs.readdirSync(path.join(fresh, 'data')).some((n) => n.endsWith('.log')), 'and used');
+  // A fresh clone: data/ exists with .gitkeep, at the checkout's mode.
+  const clone = tempDataDir('fanion-clone-');
+  fs.mkdirSync(path.join(clone, 'data'), { mode: 0o755 });
+  fs.chmodSync(path.join(clone, 'data'), 0o755);
+  fs.writeFileSync(path.join(clone, 'data', '.gitkeep'), '');
+  const second = await spawnServer({ cwd: clone, env: { DATA_DIR: undefined } });
+  await second.stop();
+  t.equal(fs.statSync(path.join(clone, 'data')).mode & 0o777, 0o700, "a checkout's data/ with only .gitkeep: made 0700 at start");
+  t.match(second.output(), /"was":"755","now":"700"[^\n]*the data folder holds nothing yet/, 'and logged');
+  t.ok(fs.existsSync(path.join(clone, 'data', '.gitkeep')), '.gitkeep stays');
 });
 
 t.test('without authentication Fanion listens on 127.0.0.1 unless HOST says otherwise, and then warns loudly', async (t) => {
