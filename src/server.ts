@@ -22,6 +22,7 @@ import { AccessLog, fixedWords, loggablePath, requestIdOf } from './http/access-
 import { closeWithin, connectionCap, guardConnections, openFilesLimit, type ConnectionGuard } from './http/connections.js';
 import { NOSNIFF, sendError, sendJson } from './http/respond.js';
 import { directGet } from './http/fast-path.js';
+import { hostGuard } from './http/hosts.js';
 import { openApiDocument } from './http/openapi.js';
 import { mount } from './http/pipeline.js';
 import type { AppContext, RouteDef } from './http/route.js';
@@ -144,6 +145,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const startingMessage = config.database
     ? 'Fanion is starting: it is waiting for its database or applying its log. Try again in a moment.'
     : 'Fanion is starting: its data folder is being replayed. Try again in a moment.';
+  const checkHost = hostGuard(config);
+  /** Whether the request's Host is served; if not, the refusal is sent. */
+  const hostServed = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
+    try {
+      checkHost!(req);
+      return true;
+    } catch (err) {
+      if ((req.method === 'GET' || req.method === 'HEAD') && (isPath(req.url!, READY) || isPath(req.url!, '/health'))) return true;
+      const started = performance.now();
+      sendError(res, err, log);
+      logUnmatched(req, res, started);
+      return false;
+    }
+  };
   let handler: http.RequestListener | null = null;
   let repeats: RepeatPolls | null = null;
   const starting = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -160,6 +175,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // trickled request live 30 s longer than its timeout).
     connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
   }, (req, res) => {
+    // A page that rebound its own name to this server (http/hosts.ts): before anything is
+    // answered, SDK polls included, but health and readiness, which tell it nothing.
+    if (checkHost !== null && !hostServed(req, res)) return;
     // An SDK's repeated poll, when nothing changed: before anything else (client-api/repeat-polls.ts).
     if (repeats !== null && repeats.answer(req, res)) return;
     if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, READY)) answerReady(readiness, res);
