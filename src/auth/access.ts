@@ -36,6 +36,11 @@ export interface AdminScope {
 export interface AdminView {
   projects: readonly string[];
   environment: string;
+  /**
+   * Events about what only an Admin may list (people, tokens, webhooks) are not shown: set for
+   * everyone who may not list those (a person who is not an Admin, a limited admin token).
+   */
+  hideAdminEvents?: boolean;
 }
 
 export const FULL_VIEW: AdminView = Object.freeze({ projects: Object.freeze(['*']), environment: '*' });

@@ -143,10 +143,15 @@ export function authorize(caller: AdminCaller, permission: string, scope: AdminS
   return caller.actor;
 }
 
-/** What a caller may see of the server's history (event listings, flag search). */
+/**
+ * What a caller may see of the server's history (event listings, flag search). Events about what
+ * only an Admin may list (people, tokens, webhooks) are for those who may use ADMIN on the whole
+ * server.
+ */
 export function viewOf(grant: Grant): AdminView {
-  if (grant.kind === 'token') return { projects: grant.projects, environment: grant.environment };
-  return { projects: ['*'], environment: '*' };
+  const hideAdminEvents = refusal(grant, 'ADMIN', {}) !== null;
+  if (grant.kind === 'token') return { projects: grant.projects, environment: grant.environment, hideAdminEvents };
+  return { projects: ['*'], environment: '*', hideAdminEvents };
 }
 
 /**
