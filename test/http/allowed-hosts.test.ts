@@ -7,6 +7,8 @@
 // ALLOWED_HOSTS work.
 import http from 'node:http';
 import t from 'tap';
+import { loadConfig } from '../../src/config.js';
+import { hostNameOf, needsNoListing } from '../../src/http/hosts.js';
 import { client, spawnServer } from '../helpers/server.js';
 
 interface Answer {
@@ -91,4 +93,15 @@ t.test('with tokens and no ALLOWED_HOSTS, the Host is not checked; with ALLOWED_
   t.teardown(() => strict.stop());
   t.equal((await request(strict.port, 'GET', '/api/admin/projects', 'flags.example.com', undefined, { authorization: ADMIN })).status, 200, 'a listed host');
   t.equal((await request(strict.port, 'GET', '/api/admin/projects', 'other.example.com', undefined, { authorization: ADMIN })).status, 403, 'another host');
+});
+
+t.test('Host parsing, and ALLOWED_HOSTS read strictly', async (t) => {
+  t.equal(hostNameOf('Flags.Internal:4242'), 'flags.internal');
+  t.equal(hostNameOf('evil.example.'), 'evil.example');
+  t.equal(hostNameOf('[::1]:4242'), '::1');
+  for (const name of ['localhost', 'a.localhost', '127.0.0.1', '10.1.2.3', '::1', 'fe80::1']) t.ok(needsNoListing(name), `${name} needs no listing`);
+  for (const name of ['evil.example', 'localhost.evil.example', '127.0.0.1.evil.example', '2130706433x', '']) t.notOk(needsNoListing(name), `${name} must be listed`);
+  t.same(loadConfig({ ALLOWED_HOSTS: 'Flags.Internal, console.example.com.' }).allowedHosts, ['flags.internal', 'console.example.com']);
+  t.throws(() => loadConfig({ ALLOWED_HOSTS: 'https://flags.internal' }), /ALLOWED_HOSTS must list host names such as flags\.example\.com \(no scheme, port or wildcard\), got "https:\/\/flags\.internal"/);
+  t.throws(() => loadConfig({ ALLOWED_HOSTS: '*.example.com' }), /ALLOWED_HOSTS/);
 });
