@@ -231,7 +231,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       log.warn(
         { host: config.host },
         `DANGER: AUTH_TYPE=none and HOST=${config.host}: authentication is OFF and Fanion is reachable from the network. ` +
-          'Anyone who can reach this port is an admin and can change or delete every flag. Use AUTH_TYPE=api-token, or leave HOST unset to listen on 127.0.0.1.',
+          'Anyone who can reach this port is an admin and can change or delete every flag. Use AUTH_TYPE=api-token, or leave HOST unset to listen on 127.0.0.1. ' +
+          '(Requests naming a host other than localhost or an IP address are refused unless ALLOWED_HOSTS lists it.)',
       );
     }
   }
