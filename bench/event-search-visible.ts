@@ -1,6 +1,7 @@
 // What a limited admin token's event search costs: an in-process EventLog of EVENTS events
 // (default 1,000,000) in 100 projects, searched through searchVisible (what the route calls) for
-// an unlimited token, a token of one project, of 50 of the 100, and of one environment. In
+// an unlimited token, a person who is not an Admin, a token of one project, of 50 of the 100,
+// and of one environment. In
 // process, so the figures are the search alone, not HTTP or JSON.
 //   npm run bench:events-visible            (EVENTS=200000 for a quick run)
 import os from 'node:os';
@@ -23,7 +24,10 @@ function rng(seed: number) {
   };
 }
 
-/** The mix of bench/event-search.ts (strategy edits, on/off, metadata; 0.1 % of no project), over 100 projects. */
+/**
+ * The mix of bench/event-search.ts (strategy edits, on/off, metadata; 0.1 % of no project, half of
+ * them about people and tokens), over 100 projects.
+ */
 function makeEvent(r: () => number, id: number): EventRecord {
   const flag = Math.floor(r() * FLAGS);
   const featureName = `flag-${flag}`;
@@ -46,7 +50,9 @@ function makeEvent(r: () => number, id: number): EventRecord {
   if (x < 0.75) return { ...base, type: r() < 0.5 ? 'feature-environment-enabled' : 'feature-environment-disabled', environment };
   if (x < 0.9) return { ...base, type: 'feature-metadata-updated', data: { name: featureName, stale: true }, preData: { name: featureName, stale: false } };
   if (x < 0.999) return { ...base, type: 'feature-created', data: { name: featureName, project, description: `Flag ${flag} of the checkout team` } };
-  return { ...base, type: 'segment-created', project: null, featureName: null, data: { name: `segment-${id}`, constraints: [] } };
+  if (x < 0.9995) return { ...base, type: 'segment-created', project: null, featureName: null, data: { name: `segment-${id}`, constraints: [] } };
+  // Events only those who may list people and tokens see (ADMIN_ONLY_EVENT_TYPES).
+  return { ...base, type: r() < 0.5 ? 'user-updated' : 'api-token-created', project: null, featureName: null, data: { email: `person-${id}@example.com`, rootRole: 'Editor' } };
 }
 
 /** Different spellings of one word, so no run is answered from the log's cache of recent scans. */
@@ -61,6 +67,8 @@ function main() {
 
   const views: [string, AdminView][] = [
     ['unlimited', { projects: ['*'], environment: '*' }],
+    // A person who is not an Admin: everything but the events about people, tokens and webhooks.
+    ['every project, no people or token events', { projects: ['*'], environment: '*', hideAdminEvents: true }],
     ['1 project', { projects: ['project-7'], environment: '*' }],
     ['50 of 100 projects', { projects: Array.from({ length: 50 }, (_, i) => `project-${i * 2 + 1}`), environment: '*' }],
     ['every project, 1 environment', { projects: ['*'], environment: 'production' }],

@@ -89,6 +89,12 @@ export interface Config {
   edgeValidateRequireToken: boolean;
   /** Browser origins besides the server's own that may send state-changing requests (CORS_ORIGINS). */
   corsOrigins: string[];
+  /**
+   * Host names requests may name in `Host` besides loopback names and IP addresses (ALLOWED_HOSTS),
+   * lower case: checked whenever authentication is off, and with it on once this lists any
+   * (http/hosts.ts, against DNS rebinding).
+   */
+  allowedHosts: string[];
   /** Open SSE streams at most (STREAMING_MAX_CONNECTIONS); beyond, 429. */
   streamingMaxConnections: number;
   /** Open SSE streams of one token at most (STREAMING_MAX_CONNECTIONS_PER_TOKEN, a tenth of the above by default); beyond, 429. */
@@ -341,12 +347,12 @@ function relayConfig(env: NodeJS.ProcessEnv, authType: AuthType): RelayConfig | 
   };
 }
 
-/** WEBHOOK_ALLOW_HOSTS: host names as URLs spell them (lower case, no port, no wildcard). */
-function parseHosts(raw: string | undefined): string[] {
+/** WEBHOOK_ALLOW_HOSTS, ALLOWED_HOSTS: host names as URLs spell them (lower case, no port, no wildcard). */
+function parseHosts(raw: string | undefined, name = 'WEBHOOK_ALLOW_HOSTS', example = 'hooks.internal'): string[] {
   return list(raw).map((item) => {
     const host = item.toLowerCase().replace(/\.$/, '');
     if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host) || host.length > 253) {
-      throw new ConfigError(`WEBHOOK_ALLOW_HOSTS must list host names such as hooks.internal (no scheme, port or wildcard), got "${item}"`);
+      throw new ConfigError(`${name} must list host names such as ${example} (no scheme, port or wildcard), got "${item}"`);
     }
     return host;
   });
@@ -554,6 +560,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsFlushMs: int(env, 'METRICS_FLUSH_MS', 10_000),
     tokenHashKey,
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
+    allowedHosts: parseHosts(env.ALLOWED_HOSTS, 'ALLOWED_HOSTS', 'flags.example.com'),
     headersTimeoutMs,
     shutdownTimeoutMs: positive(env, 'SHUTDOWN_TIMEOUT_MS', 30_000),
     requestTimeoutMs,

@@ -27,6 +27,7 @@ import {
 } from './http/connections.js';
 import { NOSNIFF, sendError, sendJson } from './http/respond.js';
 import { directGet } from './http/fast-path.js';
+import { hostGuard } from './http/hosts.js';
 import { openApiDocument } from './http/openapi.js';
 import { mount } from './http/pipeline.js';
 import type { AppContext, RouteDef } from './http/route.js';
@@ -160,6 +161,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const startingMessage = config.database
     ? 'Fanion is starting: it is waiting for its database or applying its log. Try again in a moment.'
     : 'Fanion is starting: its data folder is being replayed. Try again in a moment.';
+  const checkHost = hostGuard(config);
+  /** Whether the request's Host is served; if not, the refusal is sent. */
+  const hostServed = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
+    try {
+      checkHost!(req);
+      return true;
+    } catch (err) {
+      if ((req.method === 'GET' || req.method === 'HEAD') && (isPath(req.url!, READY) || isPath(req.url!, '/health'))) return true;
+      const started = performance.now();
+      sendError(res, err, log);
+      logUnmatched(req, res, started);
+      return false;
+    }
+  };
   let handler: http.RequestListener | null = null;
   let repeats: RepeatPolls | null = null;
   const unavailable = (req: http.IncomingMessage, res: http.ServerResponse, message: string) => {
@@ -178,6 +193,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, config.headersTimeoutMs),
   }, (req, res) => {
     headersArrived(req);
+    // A page that rebound its own name to this server (http/hosts.ts): before anything is
+    // answered, SDK polls included, but health and readiness, which tell it nothing.
+    if (checkHost !== null && !hostServed(req, res)) return;
     // An SDK's repeated poll, when nothing changed: before anything else (client-api/repeat-polls.ts).
     if (repeats !== null && repeats.answer(req, res)) return;
     if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, READY)) answerReady(readiness, res);
@@ -252,7 +270,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       log.warn(
         { host: config.host },
         `DANGER: AUTH_TYPE=none and HOST=${config.host}: authentication is OFF and Fanion is reachable from the network. ` +
-          'Anyone who can reach this port is an admin and can change or delete every flag. Use AUTH_TYPE=api-token, or leave HOST unset to listen on 127.0.0.1.',
+          'Anyone who can reach this port is an admin and can change or delete every flag. Use AUTH_TYPE=api-token, or leave HOST unset to listen on 127.0.0.1. ' +
+          '(Requests naming a host other than localhost or an IP address are refused unless ALLOWED_HOSTS lists it.)',
       );
     }
   }

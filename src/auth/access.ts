@@ -11,6 +11,18 @@ export interface AdminScope {
   project?: string;
   environment?: string;
   /**
+   * Environments where the change takes effect although the path names none of them: where a
+   * segment's users have strategies, where a flag whose dependencies change is on, every
+   * environment for a project's own settings. A caller limited to some environments must have
+   * each of them (auth/permissions.ts).
+   */
+  reaches?: readonly string[];
+  /**
+   * The project is named in the body (checked there, through bodyScopes): before the body is read
+   * the caller only needs the permission in some project, or everywhere.
+   */
+  inSomeProject?: boolean;
+  /**
    * The route answers only what the caller may see (event listings filter by `adminView`), so
    * any admin token may call it, whatever its limits.
    */
@@ -24,6 +36,11 @@ export interface AdminScope {
 export interface AdminView {
   projects: readonly string[];
   environment: string;
+  /**
+   * Events about what only an Admin may list (people, tokens, webhooks) are not shown: set for
+   * everyone who may not list those (a person who is not an Admin, a limited admin token).
+   */
+  hideAdminEvents?: boolean;
 }
 
 export const FULL_VIEW: AdminView = Object.freeze({ projects: Object.freeze(['*']), environment: '*' });

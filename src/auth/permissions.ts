@@ -10,10 +10,12 @@
 // but not tokens, people, environments, webhooks or state import/export; Viewer reads everything
 // and changes nothing. A project role adds to the root role in one project: Owner and Member
 // change that project's flags (an Owner also edits or deletes the project), Viewer adds nothing.
-// A person limited to some environments may change what belongs to one environment (on/off,
-// strategies, environment variants, a features import) only in those, may still change what
-// belongs to no environment in their projects (a flag's metadata, tags, archive), and, like an
-// admin token limited to an environment, nothing that acts on the whole server.
+// A person limited to some environments (like an admin token limited to one) may make no change
+// that takes effect outside them: what belongs to one environment (on/off, strategies,
+// environment variants, a features import) only in those; what belongs to none (a segment, a
+// dependency, archiving, a project's settings) only when every environment it reaches is theirs
+// (the route's scope names them in `reaches`, from the state); a flag's metadata and tags reach
+// no evaluation, so stay theirs in their projects; and nothing that acts on the whole server.
 import { NoAccessError } from '../errors.js';
 import type { Actor, ProjectBinding, RootRole } from '../state/types.js';
 import { describeLimits, type AdminCaller, type AdminScope, type AdminView } from './access.js';
@@ -78,9 +80,14 @@ export function refusal(grant: Grant, permission: string, scope: AdminScope): st
   if (grant.kind === 'token') return tokenRefusal(grant, scope);
   if (permission === 'READ' || grant.role === 'Admin') return null;
   if (ADMIN_ONLY.has(permission)) return `only an Admin may, and your root role is ${grant.role}`;
+  if (scope.inSomeProject) {
+    // The project is checked once the body names it; here, whether any project (or all) is theirs.
+    if (grant.role === 'Editor' || grant.projects.some((b) => projectSet(b.role)?.has(permission) === true)) return null;
+    return `your root role is ${grant.role} and no project role of yours gives it`;
+  }
   const binding = scope.project === undefined ? undefined : grant.projects.find((b) => b.project === scope.project);
   const byRoot = grant.role === 'Editor';
-  const byProject = binding !== undefined && (binding.role === 'Owner' ? PROJECT_OWNER : binding.role === 'Member' ? PROJECT_MEMBER : null)?.has(permission) === true;
+  const byProject = binding !== undefined && projectSet(binding.role)?.has(permission) === true;
   if (!byRoot && !byProject) {
     if (binding) return `you are a ${binding.role} of project=${binding.project}, and your root role is ${grant.role}`;
     if (scope.project !== undefined && PROJECT_OWNER.has(permission)) return `your root role is ${grant.role} and you have no role in project=${scope.project}`;
@@ -92,8 +99,20 @@ export function refusal(grant: Grant, permission: string, scope: AdminScope): st
     // server (a shared segment, a tag type, a new project…), so in every environment.
     if (scope.project === undefined) return `${only}, and this acts on the whole server`;
     if (grant.environments.length === 0 || (scope.environment !== undefined && !grant.environments.includes(scope.environment))) return only;
+    const outside = outsideOf(scope.reaches, (e) => grant.environments!.includes(e));
+    if (outside) return `${only}, and this change takes effect in ${outside}`;
   }
   return null;
+}
+
+function projectSet(role: ProjectBinding['role']): ReadonlySet<string> | null {
+  return role === 'Owner' ? PROJECT_OWNER : role === 'Member' ? PROJECT_MEMBER : null;
+}
+
+/** The environments of `reaches` a limit does not hold, as a message names them; null when none. */
+function outsideOf(reaches: readonly string[] | undefined, holds: (environment: string) => boolean): string | null {
+  const outside = (reaches ?? []).filter((e) => !holds(e));
+  return outside.length === 0 ? null : outside.join(', ');
 }
 
 /** An admin token's limits: a scope without a project needs an unlimited token. */
@@ -101,10 +120,14 @@ function tokenRefusal(grant: { projects: readonly string[]; environment: string 
   const allProjects = grant.projects.includes('*');
   const allEnvs = grant.environment === '*';
   const limited = () => `this token is limited to ${describeLimits(grant)}`;
+  // Any admin token may name one of its projects in the body, where it is checked.
+  if (scope.inSomeProject) return null;
   if (!scope.project) return allProjects && allEnvs ? null : limited();
   if (!allProjects && !grant.projects.includes(scope.project)) return limited();
-  if (scope.environment && !allEnvs && grant.environment !== scope.environment) return limited();
-  return null;
+  if (allEnvs) return null;
+  if (scope.environment && grant.environment !== scope.environment) return limited();
+  const outside = outsideOf(scope.reaches, (e) => e === grant.environment);
+  return outside ? `${limited()}, and this change takes effect in ${outside}` : null;
 }
 
 /** The whole message of a refusal, naming what was missing (Unleash's words, then why). */
@@ -120,10 +143,15 @@ export function authorize(caller: AdminCaller, permission: string, scope: AdminS
   return caller.actor;
 }
 
-/** What a caller may see of the server's history (event listings, flag search). */
+/**
+ * What a caller may see of the server's history (event listings, flag search). Events about what
+ * only an Admin may list (people, tokens, webhooks) are for those who may use ADMIN on the whole
+ * server.
+ */
 export function viewOf(grant: Grant): AdminView {
-  if (grant.kind === 'token') return { projects: grant.projects, environment: grant.environment };
-  return { projects: ['*'], environment: '*' };
+  const hideAdminEvents = refusal(grant, 'ADMIN', {}) !== null;
+  if (grant.kind === 'token') return { projects: grant.projects, environment: grant.environment, hideAdminEvents };
+  return { projects: ['*'], environment: '*', hideAdminEvents };
 }
 
 /**

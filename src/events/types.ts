@@ -148,3 +148,11 @@ export const EVENT_TYPES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Events about what only an Admin may list (people, personal access tokens, API tokens, webhooks,
+ * settings): their data carries emails, roles, token scopes and webhook addresses. They are shown
+ * only to those who may list those things (events/search-visible.ts).
+ */
+export const ADMIN_ONLY_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter((t) =>
+  /^(user-|pat-|api-token-|addon-config-|setting-|service-account-|public-signup-token-|group-|role-)/.test(t));

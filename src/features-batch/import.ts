@@ -14,6 +14,7 @@ import { strategiesOf, tagKey, type State } from '../state/state.js';
 import type { ContextField, Dependency, Feature, FeatureEnv, Strategy, Tag, TagType } from '../state/types.js';
 import { strategyView } from '../strategies/logic.js';
 import { importedVariants } from '../variants/weights.js';
+import { flagOnIn } from '../auth/reach.js';
 import type { BatchDocument, BatchStrategy, ImportRequest } from './schema.js';
 
 /** One finding of the review, in Unleash's shape: what is wrong, and the items it concerns. */
@@ -40,6 +41,32 @@ interface Plan {
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+type DocumentDependencies = NonNullable<BatchDocument['dependencies']>[number]['dependencies'];
+
+/** A flag's dependencies as the document gives them (none when it lists none for the flag). */
+function dependenciesOf(listed: DocumentDependencies | undefined): Dependency[] {
+  return (listed ?? []).map((d) => ({ feature: d.feature, enabled: d.enabled ?? true, variants: d.enabled === false ? [] : [...(d.variants ?? [])] }));
+}
+
+/**
+ * The environments an import reaches besides its own: a document with `dependencies` replaces
+ * those of each existing flag it imports, and that changes how the flag evaluates wherever it is
+ * on (auth/reach.ts). Flags the import leaves out (archived, of another project) do not count.
+ */
+export function dependencyReach(state: State, req: ImportRequest): string[] {
+  const listed = req.data.dependencies;
+  if (!listed) return [];
+  const byFlag = new Map<string, DocumentDependencies>();
+  for (const d of listed) byFlag.set(d.feature, d.dependencies);
+  const out = new Set<string>();
+  for (const { name } of req.data.features) {
+    const before = state.features.get(name);
+    if (!before || before.archived || before.project !== req.project || same(dependenciesOf(byFlag.get(name)), before.dependencies)) continue;
+    for (const e of flagOnIn(state, name)) out.add(e);
+  }
+  return [...out].sort();
+}
 const quoted = (items: Iterable<string>) => [...items].map((i) => JSON.stringify(i));
 
 /** Collects findings of one kind; only kinds with items become problems. */
@@ -298,11 +325,7 @@ class ImportBuilder {
   flag(name: string): void {
     const input = this.byFlag.feature.get(name)!;
     const before = this.state.features.get(name);
-    const dependencies = this.req.data.dependencies
-      ? (this.byFlag.dependencies.get(name) ?? []).map((d): Dependency => ({
-        feature: d.feature, enabled: d.enabled ?? true, variants: d.enabled === false ? [] : [...(d.variants ?? [])],
-      }))
-      : (before?.dependencies ?? []);
+    const dependencies = this.req.data.dependencies ? dependenciesOf(this.byFlag.dependencies.get(name)) : (before?.dependencies ?? []);
     const feature: Feature = {
       name,
       project: this.project,

@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import { NoAccessError } from '../errors.js';
 import type { AppContext, RouteDef } from '../http/route.js';
 import { exportFeatures } from './export.js';
-import { importFeatures, reviewImport } from './import.js';
+import { dependencyReach, importFeatures, reviewImport } from './import.js';
+import type { State } from '../state/state.js';
 import { featuresBatchSchemas, type ExportQuery, type ImportRequest } from './schema.js';
 
 const BASE = '/api/admin/features-batch';
@@ -25,6 +26,8 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
     }
   };
   const importScopes = (body: ImportRequest) => [{ project: body.project, environment: body.environment }];
+  // An import that rewrites existing flags' dependencies also takes effect where those are on.
+  const importReach = (body: ImportRequest, _p: Record<string, string>, state: State) => [{ project: body.project, environment: body.environment, reaches: dependencyReach(state, body) }];
   // Any admin token gets past the route's own check; what it may touch is named in the body
   // (bodyScopes) or found while exporting (each flag's project), and checked there.
   const inBody = () => ({ visibleOnly: true });
@@ -58,7 +61,7 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'POST', path: `${BASE}/import`, tag: TAG, permission: 'UPDATE_FEATURE',
       summary: 'Import flags into a project and environment atomically; their strategies there are replaced by the document\'s',
-      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes,
+      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importReach,
       responses: {
         200: 'Imported', 400: 'Invalid request or document (every error listed); nothing imported', 403: 'Would create context fields or tag types with a limited token',
         404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES',

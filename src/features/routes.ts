@@ -14,12 +14,22 @@ import { featureSummary, featureView } from './view.js';
 import { jsonPatchSchema } from '../http/patch.js';
 import { searchFeatures, type FeatureSearch } from './search.js';
 import { FLAG_TYPES } from './flag-types.js';
+import { archiveReach, flagOnIn } from '../auth/reach.js';
 
 const P = '/api/admin/projects/:projectId/features';
 const TAG = 'Features';
 const inProject = (p: Record<string, string>) => ({ project: p.projectId });
-const archivedScope = (p: Record<string, string>, s: State) => ({ project: s.features.get(p.featureName)?.project });
 const inEnv = (p: Record<string, string>) => ({ project: p.projectId, environment: p.environment });
+// Doors that name no environment but change how a flag evaluates in some (auth/reach.ts): a
+// caller limited to some environments must have every one of them.
+/** A flag's dependencies count where the flag is on. */
+const dependencyScope = (p: Record<string, string>, s: State) => ({ project: p.projectId, reaches: flagOnIn(s, p.featureName, p.projectId) });
+/** Archiving takes a flag out of every environment where it is on. */
+const archiveScope = (p: Record<string, string>, s: State) => ({ project: p.projectId, reaches: archiveReach(s, p.featureName, p.projectId) });
+/** Deleting an archived flag drops it from the dependencies of live flags, where those are on. */
+const deleteArchivedScope = (p: Record<string, string>, s: State) => ({ project: s.features.get(p.featureName)?.project, reaches: archiveReach(s, p.featureName) });
+/** Reviving turns a flag off everywhere: it reaches no environment. */
+const reviveScope = (p: Record<string, string>, s: State) => ({ project: s.features.get(p.featureName)?.project });
 
 /** Routes of flags in a project: create, read, patch, archive, revive, delete, on/off, dependencies. */
 export function featureRoutes(ctx: AppContext): RouteDef[] {
@@ -77,7 +87,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'DELETE', path: `${P}/:featureName`, tag: TAG, summary: 'Archive a flag', permission: 'DELETE_FEATURE', scope: inProject,
+      method: 'DELETE', path: `${P}/:featureName`, tag: TAG, summary: 'Archive a flag', permission: 'DELETE_FEATURE', scope: archiveScope,
       responses: { 202: 'Archived', 403: 'Other flags depend on it', 404: 'Unknown flag' },
       handler: async ({ params, actor }) => {
         await engine.run(actor, archiveFeature(params.projectId, params.featureName));
@@ -88,7 +98,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     onOff(false),
     {
       method: 'POST', path: `${P}/:featureName/dependencies`, tag: TAG, summary: 'Make a flag depend on a parent flag',
-      body: featureSchemas.createDependentFeatureSchema, permission: 'UPDATE_FEATURE_DEPENDENCY', scope: inProject,
+      body: featureSchemas.createDependentFeatureSchema, permission: 'UPDATE_FEATURE_DEPENDENCY', scope: dependencyScope,
       handler: async ({ params, body, actor }) => {
         await engine.run(actor, addDependency(params.projectId, params.featureName, body as DependencyInput));
         return { status: 200 };
@@ -96,7 +106,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'DELETE', path: `${P}/:featureName/dependencies/:parent`, tag: TAG, summary: 'Remove one dependency',
-      permission: 'UPDATE_FEATURE_DEPENDENCY', scope: inProject,
+      permission: 'UPDATE_FEATURE_DEPENDENCY', scope: dependencyScope,
       handler: async ({ params, actor }) => {
         await engine.run(actor, removeDependency(params.projectId, params.featureName, params.parent));
         return { status: 200 };
@@ -104,7 +114,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'DELETE', path: `${P}/:featureName/dependencies`, tag: TAG, summary: 'Remove every dependency of a flag',
-      permission: 'UPDATE_FEATURE_DEPENDENCY', scope: inProject,
+      permission: 'UPDATE_FEATURE_DEPENDENCY', scope: dependencyScope,
       handler: async ({ params, actor }) => {
         await engine.run(actor, removeDependency(params.projectId, params.featureName, null));
         return { status: 200 };
@@ -151,14 +161,14 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'POST', path: '/api/admin/archive/revive/:featureName', tag: TAG, summary: 'Revive an archived flag', anyContentType: true,
-      permission: 'UPDATE_FEATURE', scope: archivedScope,
+      permission: 'UPDATE_FEATURE', scope: reviveScope,
       handler: async ({ params, actor }) => {
         await engine.run(actor, reviveFeature(params.featureName));
         return { status: 200 };
       },
     },
     {
-      method: 'DELETE', path: '/api/admin/archive/:featureName', tag: TAG, summary: 'Delete an archived flag for good', permission: 'DELETE_FEATURE', scope: archivedScope,
+      method: 'DELETE', path: '/api/admin/archive/:featureName', tag: TAG, summary: 'Delete an archived flag for good', permission: 'DELETE_FEATURE', scope: deleteArchivedScope,
       handler: async ({ params, actor }) => {
         await engine.run(actor, deleteArchivedFeature(params.featureName));
         return { status: 200 };

@@ -81,7 +81,7 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
               ? await readJson(req, route.bodyLimit ?? ctx.config.bodyLimit).catch(() => undefined)
               : await (route.largeBody ? readLargeJson : readJson)(req, route.bodyLimit ?? ctx.config.bodyLimit);
           if (route.body) body = route.largeBody ? await ctx.schemas.checkInSlices(route.body, body, new Slicer()) : ctx.schemas.check(route.body, body);
-          if (route.bodyScopes) for (const scope of route.bodyScopes(body, params)) ctx.auth.admin(req, route.permission!, scope);
+          if (route.bodyScopes) for (const scope of route.bodyScopes(body, params, ctx.engine.state)) ctx.auth.admin(req, route.permission!, scope);
         }
         const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor, client });
         // An admin answer names its request (errors do in sendError), in the one writeHead of sendJson;

@@ -99,7 +99,7 @@ export interface RouteDef {
    * Scopes named in the body (a segment's project, the environments of a batch): the permission
    * is checked for each, once the body is valid, before the handler runs.
    */
-  bodyScopes?: (body: any, params: Record<string, string>) => AdminScope[];
+  bodyScopes?: (body: any, params: Record<string, string>, state: State) => AdminScope[];
   responses?: Record<number, string>;
   /**
    * A read the console repeats on a timer (the event cursor, usage, applications): a successful

@@ -2,6 +2,8 @@ import { requireProject } from '../state/lookup.js';
 import { featureSummary } from '../features/view.js';
 import type { AppContext, RouteDef } from '../http/route.js';
 import type { Project } from '../state/types.js';
+import type { State } from '../state/state.js';
+import { everyEnvironment } from '../auth/reach.js';
 import { projectOverview } from './overview.js';
 import { countFlags, createProject, deleteProject, projectView, updateProject, type ProjectInput } from './logic.js';
 import { projectReplies, projectSchemas } from './schema.js';
@@ -9,6 +11,11 @@ import { projectReplies, projectSchemas } from './schema.js';
 const BASE = '/api/admin/projects';
 const TAG = 'Projects';
 const inProject = (p: Record<string, string>) => ({ project: p.projectId });
+/**
+ * A project's own settings are shared by all its environments, and deleting it takes its SDK
+ * tokens along: a caller limited to some environments may do neither (auth/reach.ts).
+ */
+const projectWide = (p: Record<string, string>, s: State) => ({ project: p.projectId, reaches: everyEnvironment(s) });
 
 /** Routes of `/api/admin/projects`. */
 export function projectRoutes(ctx: AppContext): RouteDef[] {
@@ -56,7 +63,7 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'PUT', path: `${BASE}/:projectId`, tag: TAG, summary: 'Update a project', reply: projectReplies.projectSchema, body: projectSchemas.updateProjectSchema,
-      permission: 'UPDATE_PROJECT', scope: inProject, responses: { 200: 'Updated', 400: 'Invalid', 404: 'Unknown project' },
+      permission: 'UPDATE_PROJECT', scope: projectWide, responses: { 200: 'Updated', 400: 'Invalid', 404: 'Unknown project' },
       handler: async ({ params, body, actor }) => {
         const p = await engine.run(actor, updateProject(params.projectId, body as ProjectInput));
         return { status: 200, body: view(p) };
@@ -64,7 +71,7 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'DELETE', path: `${BASE}/:projectId`, tag: TAG, summary: 'Delete a project that holds no flags',
-      permission: 'DELETE_PROJECT', scope: inProject,
+      permission: 'DELETE_PROJECT', scope: projectWide,
       responses: { 200: 'Deleted', 403: 'The default project, or a project that still holds flags (archived included)', 404: 'Unknown project' },
       handler: async ({ params, actor }) => {
         await engine.run(actor, deleteProject(params.projectId));

@@ -2,17 +2,33 @@ import type { AppContext, RouteDef } from '../http/route.js';
 import type { State } from '../state/state.js';
 import { createSegment, deleteSegment, requireSegment, segmentView, strategiesUsing, updateSegment, type SegmentInput } from './logic.js';
 import { segmentReplies, segmentSchemas } from './schema.js';
+import { segmentReach } from '../auth/reach.js';
 
 const BASE = '/api/admin/segments';
 const TAG = 'Segments';
-/** A project segment is that project's business for scoped admin tokens. */
+/**
+ * A project segment is that project's business; a shared one (no project) acts on the whole
+ * server. A change to one takes effect wherever a strategy uses it (auth/reach.ts).
+ */
+const segmentOf = (p: Record<string, string>, s: State) => (/^\d+$/.test(p.id) ? s.segments.get(Number(p.id)) : undefined);
 const ofSegment = (p: Record<string, string>, s: State) => {
-  const seg = /^\d+$/.test(p.id) ? s.segments.get(Number(p.id)) : undefined;
+  const seg = segmentOf(p, s);
   return seg?.project ? { project: seg.project } : {};
 };
+const changedSegment = (p: Record<string, string>, s: State) => {
+  const seg = segmentOf(p, s);
+  return seg?.project ? { project: seg.project, reaches: segmentReach(s, seg.id) } : {};
+};
 
-/** A segment moved into a project needs the permission in that project too. */
-const projectOfBody = (body: SegmentInput) => (body.project ? [{ project: body.project }] : []);
+/**
+ * Where a created or changed segment ends up: a project needs the permission there, and no
+ * project (a shared segment) the permission on the whole server. A PUT without `project` keeps
+ * the segment's own.
+ */
+const destinationOf = (body: SegmentInput, p: Record<string, string>, s: State) => {
+  const project = body.project === undefined ? segmentOf(p, s)?.project ?? null : body.project;
+  return [project ? { project } : {}];
+};
 
 /** Routes of `/api/admin/segments`, and which strategies use a segment. */
 export function segmentRoutes(ctx: AppContext): RouteDef[] {
@@ -40,8 +56,9 @@ export function segmentRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'POST', path: BASE, tag: TAG, summary: 'Create a segment', reply: segmentReplies.segmentSchema, body: segmentSchemas.createSegmentSchema, permission: 'CREATE_SEGMENT',
-      // The target project is in the body, out of the route scope's sight.
-      bodyScopes: projectOfBody,
+      // The target project is in the body, out of the route scope's sight: before it is read, the
+      // caller needs the permission in some project; then in that one (or everywhere).
+      scope: () => ({ inSomeProject: true }), bodyScopes: destinationOf,
       responses: { 201: 'Created', 400: 'Invalid, unknown project, or over the limit of 300', 409: 'Name taken' },
       handler: async ({ body, actor }) => {
         const input = body as SegmentInput;
@@ -49,7 +66,7 @@ export function segmentRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'PUT', path: `${BASE}/:id`, tag: TAG, summary: 'Replace a segment', body: segmentSchemas.updateSegmentSchema, permission: 'UPDATE_SEGMENT', scope: ofSegment, bodyScopes: projectOfBody,
+      method: 'PUT', path: `${BASE}/:id`, tag: TAG, summary: 'Replace a segment', body: segmentSchemas.updateSegmentSchema, permission: 'UPDATE_SEGMENT', scope: changedSegment, bodyScopes: destinationOf,
       responses: { 204: 'Updated', 400: 'Invalid, or a project its users are not in', 404: 'Unknown segment', 409: 'Name taken' },
       handler: async ({ params, body, actor }) => {
         const input = body as SegmentInput;

@@ -29,6 +29,8 @@ const BODY_SCOPED_ROUTES: Record<string, unknown> = {
   'POST /api/admin/features-batch/export': { environment: 'development', features: ['f1'] },
   'POST /api/admin/features-batch/import': { project: 'default', environment: 'development', data: { features: [{ name: 'f1' }] } },
   'POST /api/admin/features-batch/validate': { project: 'default', environment: 'development', data: { features: [{ name: 'f1' }] } },
+  // A shared segment (no project in the body) acts on the whole server.
+  'POST /api/admin/segments': { name: 'seg', constraints: [] },
 };
 
 interface Route {

@@ -48,9 +48,10 @@ function allowed(s: Subject, kind: Kind, project: string | undefined, environmen
   const envOk = (e: string | undefined) => s.environments === undefined || (project !== undefined && (e === undefined || s.environments.includes(e)));
   if (kind === 'global') return s.role === 'Editor' && s.environments === undefined;
   if (project === undefined) return false;
-  if (s.role === 'Editor') return envOk(environment);
+  if (s.role === 'Editor') return kind === 'project-owner' ? s.environments === undefined : envOk(environment);
   if (project !== 'alpha') return false;
-  if (kind === 'project-owner') return s.alpha === 'Owner' && envOk(environment);
+  // A project's own settings belong to every environment: no environment limit may change them.
+  if (kind === 'project-owner') return s.alpha === 'Owner' && s.environments === undefined;
   return (s.alpha === 'Owner' || s.alpha === 'Member') && envOk(environment);
 }
 
@@ -65,7 +66,9 @@ function kindOf(method: string, p: string): Kind | null {
   if (p.startsWith('/api/admin/environments')) return method === 'GET' ? 'read' : 'admin';
   if (method === 'GET') return 'read';
   if (['POST /api/admin/features/validate', 'POST /api/admin/context/validate', 'POST /api/admin/tag-types/validate', 'POST /api/admin/events/search', 'POST /api/admin/features-batch/export'].includes(r)) return 'read';
-  if (/^\/api\/admin\/(strategies|context|tag-types|tags)\b/.test(p) || r === 'POST /api/admin/projects' || r === 'POST /api/admin/segments') return 'global';
+  if (/^\/api\/admin\/(strategies|context|tag-types|tags)\b/.test(p) || r === 'POST /api/admin/projects') return 'global';
+  // A segment is created in the project its body names (or shared: global, see requests()).
+  if (r === 'POST /api/admin/segments') return 'project';
   if (/^(PUT|DELETE) \/api\/admin\/projects\/\{projectId\}$/.test(r)) return 'project-owner';
   if (p.startsWith('/api/admin/projects/{projectId}/') || p.startsWith('/api/admin/features/{featureName}/') || p.startsWith('/api/admin/archive/')) return 'project';
   if (p.startsWith('/api/admin/segments/{id}') || p.startsWith('/api/admin/features-batch/')) return 'project';
@@ -153,6 +156,14 @@ t.test('every admin route × every kind of person: allowed exactly as the roles 
     const out: { url: string; project?: string; environment?: string; body?: unknown; shared?: boolean }[] = [];
     const projects = r.path.includes('{projectId}') ? ['alpha', 'beta'] : r.path.includes('{featureName}') && !r.path.startsWith('/api/admin/events') ? ['alpha', 'beta'] : [undefined];
     const environments = r.path.includes('{environment}') ? ['development', 'production'] : [undefined];
+    if (`${r.method} ${r.path}` === 'POST /api/admin/segments') {
+      // Names taken (409 once allowed): in alpha, in beta, and shared by every project.
+      return [
+        { url: r.path, body: { name: 'seg-alpha', project: 'alpha', constraints: [] }, project: 'alpha' },
+        { url: r.path, body: { name: 'seg-alpha', project: 'beta', constraints: [] }, project: 'beta' },
+        { url: r.path, body: { name: 'seg-shared', constraints: [] }, shared: true },
+      ];
+    }
     const segments = r.path.includes('/segments/{id}') ? [['alpha', segA.id], [undefined, segG.id]] as const : [[undefined, undefined]] as const;
     for (const project of projects) {
       for (const environment of environments) {

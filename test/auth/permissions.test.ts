@@ -72,6 +72,28 @@ t.test('people: an environment limit', async (t) => {
   t.match(refusal(person('Editor', [], []), 'UPDATE_FEATURE', { project: 'p' }), /\(none\)/, 'limited to no environment (all deleted): changes nothing');
 });
 
+t.test('an environment limit covers where a change takes effect (`reaches`), for people and admin tokens alike', async (t) => {
+  const dev = person('Editor', [], ['development']);
+  const member = person('Viewer', [{ project: 'p', role: 'Member' }], ['development', 'staging']);
+  const token = tok(['*'], 'development');
+  for (const [name, g] of [['Editor', dev], ['Member', member], ['token', token]] as const) {
+    t.equal(refusal(g, 'UPDATE_SEGMENT', { project: 'p', reaches: [] }), null, `${name}: a change that reaches no environment`);
+    t.equal(refusal(g, 'UPDATE_SEGMENT', { project: 'p', reaches: ['development'] }), null, `${name}: one that reaches only its own`);
+    t.match(refusal(g, 'UPDATE_SEGMENT', { project: 'p', reaches: ['development', 'production'] }), /this change takes effect in production$/, `${name}: one that reaches production`);
+  }
+  t.equal(refusal(member, 'DELETE_FEATURE', { project: 'p', reaches: ['staging', 'development'] }), null, 'every environment of the limit');
+  t.equal(refusal(person('Editor'), 'DELETE_FEATURE', { project: 'p', reaches: ['production'] }), null, 'no limit, no question');
+  t.equal(refusal(tok(['p'], '*'), 'DELETE_FEATURE', { project: 'p', reaches: ['production'] }), null, 'a token of every environment');
+});
+
+t.test('a project named in the body (inSomeProject): before the body, the permission in some project is enough', async (t) => {
+  t.equal(refusal(person('Viewer', [{ project: 'p', role: 'Member' }]), 'CREATE_SEGMENT', { inSomeProject: true }), null, 'a Member of some project');
+  t.equal(refusal(person('Editor'), 'CREATE_SEGMENT', { inSomeProject: true }), null);
+  t.match(refusal(person('Viewer', [{ project: 'p', role: 'Viewer' }]), 'CREATE_SEGMENT', { inSomeProject: true }), /no project role of yours gives it/);
+  t.match(refusal(person('Viewer'), 'CREATE_SEGMENT', { inSomeProject: true }), /your root role is Viewer/);
+  t.equal(refusal(tok(['p'], 'development'), 'CREATE_SEGMENT', { inSomeProject: true }), null, 'any admin token; its project is checked in the body');
+});
+
 t.test('GET /api/admin/user lists exactly what refusal allows, for every grant, permission and scope', async (t) => {
   const grants: [string, Grant][] = [
     ['unlimited token', tok(['*'], '*')],

@@ -175,7 +175,7 @@ t.test('a stalled reader is let go past its buffer; the other streams go on', as
   const api = client(url);
   // A socket that asks for a stream and then reads nothing.
   const stalled = net.connect(running.port, '127.0.0.1');
-  stalled.write('GET /api/client/streaming HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
+  stalled.write('GET /api/client/streaming HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n');
   stalled.pause();
   const reader = await openStream(url);
   await reader.next();

@@ -11,7 +11,7 @@ async function trickle(port: number): Promise<net.Socket> {
   const socket = net.connect(port, '127.0.0.1');
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   socket.on('error', () => {});
-  socket.write('POST /api/admin/projects/default/features HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"na');
+  socket.write('POST /api/admin/projects/default/features HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"na');
   return socket;
 }
 

@@ -3,7 +3,8 @@
 // Editor is refused on the tokens page; a project Member changes only their project; a person
 // limited to development switches it but not production; a person deactivated while signed in is
 // sent back to sign-in; the profile changes a password, makes a personal token and signs out
-// everywhere; the events page shows who changed what, before and after.
+// everywhere; the events page shows who changed what, before and after (events about people to
+// Admins only).
 import t from 'tap';
 import { acceptNextDialog, artifactPath, openBrowser, signInWithPassword, watchPage } from '../helpers/browser.js';
 import { STRONG } from '../helpers/people.js';
@@ -198,10 +199,20 @@ t.test('people in the console', async (t) => {
     t.match(await row.innerText(), /eddie/, 'the event names the person');
     await page.getByRole('search').getByLabel('Flag').fill('');
     await page.getByRole('search').getByLabel('Type').selectOption('user-updated');
-    const change = page.getByRole('row', { name: /user-updated/ }).first();
+    await page.getByText('No event matches these filters.').waitFor();
+    t.equal(await page.getByRole('row', { name: /user-updated/ }).count(), 0, 'an Editor sees no event about people (only Admins may list them)');
+
+    // An Admin does: who changed whom, and what.
+    const adminContext = await newContext();
+    t.teardown(() => adminContext.close());
+    const adminPage = await adminContext.newPage();
+    await signInWithPassword(adminPage, srv.url, 'admin', STRONG);
+    await adminPage.getByRole('link', { name: 'Events' }).click();
+    await adminPage.getByRole('search').getByLabel('Type').selectOption('user-updated');
+    const change = adminPage.getByRole('row', { name: /user-updated/ }).first();
     await change.waitFor();
     t.match(await change.locator('ul.diff').innerText(), /active true → false/, 'what changed, in words: the deactivation');
-    await page.screenshot({ path: artifactPath('console-events-people.png'), fullPage: true });
+    await adminPage.screenshot({ path: artifactPath('console-events-people.png'), fullPage: true });
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'eddie' }).click();
     acceptNextDialog(page);

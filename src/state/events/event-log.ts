@@ -25,12 +25,14 @@ export interface EventFilter {
 }
 
 /**
- * What a limited admin token may see: events of one of `projects` (any project for '*'; never an
- * event of no project) and, when `environment` is not '*', of that environment or of none.
+ * What a caller may see: events of one of `projects` (any project for '*'; never an event of no
+ * project; null: any event, of a project or of none) and, when `environment` is not '*', of that
+ * environment or of none; never one of `hiddenTypes`.
  */
 export interface Visibility {
-  projects: readonly string[] | '*';
+  projects: readonly string[] | '*' | null;
   environment: string;
+  hiddenTypes?: readonly string[];
 }
 
 export interface EventPage {

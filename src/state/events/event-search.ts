@@ -37,7 +37,7 @@ export class EventSearch {
     const maxRow = (offset > 0 ? Math.min(offset, this.log.lastId) : this.log.lastId) - this.log.firstId;
     const visible = filter.visible;
     let project = filter.project;
-    if (visible !== undefined && visible.projects !== '*') {
+    if (visible !== undefined && visible.projects !== '*' && visible.projects !== null) {
       if (project !== undefined && !visible.projects.includes(project)) return { events: [], total: 0 };
       // A limit of one project is that project's posting list: no row outside it is looked at.
       if (project === undefined && visible.projects.length === 1) project = visible.projects[0];
@@ -45,7 +45,7 @@ export class EventSearch {
     // Per row: 1 at the interned ids of the projects that may be seen (never at 0, no project).
     // Not needed when an exact project filter already keeps only rows of an allowed project.
     let allowedProjects: Uint8Array | null = null;
-    if (visible !== undefined && project === undefined) {
+    if (visible !== undefined && visible.projects !== null && project === undefined) {
       allowedProjects = new Uint8Array(this.log.project.names.values.length);
       if (visible.projects === '*') allowedProjects.fill(1, 1);
       else for (const p of visible.projects) {
@@ -60,6 +60,20 @@ export class EventSearch {
       const id = this.log.environment.find(visible.environment);
       allowedEnvironment = id > 0 ? id : NO_ROW_HOLDS_IT;
     }
+    // Per row: 1 at the interned ids of the types that may not be seen. Not needed when an exact
+    // type filter already keeps one type only (then either none of it or all of it is seen).
+    let hiddenTypes: Uint8Array | null = null;
+    if (visible?.hiddenTypes !== undefined && visible.hiddenTypes.length > 0) {
+      if (filter.type !== undefined) {
+        if (visible.hiddenTypes.includes(filter.type)) return { events: [], total: 0 };
+      } else {
+        hiddenTypes = new Uint8Array(this.log.type.names.values.length);
+        for (const type of visible.hiddenTypes) {
+          const id = this.log.type.names.find(type);
+          if (id > 0) hiddenTypes[id] = 1;
+        }
+      }
+    }
     const checksRows = allowedProjects !== null || allowedEnvironment !== -1;
 
     const exact: { column: IndexedColumn; rows: Uint32Array; value: string }[] = [];
@@ -72,7 +86,17 @@ export class EventSearch {
     const query = filter.query ? filter.query : null;
     const picked: number[] = [];
 
-    if (!query && exact.length <= 1 && !checksRows) {
+    if (hiddenTypes !== null && !checksRows && !query && exact.length === 0) {
+      // Every event but those of some types: the total from their posting lists, and the page by
+      // walking back from the cursor past them (the console's "newest event" poll stays cheap).
+      let total = this.log.size;
+      for (const type of visible!.hiddenTypes!) total -= this.log.type.rowsOf(type)?.length ?? 0;
+      const types = this.log.type.rows.view();
+      for (let row = maxRow; row >= 0 && picked.length < limit; row--) if (hiddenTypes[types[row]] !== 1) picked.push(row);
+      return { events: picked.map((row) => this.log.decode(row)), total };
+    }
+
+    if (!query && exact.length <= 1 && !checksRows && hiddenTypes === null) {
       // One posting list (or the whole log) already is the answer: no event needs looking at.
       const total = exact.length === 0 ? this.log.size : exact[0].rows.length;
       const upto = exact.length === 0 ? maxRow + 1 : countAtMost(exact[0].rows, maxRow);
@@ -93,6 +117,7 @@ export class EventSearch {
     const matchesQuery = query ? this.queryMatcher(query, candidates) : null;
     const projectRows = allowedProjects !== null ? this.log.project.rows.view() : null;
     const environmentRows = allowedEnvironment !== -1 ? this.log.environmentRows.view() : null;
+    const typeRows = hiddenTypes !== null ? this.log.type.rows.view() : null;
 
     let total = 0;
     for (let k = candidates - 1; k >= 0; k--) {
@@ -101,6 +126,7 @@ export class EventSearch {
       if (rows2 !== null && rows2[row] !== id2) continue;
       if (projectRows !== null && allowedProjects![projectRows[row]] !== 1) continue;
       if (environmentRows !== null && environmentRows[row] !== 0 && environmentRows[row] !== allowedEnvironment) continue;
+      if (typeRows !== null && hiddenTypes![typeRows[row]] === 1) continue;
       if (matchesQuery !== null && !matchesQuery(row)) continue;
       total++;
       if (row <= maxRow && picked.length < limit) picked.push(row);

@@ -113,16 +113,19 @@ t.test('every filter and combination matches the brute-force reference', async (
   t.equal(checked, 400);
 });
 
-t.test('a visibility limit keeps only its projects (never project-less events) and its environment or none, in total and page', async (t) => {
+t.test('a visibility limit keeps only its projects (never project-less events, unless projects is null), its environment or none, and none of its hidden types, in total and page', async (t) => {
   const r = rng(13);
   const pick = <T>(list: T[]) => list[Math.floor(r() * list.length)];
   const limits: Visibility[] = [
     { projects: '*', environment: '*' }, { projects: '*', environment: 'production' }, { projects: ['default'], environment: '*' },
     { projects: ['Payments'], environment: 'development' }, { projects: ['default', 'payments', 'nope'], environment: '*' },
     { projects: ['default', 'Payments'], environment: 'production' }, { projects: [], environment: '*' }, { projects: '*', environment: 'staging' },
+    // What a person who is not an Admin sees (every event but some types), and the same with limits.
+    { projects: null, environment: '*', hiddenTypes: ['segment-created', 'tag-import'] }, { projects: null, environment: '*', hiddenTypes: ['no-such-type'] },
+    { projects: '*', environment: 'production', hiddenTypes: ['feature-strategy-add'] }, { projects: ['default'], environment: '*', hiddenTypes: ['feature-created', 'tag-import'] },
   ];
-  const sees = (v: Visibility, e: EventRecord) => e.project !== null && (v.projects === '*' || v.projects.includes(e.project))
-    && (v.environment === '*' || e.environment === null || e.environment === v.environment);
+  const sees = (v: Visibility, e: EventRecord) => (v.projects === null || (e.project !== null && (v.projects === '*' || v.projects.includes(e.project))))
+    && (v.environment === '*' || e.environment === null || e.environment === v.environment) && !(v.hiddenTypes ?? []).includes(e.type);
   let checked = 0;
   for (const visible of limits) {
     const shown = events.filter((e) => sees(visible, e));
