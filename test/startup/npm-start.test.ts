@@ -51,7 +51,7 @@ t.test('a stop sent to npm start\'s process group drains: the request in flight 
   let answer = '';
   socket.on('data', (d) => (answer += d.toString()));
   socket.on('error', () => {});
-  socket.write(`POST /api/admin/projects/default/features HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+  socket.write(`POST /api/admin/projects/default/features HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
   await new Promise((r) => setTimeout(r, 200));
   const nodeGone = new Promise<void>((resolve) => {
     const timer = setInterval(() => {
