@@ -64,8 +64,10 @@ t.test('a scoped admin token acts inside its project only', async (t) => {
 
 t.test('listings that show only what the caller may see: any admin token gets in, with its stored limits as its view', async (t) => {
   t.equal(auth.admin(req('a:*.scoped'), 'READ', { visibleOnly: true }).name, 'scoped');
-  t.same(auth.adminView(req('a:*.scoped')), { projects: ['a'], environment: '*' });
-  t.same(auth.adminView(req('*:*.admin')), { projects: ['*'], environment: '*' });
+  // Events about people, tokens and webhooks are for those who may list them: a token limited to a
+  // project may not, an unlimited admin token may.
+  t.same(auth.adminView(req('a:*.scoped')), { projects: ['a'], environment: '*', hideAdminEvents: true });
+  t.same(auth.adminView(req('*:*.admin')), { projects: ['*'], environment: '*', hideAdminEvents: false });
   for (const other of ['a:production.client', '*:development.front']) {
     t.throws(() => auth.admin(req(other), 'READ', { visibleOnly: true }), NoAccessError, `${other.split('.')[1]} token: 403`);
     t.throws(() => auth.adminView(req(other)), NoAccessError);
