@@ -56,9 +56,13 @@ export function closeWithin(socket: Duplex | null, ms = ERROR_CLOSE_GRACE_MS): v
 }
 
 const HEADERS_IN = Symbol('fanion.headersIn');
-type Marked = net.Socket & { [HEADERS_IN]?: true };
+type Marked = net.Socket & { [HEADERS_IN]?: boolean };
 
-/** Called with each request as its headers are in: its connection's first headers have arrived. */
+/**
+ * Called with each request as its headers are in: its connection's first headers have arrived.
+ * On the poll path: the mark is made `false` when the connection opens, so this is a store into a
+ * property every socket already has, never a change of the socket's shape on a request.
+ */
 export function headersArrived(req: http.IncomingMessage): void {
   (req.socket as Marked)[HEADERS_IN] = true;
 }
@@ -70,6 +74,7 @@ export function headersArrived(req: http.IncomingMessage): void {
  */
 export function firstHeadersWithin(server: http.Server, ms: number, expire: (socket: net.Socket) => void): void {
   server.on('connection', (socket: Marked) => {
+    socket[HEADERS_IN] = false;
     const timer = setTimeout(() => {
       if (socket[HEADERS_IN] !== true && !socket.destroyed) expire(socket);
     }, ms);
