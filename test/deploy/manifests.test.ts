@@ -255,36 +255,37 @@ t.test('the Kubernetes manifests: known settings, the right mode and port, probe
   }
 });
 
-/** Asks both probe paths at once; the statuses a kubelet would see. */
-async function probe(url: string): Promise<{ health: number; ready: number }> {
-  const [health, ready] = await Promise.all([fetch(`${url}/health`), fetch(`${url}/ready`)]);
-  await Promise.all([health.arrayBuffer(), ready.arrayBuffer()]);
-  return { health: health.status, ready: ready.status };
+/** Asks the container's two probe paths at once: whether a kubelet counts each as passed (200–399). */
+async function probe(url: string, c: Container): Promise<{ liveness: boolean; readiness: boolean }> {
+  const [live, ready] = await Promise.all([fetch(url + c.livenessProbe.httpGet.path), fetch(url + c.readinessProbe.httpGet.path)]);
+  await Promise.all([live.arrayBuffer(), ready.arrayBuffer()]);
+  const passes = (status: number) => status >= 200 && status < 400;
+  return { liveness: passes(live.status), readiness: passes(ready.status) };
 }
 
-t.test('the probe paths answer as the probes expect, on real processes with the manifests\' settings', async (t) => {
-  const envOf = (file: string) => {
-    const c = (manifests(file).find((d) => d.kind === 'Deployment')!.spec.template.spec as PodSpec).containers[0];
+t.test('the probes pass and fail as they should, on real processes with the manifests\' settings', async (t) => {
+  const containerOf = (file: string) => (manifests(file).find((d) => d.kind === 'Deployment')!.spec.template.spec as PodSpec).containers[0];
+  const envOf = (c: Container) => {
     // On a free port and in a folder of the test's own; the rest as the manifest sets it.
     const { env } = environmentOf(c);
     delete env.DATA_DIR;
     // AUTH_TYPE as the manifests leave it (api-token), not the helper's test default.
     return { ...env, PORT: '0', LOG_FORMAT: 'json', AUTH_TYPE: undefined };
   };
-  const nothing = async () => `http://127.0.0.1:${await freePort()}`;
+  const [cluster, relay, server] = ['cluster.yaml', 'relay.yaml', 'server.yaml'].map(containerOf);
 
   // A cluster node whose database does not answer yet: alive (no restart), not ready (no traffic).
-  const node = await spawnServer({ env: { ...envOf('cluster.yaml'), DATABASE_URL: `postgres://fanion@127.0.0.1:${await freePort()}/fanion`, DATABASE_TIMEOUT_MS: '500' }, portOpen: true });
+  const node = await spawnServer({ env: { ...envOf(cluster), DATABASE_URL: `postgres://fanion@127.0.0.1:${await freePort()}/fanion`, DATABASE_TIMEOUT_MS: '500' }, portOpen: true });
   t.teardown(() => node.kill());
   // A relay whose upstream does not answer: the same.
-  const relay = await spawnServer({ env: { ...envOf('relay.yaml'), UPSTREAM_URL: await nothing(), UPSTREAM_REQUEST_TIMEOUT: '1' }, portOpen: true });
-  t.teardown(() => relay.kill());
+  const follower = await spawnServer({ env: { ...envOf(relay), UPSTREAM_URL: `http://127.0.0.1:${await freePort()}`, UPSTREAM_REQUEST_TIMEOUT: '1' }, portOpen: true });
+  t.teardown(() => follower.kill());
   await new Promise((r) => setTimeout(r, 1000));
-  t.same(await probe(node.url), { health: 200, ready: 503 }, 'cluster node waiting for its database: liveness passes, readiness fails');
-  t.same(await probe(relay.url), { health: 200, ready: 503 }, 'relay waiting for its upstream: liveness passes, readiness fails');
+  t.same(await probe(node.url, cluster), { liveness: true, readiness: false }, 'a cluster node waiting for its database: kept alive, out of the Service');
+  t.same(await probe(follower.url, relay), { liveness: true, readiness: false }, 'a relay waiting for its upstream: kept alive, out of the Service');
 
   // A server from server.yaml's settings, once it serves: both pass.
-  const server = await spawnServer({ env: envOf('server.yaml') });
-  t.teardown(() => server.stop());
-  t.same(await probe(server.url), { health: 200, ready: 200 }, 'a serving server: both pass');
+  const running = await spawnServer({ env: envOf(server) });
+  t.teardown(() => running.stop());
+  t.same(await probe(running.url, server), { liveness: true, readiness: true }, 'a serving server: alive and in the Service');
 });
