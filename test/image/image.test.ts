@@ -139,9 +139,10 @@ if (skip && process.env.CI !== 'true') {
   const container = run('podman', ['create', IMAGE]).trim();
   t.teardown(() => { spawnSync('podman', ['rm', '-f', container], { env: podmanEnv() }); });
   const root = run('podman', ['mount', container]).trim();
-  const passwd = fs.readFileSync(path.join(root, 'etc/passwd'), 'utf8').split('\n').map((l) => l.split(':'));
-  const user = passwd.find((f) => f[0] === config.User || f[2] === config.User);
-  t.ok(user, `the image's user ${config.User} exists`);
+  const passwd = fs.readFileSync(path.join(root, 'etc/passwd'), 'utf8').split('\n').filter(Boolean).map((l) => l.split(':'));
+  const user = config.User ? passwd.find((f) => f[0] === config.User || f[2] === config.User) : undefined;
+  t.ok(user, `the image names its user, and it exists (${JSON.stringify(config.User)})`);
+  if (!user) return;
   const uid = Number(user![2]);
   const gid = Number(user![3]);
   t.not(uid, 0, 'the image runs as a user other than root');
