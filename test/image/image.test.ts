@@ -101,9 +101,12 @@ type ImageConfig = {
   Healthcheck?: { Test: string[] };
 };
 
-/** The command line that runs `argv` inside `root` as uid:gid, with /proc and /dev from the host. */
+/**
+ * The command line that runs `argv` inside `root` as uid:gid, with /proc and /dev from the host.
+ * NODE_OPTIONS goes: under tap, it names tap's own loader, a path that is not in the image.
+ */
 function inImage(root: string, workdir: string, uid: number, gid: number, argv: string[]): string[] {
-  const script = 'mount --bind /proc "$1/proc" && mount --rbind /dev "$1/dev" && r=$1 w=$2 u=$3 g=$4 && shift 4 && '
+  const script = 'unset NODE_OPTIONS && mount --bind /proc "$1/proc" && mount --rbind /dev "$1/dev" && r=$1 w=$2 u=$3 g=$4 && shift 4 && '
     + 'exec unshare --root="$r" --wd="$w" --setuid="$u" --setgid="$g" "$@"';
   return ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', root, workdir, String(uid), String(gid), ...argv];
 }
