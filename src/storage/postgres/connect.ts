@@ -84,7 +84,7 @@ const SETTINGS_FIXES: Record<string, string> = {
   '28P01': 'the password is wrong: set DATABASE_PASSWORD (or the password in DATABASE_URL) to the role\'s password',
   '28000': 'PostgreSQL does not let this role in from here (no such role, or no pg_hba.conf line for it): check DATABASE_USERNAME (or the user in DATABASE_URL) and pg_hba.conf',
   '3D000': 'the database does not exist: CREATE DATABASE it (owned by the role Fanion uses), or fix DATABASE_NAME (or the database in DATABASE_URL)',
-  '42501': 'the role lacks a privilege Fanion needs to create its tables and read and write them: GRANT CREATE, USAGE ON SCHEMA public TO the role (or make it the database\'s owner)',
+  '42501': 'the role lacks a privilege Fanion needs to create its tables and read and write them: GRANT CREATE, USAGE ON SCHEMA <the schema Fanion uses: the first of the role\'s search_path, public by default> TO the role, and SELECT, INSERT, DELETE on its fanion_ tables (docs/runbooks.md has the statements)',
 };
 
 /** The fix for a refusal of the settings (wrong password, missing privilege or database), or null. */
