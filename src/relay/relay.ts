@@ -18,7 +18,7 @@ import { Follower } from './follower.js';
 import { MetricsForwarder } from './forwarder.js';
 import { dropTokens, holdToken, RELAY_TOKEN_NAME } from './grants.js';
 import { covers, normalizeScope, scopeKey, widest, type RelayScope } from './scope.js';
-import { flagsInScope, largeUpdate, syncScope, syncScopeInSlices } from './sync.js';
+import { flagsInScope, largeUpdate, syncScope, syncScopeInSlices, type ScopeUpdate } from './sync.js';
 import { RelayTokens, type KnownToken, type TokenHost } from './tokens.js';
 import { Upstream } from './upstream.js';
 import { TokenValidator } from './validator.js';
@@ -52,6 +52,12 @@ export function checkRelayFolder(state: State): string | null {
   }
   if (state.addons.size > 0) return 'DATA_DIR holds a Fanion server\'s data (webhooks): a relay needs a data folder of its own';
   return null;
+}
+
+/** Brings `scope` to `update` through the engine (relay and offline mode): a large change a slice at a time, as an import is. */
+export async function applyScopeUpdate(engine: Engine, actor: Actor, scope: RelayScope, update: ScopeUpdate, source: string): Promise<void> {
+  if (largeUpdate(update, engine.state)) await engine.runInSlices(actor, syncScopeInSlices(scope, update, source));
+  else await engine.run(actor, syncScope(scope, update, source));
 }
 
 export class Relay implements TokenHost {
@@ -187,13 +193,7 @@ export class Relay implements TokenHost {
       if (!f) {
         const follower = new Follower(scope, token, {
           upstream: this.upstream, log: this.deps.log, refreshMs: this.deps.config.featuresRefreshMs, protocol: this.deps.config.protocol,
-          apply: async (update) => {
-            const engine = this.deps.engine;
-            const source = this.deps.config.upstreamUrl;
-            // A large change is built and applied a slice at a time, as an import is.
-            if (largeUpdate(update, engine.state)) await engine.runInSlices(this.actor, syncScopeInSlices(scope, update, source));
-            else await engine.run(this.actor, syncScope(scope, update, source));
-          },
+          apply: (update) => applyScopeUpdate(this.deps.engine, this.actor, scope, update, this.deps.config.upstreamUrl),
           // A refusal may be a revocation: ask about the token now rather than at the next interval.
           onTokenRefused: () => void this.tokens.revalidate(),
         });
