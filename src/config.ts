@@ -192,6 +192,11 @@ export type UpstreamProtocol = 'auto' | 'streaming' | 'delta' | 'polling';
 export interface RelayConfig {
   /** The upstream's base URL, without `/api` and without a trailing slash (UPSTREAM_URL). */
   upstreamUrl: string;
+  /**
+   * Frontend tokens served without asking the upstream (PRETRUSTED_TOKENS): SDKs present
+   * `credential` (the token, or its alias), and get the scope written in the token.
+   */
+  pretrusted: { credential: string; project: string; environment: string }[];
   /** Client/backend and frontend tokens held from start-up (TOKENS). */
   tokens: string[];
   /** How often a polling or delta follower asks the upstream (FEATURES_REFRESH_INTERVAL_SECONDS). */
@@ -311,6 +316,9 @@ function headerPairs(raw: string | undefined): [string, string][] {
   });
 }
 
+/** A token that says its scope: `<project|*>:<environment>.<secret>` (project, environment, secret). */
+export const SCOPED_TOKEN = /^([^:\s]+):([^:.\s]+)\.(\S+)$/;
+
 /** Offline mode, selected by BOOTSTRAP_FILE; null without it. */
 function offlineConfig(env: NodeJS.ProcessEnv, authType: AuthType): OfflineConfig | null {
   const file = env.BOOTSTRAP_FILE;
@@ -327,7 +335,7 @@ function offlineConfig(env: NodeJS.ProcessEnv, authType: AuthType): OfflineConfi
   }
   // The scope is read from the token's text (there is no upstream to ask), so it must say it.
   const tokens = (name: string) => list(env[name]).map((t) => {
-    const parsed = /^([^:\s]+):([^:.\s]+)\.(\S+)$/.exec(t);
+    const parsed = SCOPED_TOKEN.exec(t);
     if (!parsed) throw new ConfigError(`${name} must list tokens such as *:production.secret or myproject:production.secret (<project|*>:<environment>.<secret>), got "${t.slice(0, t.indexOf('.') + 1) || 'a value without a dot'}..."`);
     if (parsed[2] === '*') throw new ConfigError(`${name}: a token names one environment, not *`);
     return t;
@@ -345,6 +353,7 @@ function relayConfig(env: NodeJS.ProcessEnv, authType: AuthType): RelayConfig | 
   if (!raw) {
     if (env.BOOTSTRAP_FILE) return null;
     if (tokens.length > 0) throw new ConfigError('TOKENS is set but UPSTREAM_URL is not: a relay needs the URL of its upstream');
+    if (env.PRETRUSTED_TOKENS) throw new ConfigError('PRETRUSTED_TOKENS is set but UPSTREAM_URL is not: pre-trusted tokens are a relay\'s');
     return null;
   }
   let url: URL;
@@ -370,8 +379,20 @@ function relayConfig(env: NodeJS.ProcessEnv, authType: AuthType): RelayConfig | 
   if (!PROTOCOLS.includes(protocol)) throw new ConfigError(`UPSTREAM_PROTOCOL must be one of ${PROTOCOLS.join(', ')}, got "${env.UPSTREAM_PROTOCOL}"`);
   const authHeader = env.UPSTREAM_AUTH_HEADER || 'Authorization';
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(authHeader)) throw new ConfigError(`UPSTREAM_AUTH_HEADER must be a header name, got "${authHeader}"`);
+  const pretrusted = list(env.PRETRUSTED_TOKENS).map((entry) => {
+    // `<alias>@<token>` (Edge's form for a legacy proxy key) or the frontend token itself.
+    const at = entry.indexOf('@');
+    const token = at < 0 ? entry : entry.slice(at + 1);
+    const credential = at < 0 ? entry : entry.slice(0, at);
+    const m = SCOPED_TOKEN.exec(token);
+    if (!m || credential === '' || m[2] === '*') {
+      throw new ConfigError(`PRETRUSTED_TOKENS must list frontend tokens (<project|*>:<environment>.<secret>) or <alias>@<token>, got an entry starting "${entry.slice(0, Math.min(entry.length, 8))}..."`);
+    }
+    return { credential, project: m[1], environment: m[2] };
+  });
   return {
     upstreamUrl: base,
+    pretrusted,
     tokens,
     featuresRefreshMs: seconds(env, 'FEATURES_REFRESH_INTERVAL_SECONDS', 15),
     metricsIntervalMs: seconds(env, 'METRICS_INTERVAL_SECONDS', 60),
