@@ -36,7 +36,7 @@ import { SchemaRegistry } from './http/validation.js';
 import type { Checkpoints } from './storage/checkpointer.js';
 import { SECRET_PATH_PREFIX } from './tokens/routes.js';
 import { ensureFirstAdminToken } from './tokens/seed.js';
-import { proxyAliases, relayRoutes, validateThroughUpstream } from './relay/routes.js';
+import { backstageRoutes, proxyAliases, relayRoutes, validateThroughUpstream } from './relay/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
 const FRONTEND = '/api/frontend';
@@ -347,6 +347,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     routes = [
       ...(relay ? validateThroughUpstream(sdk, (tokens) => relay.admitAll(tokens)) : sdk),
       ...relayRoutes(ctx, readiness),
+      ...backstageRoutes(ctx, () => fanion.engine.state, () => relay?.pendingTokens() ?? []),
       ...proxyAliases(frontend),
       ...operations.filter((r) => !r.permission).map((r) => ({ ...r, path: '/internal-backstage/metrics', summary: `${r.summary} (Unleash Edge's path)` })),
     ];

@@ -16,7 +16,7 @@ import type { Actor } from '../state/types.js';
 import { parseSeedToken } from '../tokens/format.js';
 import type { TokenHasher } from '../tokens/hasher.js';
 import { dropTokens, holdToken, type Grant, type GrantType } from './grants.js';
-import { applyScopeUpdate, tokenLabel } from './relay.js';
+import { applyScopeUpdate } from './relay.js';
 import { readFullAnswer } from './remote.js';
 import { normalizeScope } from './scope.js';
 import { fullUpdate } from './sync.js';
@@ -138,11 +138,6 @@ export class Offline {
       { bootstrapFile: this.deps.config.bootstrapFile },
       `offline: BOOTSTRAP_FILE refused, ${why}; ${this.lastText === null ? 'nothing is served until a good file is read' : 'the last good flags are still served'}`,
     );
-  }
-
-  /** The configured tokens, for /internal-backstage/tokens: their labels only, never the secrets. */
-  tokenList(): { label: string; type: GrantType; environment: string; projects: string[] }[] {
-    return this.tokens.map((t) => ({ label: tokenLabel(t.raw), type: t.grant.type, environment: t.grant.scope.environment, projects: t.grant.scope.projects }));
   }
 
   async close(): Promise<void> {

@@ -143,6 +143,12 @@ export class Relay implements TokenHost {
     return this.tokens.admit(req);
   }
 
+  /** TOKENS entries not held (not granted yet, or refused), by label: for /internal-backstage/tokens. */
+  pendingTokens(): string[] {
+    const held = this.deps.engine.state.apiTokens;
+    return this.tokens.configured().filter((k) => !held.has(k.hash)).map((k) => tokenLabel(k.raw));
+  }
+
   /** The TOKENS entry `req` presents, when the relay cannot serve it yet (see RelayTokens.waitingFor); its label, or null. */
   notReadyFor(req: IncomingMessage): string | null {
     const k = this.tokens.waitingFor(req);

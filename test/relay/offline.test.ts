@@ -70,6 +70,35 @@ t.test('offline mode serves its file to the Node SDK, applies a changed file, ke
   t.equal((await fetch(`${server.url}/api/admin/features`, { headers: { authorization: CLIENT } })).status, 404, 'no admin API');
 });
 
+t.test('/internal-backstage/features and /tokens: what offline mode holds, for a client token, without secrets', async (t) => {
+  const file = path.join(tempDataDir('fanion-offline-'), 'features.json');
+  writeFile(file, { version: 2, features: [flag('alpha', true), { ...flag('other', false), project: 'other' }] });
+  const server = await startOffline(t, file, { TOKENS: `${CLIENT},default:staging.offline-staging-client` });
+  const get = async (p: string, token?: string) => {
+    const res = await fetch(`${server.url}${p}`, { headers: token ? { authorization: token } : {} });
+    return { status: res.status, text: await res.text() };
+  };
+  const features = await get('/internal-backstage/features', CLIENT);
+  t.equal(features.status, 200);
+  t.same(JSON.parse(features.text), { production: { features: [{ name: 'alpha', project: 'default', enabled: true, strategies: 1 }, { name: 'other', project: 'other', enabled: false, strategies: 1 }] } }, 'the flags of the token\'s environment');
+  const narrow = JSON.parse((await get('/internal-backstage/features', 'default:staging.offline-staging-client')).text) as Record<string, { features: { name: string }[] }>;
+  t.same(Object.keys(narrow), ['staging'], 'a token of another environment sees that one');
+  t.same(narrow.staging.features.map((f) => f.name), ['alpha'], 'and only its projects');
+
+  const tokens = await get('/internal-backstage/tokens', CLIENT);
+  t.equal(tokens.status, 200);
+  const list = (JSON.parse(tokens.text) as { tokens: { token: string; type: string; environment: string; status: string }[] }).tokens;
+  t.same(list.map((x) => [x.type, x.environment, x.status]).sort(), [['client', 'production', 'validated'], ['client', 'staging', 'validated'], ['frontend', 'production', 'validated']], 'every token of the settings, validated');
+  t.ok(list.every((x) => /^[^.]+\.\*{4}[0-9a-f]{8}$/.test(x.token)), `shown by scope and fingerprint (${list[0].token})`);
+  for (const secret of ['offline-client-secret', 'offline-frontend-secret', 'offline-staging-client']) t.notOk(tokens.text.includes(secret), `no secret in the answer (${secret})`);
+
+  for (const p of ['/internal-backstage/features', '/internal-backstage/tokens']) {
+    t.equal((await get(p)).status, 401, `${p} without a token: 401`);
+    t.equal((await get(p, '*:production.not-given')).status, 401, `${p} with a token not held: 401`);
+    t.equal((await get(p, FRONTEND)).status, 403, `${p} with a frontend token: 403`);
+  }
+});
+
 t.test('offline mode started with a bad file is not ready and serves nothing until the file is fixed', async (t) => {
   const file = path.join(tempDataDir('fanion-offline-'), 'features.json');
   writeFile(file, { features: 'not a list' });

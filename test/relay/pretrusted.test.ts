@@ -33,6 +33,10 @@ t.test('pre-trusted frontend tokens and aliases are served by a relay whose upst
   t.equal((await front(alias)).status, 401, 'the token behind an alias is not itself trusted');
   t.equal((await fetch(`${relay.url}/api/client/features`, { headers: { authorization: TRUSTED } })).status, 403, 'a pre-trusted token is a frontend token: 403 on the client API');
 
+  const listed = (await (await fetch(`${relay.url}/internal-backstage/tokens`, { headers: { authorization: UP_CLIENT } })).json()) as { tokens: { token: string; type?: string; status: string }[] };
+  t.same(listed.tokens.map((x) => [x.type, x.status]).sort(), [['client', 'validated'], ['frontend', 'trusted'], ['frontend', 'trusted']], '/internal-backstage/tokens: the upstream\'s token validated, the pre-trusted ones trusted');
+  t.notOk(JSON.stringify(listed).includes('pretrusted-only-on-the-relay') || JSON.stringify(listed).includes(ALIAS), 'without their secrets or aliases');
+
   // Revalidation (every 0.5 s) runs a few times: the pre-trusted tokens stay.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   t.same(await front(TRUSTED), { status: 200, names: ['on-flag'] }, 'still served after revalidations');
