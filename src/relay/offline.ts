@@ -6,6 +6,7 @@
 // diffed change: ETags move, streams get it, the data folder keeps it, and the rest of the server
 // serves it as it serves a relay's. A file that cannot be read, is too large or is not a valid
 // answer changes nothing: the last good flags stay, and a line says why.
+import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import type { OfflineConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
@@ -45,12 +46,14 @@ export class Offline {
   private readonly tokens: OfflineToken[];
   private timer: NodeJS.Timeout | null = null;
   private loading: Promise<void> | null = null;
-  /** The text last applied: an unchanged file costs a read, nothing more. */
-  private lastText: string | null = null;
+  /** A digest of the text last read, good or bad: an unchanged file costs a read, nothing more (and logs once). */
+  private lastRead: string | null = null;
+  /** Whether a good file was applied. */
+  private applied = false;
+  /** The last read error logged: a file missing for a while is said once, not every interval. */
+  private lastError: string | null = null;
   private closed = false;
   private held = false;
-  /** For the start-up line and tests: reads applied, and reads refused (the last good flags kept). */
-  readonly counts = { loaded: 0, refused: 0 };
 
   constructor(private readonly deps: OfflineDeps) {
     this.source = `file:${deps.config.bootstrapFile}`;
@@ -69,7 +72,7 @@ export class Offline {
     const step = async () => {
       await this.reload();
       // A start with a bad file serves nothing (and is not ready) until the file is fixed.
-      if (this.lastText === null || this.held || this.closed) return;
+      if (!this.applied || this.held || this.closed) return;
       this.held = true;
       await this.holdTokens().catch((err) => this.deps.log.error({ err: (err as Error).message }, 'offline: could not hold the configured tokens'));
       ready();
@@ -108,9 +111,16 @@ export class Offline {
     try {
       text = await readBounded(file, maxAnswerBytes);
     } catch (err) {
-      return this.refuse(`could not read it: ${(err as Error).message}`);
+      const why = `could not read it: ${(err as Error).message}`;
+      if (why !== this.lastError) this.refuse(why);
+      this.lastError = why;
+      this.lastRead = null;
+      return;
     }
-    if (text === this.lastText) return;
+    this.lastError = null;
+    const digest = createHash('sha256').update(text).digest('hex');
+    if (digest === this.lastRead) return;
+    this.lastRead = digest;
     let update;
     try {
       // JSON.parse, not the relay's sliced parser: that one takes a truncated document (a file
@@ -125,18 +135,18 @@ export class Offline {
     try {
       for (const environment of environments) await applyScopeUpdate(engine, this.actor, normalizeScope(environment, ['*']), update, this.source);
     } catch (err) {
+      // Not the file's fault (the data folder, say): the same file is tried again next time.
+      this.lastRead = null;
       return this.refuse(`its flags could not be applied: ${(err as Error).message}`);
     }
-    this.lastText = text;
-    this.counts.loaded++;
+    this.applied = true;
     log.info({ bootstrapFile: file, flags: update.flags.size, environments: [...environments] }, 'offline: BOOTSTRAP_FILE read, its flags are served');
   }
 
   private refuse(why: string): void {
-    this.counts.refused++;
     this.deps.log.error(
       { bootstrapFile: this.deps.config.bootstrapFile },
-      `offline: BOOTSTRAP_FILE refused, ${why}; ${this.lastText === null ? 'nothing is served until a good file is read' : 'the last good flags are still served'}`,
+      `offline: BOOTSTRAP_FILE refused, ${why}; ${!this.applied ? 'nothing is served until a good file is read' : 'the last good flags are still served'}`,
     );
   }
 

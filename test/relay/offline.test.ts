@@ -106,6 +106,8 @@ t.test('offline mode started with a bad file is not ready and serves nothing unt
   t.teardown(() => server.stop());
   await waitFor(() => /BOOTSTRAP_FILE refused[^\n]*nothing is served until a good file is read/.test(server.output()), 'the refusal line', 5_000);
   t.equal((await fetch(`${server.url}/ready`)).status, 503, '/ready: 503 while the file is bad');
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  t.equal(server.output().match(/BOOTSTRAP_FILE refused/g)?.length, 1, 'said once, not at every read (5 reads in that second)');
   writeFile(file, { version: 2, features: [flag('alpha', true)] });
   await waitFor(async () => (await fetch(`${server.url}/ready`)).status === 200, 'ready once fixed', 5_000);
   const sdk = await syncedSdk(t, server.url, { token: CLIENT });
