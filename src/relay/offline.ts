@@ -21,6 +21,7 @@ import { applyScopeUpdate } from './relay.js';
 import { readFullAnswer } from './remote.js';
 import { normalizeScope } from './scope.js';
 import { fullUpdate } from './sync.js';
+import { parseJsonInSlices } from './upstream.js';
 
 export interface OfflineDeps {
   engine: Engine;
@@ -123,9 +124,8 @@ export class Offline {
     this.lastRead = digest;
     let update;
     try {
-      // JSON.parse, not the relay's sliced parser: that one takes a truncated document (a file
-      // caught half written) as a shorter one, which would remove flags.
-      update = fullUpdate(await readFullAnswer(JSON.parse(text), new Slicer()));
+      // Parsed a piece at a time, as upstream answers are; a half-written file is refused there.
+      update = fullUpdate(await readFullAnswer(await parseJsonInSlices(text), new Slicer()));
     } catch (err) {
       return this.refuse(`it is not a client features answer ({version, features, segments?}): ${(err as Error).message}`);
     }
