@@ -400,13 +400,21 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
   };
   repeats = fanion.repeatPolls;
+  // Offline mode: a configured token before a good features file was read gets 503, as a relay's does.
+  const offline = fanion.offline;
+  const offlineGate: http.RequestListener | null = offline
+    ? (req, res) => {
+      if (!offline.notReadyFor(req)) dispatch(req, res);
+      else unavailable(req, res, `Not ready: no good features file was read from ${config.offline!.bootstrapFile} yet. Try again in a moment.`);
+    }
+    : null;
   handler = admit
     ? (req, res) => {
       const wait = admit(req);
       if (wait) void wait.then(() => afterAdmit(req, res));
       else dispatch(req, res);
     }
-    : dispatch;
+    : offlineGate ?? dispatch;
   if (!flagsAt) await ensureFirstAdminToken({ engine, config, hasher, log });
   // A relay has no admin API, so no people either.
   if (fanion.admin) await (await import('./people/seed.js')).ensureFirstAdmin({ engine, config, passwords: fanion.admin.passwords, log });

@@ -8,13 +8,14 @@
 // answer changes nothing: the last good flags stay, and a line says why.
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import type { OfflineConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../log.js';
 import type { Readiness } from '../operations/readiness.js';
 import { Slicer } from '../slices.js';
 import type { Actor } from '../state/types.js';
-import { parseSeedToken } from '../tokens/format.js';
+import { credentialOf, parseSeedToken } from '../tokens/format.js';
 import type { TokenHasher } from '../tokens/hasher.js';
 import { dropTokens, holdToken, type Grant, type GrantType } from './grants.js';
 import { applyScopeUpdate } from './relay.js';
@@ -55,6 +56,8 @@ export class Offline {
   private lastError: string | null = null;
   private closed = false;
   private held = false;
+  /** The configured tokens are in the state, with the file's flags. */
+  private serving = false;
 
   constructor(private readonly deps: OfflineDeps) {
     this.source = `file:${deps.config.bootstrapFile}`;
@@ -76,6 +79,7 @@ export class Offline {
       if (!this.applied || this.held || this.closed) return;
       this.held = true;
       await this.holdTokens().catch((err) => this.deps.log.error({ err: (err as Error).message }, 'offline: could not hold the configured tokens'));
+      this.serving = true;
       ready();
     };
     void step();
@@ -148,6 +152,19 @@ export class Offline {
       { bootstrapFile: this.deps.config.bootstrapFile },
       `offline: BOOTSTRAP_FILE refused, ${why}; ${!this.applied ? 'nothing is served until a good file is read' : 'the last good flags are still served'}`,
     );
+  }
+
+  /**
+   * Whether `req` presents a configured token while no good file was read yet: that token is not
+   * wrong, its flags are missing (503, which SDKs retry, rather than 401). Free once they are in.
+   */
+  notReadyFor(req: IncomingMessage): boolean {
+    if (this.serving) return false;
+    const header = req.headers.authorization ?? req.headers['x-api-key'];
+    const raw = typeof header === 'string' ? credentialOf(header) : null;
+    if (raw === null) return false;
+    const hash = this.deps.hasher.hash(raw);
+    return this.tokens.some((t) => t.hash === hash);
   }
 
   async close(): Promise<void> {

@@ -106,6 +106,9 @@ t.test('offline mode started with a bad file is not ready and serves nothing unt
   t.teardown(() => server.stop());
   await waitFor(() => /BOOTSTRAP_FILE refused[^\n]*nothing is served until a good file is read/.test(server.output()), 'the refusal line', 5_000);
   t.equal((await fetch(`${server.url}/ready`)).status, 503, '/ready: 503 while the file is bad');
+  const early = await fetch(`${server.url}/api/client/features`, { headers: { authorization: CLIENT } });
+  t.same([early.status, Number(early.headers.get('retry-after')) >= 1], [503, true], 'its configured token: 503 with Retry-After (SDKs retry), not 401');
+  t.equal((await fetch(`${server.url}/api/client/features`, { headers: { authorization: '*:production.not-given' } })).status, 401, 'a token not given: 401');
   await new Promise((resolve) => setTimeout(resolve, 1000));
   t.equal(server.output().match(/BOOTSTRAP_FILE refused/g)?.length, 1, 'said once, not at every read (5 reads in that second)');
   writeFile(file, { version: 2, features: [flag('alpha', true)] });
