@@ -27,6 +27,7 @@ import { FanionMetrics } from './operations/metrics.js';
 import { Readiness } from './operations/readiness.js';
 import { Evaluator, HOSTNAME } from './evaluation/answers.js';
 import { PreparedFlags } from './evaluation/prepared.js';
+import { Offline } from './relay/offline.js';
 import { checkRelayFolder, Relay, RELAY_MAX_EVENTS } from './relay/relay.js';
 import { Toucher } from './state/touch.js';
 import type { Logger } from './log.js';
@@ -126,6 +127,8 @@ export interface Fanion {
   flusher: MetricsFlusher;
   /** Relay mode (UPSTREAM_URL): what follows the upstream and forwards SDK metrics; null otherwise. */
   relay: Relay | null;
+  /** Offline mode (BOOTSTRAP_FILE): what reads the features file; null otherwise. */
+  offline: Offline | null;
   /** The conditions `GET /ready` waits for. */
   readiness: Readiness;
   /** Writes pending metrics, abandons or finishes a checkpoint, closes the log (and releases the data folder's lock). */
@@ -157,7 +160,7 @@ interface Opened {
 async function openEmbedded(deps: FanionDeps): Promise<Opened> {
   const { config, log } = deps;
   // People's password rules: not on a relay, which has no people (nor loads their code).
-  if (!config.relay) (await import('./people/seed.js')).checkDefaultAdminPassword(config);
+  if (!config.relay && !config.offline) (await import('./people/seed.js')).checkDefaultAdminPassword(config);
   const storage = await openStorage({ dataDir: config.dataDir, sync: config.walSync === 'always', log, files: deps.files, clock: deps.clock });
   return {
     state: storage.state,
@@ -233,7 +236,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     config.database ? 'replayed the database log' : 'replayed the write-ahead log',
   );
   // A relay keeps only its newest events: an upstream that never stops changing must not grow it without end.
-  const engine = new Engine({ state: opened.state, log: opened.log, logger: log, clock: deps.clock, newId: deps.newId, keepEvents: config.relay ? RELAY_MAX_EVENTS : undefined });
+  const engine = new Engine({ state: opened.state, log: opened.log, logger: log, clock: deps.clock, newId: deps.newId, keepEvents: config.relay || config.offline ? RELAY_MAX_EVENTS : undefined });
   const { checkpointer, cluster } = opened.attach(engine);
   engine.afterDurable = () => checkpointer.maybeCheckpoint();
   const closeStorage = async () => {
@@ -243,7 +246,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
   try {
     // The key is loaded in both auth modes so tokens made while AUTH_TYPE=none still work after switching.
     const hasher = new TokenHasher(await opened.hashKey());
-    const wrongFolder = config.relay ? checkRelayFolder(engine.state) : null;
+    const wrongFolder = config.relay || config.offline ? checkRelayFolder(engine.state) : null;
     if (wrongFolder) throw new Error(wrongFolder);
     await seedTokens({ engine, config, hasher, log });
     // Built in both modes: it also answers which tokens are valid (POST /edge/validate) and counts
@@ -251,7 +254,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const tokens = new TokenAuthenticator(() => engine.state, hasher);
     // A relay neither builds nor loads the code of people and webhooks: it has no admin API to
     // sign in to or to make addons with (its memory is measured: docs/performance.md).
-    const adminCode = config.relay ? null : await adminParts();
+    const adminCode = config.relay || config.offline ? null : await adminParts();
     // People sign in with a session cookie or act through personal tokens, beside API tokens.
     const people = adminCode && config.authType === 'api-token' ? new adminCode.PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
     const auth: Authenticator = people ?? (config.authType === 'api-token' ? tokens : new OpenAuthenticator());
@@ -314,6 +317,9 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const relay = config.relay ? new Relay({ engine, config: config.relay, log, hasher, metrics, readiness, maxAnswerBytes: config.importBodyLimit }) : null;
     relay?.registerMetrics(operations.registry);
     relay?.start();
+    // Offline mode is a change source too: the features file, read again every RELOAD_INTERVAL.
+    const offline = config.offline ? new Offline({ engine, config: config.offline, log, hasher, readiness, maxAnswerBytes: config.importBodyLimit }) : null;
+    offline?.start();
     let closing: Promise<void> | null = null;
     if (cluster) {
       const { follower } = cluster;
@@ -334,6 +340,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       };
       closing ??= Promise.resolve()
         .then(step('the relay', () => relay?.close()))
+        .then(step('the features file', () => offline?.close()))
         .then(step('webhook deliveries', () => admin?.webhooks.close()))
         .then(step('webhook leadership', () => leadership?.close()))
         .then(step('the last SDK metrics', () => flusher.stop()))
@@ -343,7 +350,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     };
     return {
       engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, people, admin, oidc, snapshot, push, evaluator, metrics, operations, repeatPolls,
-      flusher, relay, readiness, close, closingStep: () => closingStep,
+      flusher, relay, offline, readiness, close, closingStep: () => closingStep,
     };
   } catch (err) {
     await closeStorage();

@@ -169,6 +169,20 @@ export interface Config {
   oidc: OidcConfig | null;
   /** Relay mode (UPSTREAM_URL set): flags come from the upstream, not from an admin API. */
   relay: RelayConfig | null;
+  /** Offline mode (BOOTSTRAP_FILE set, no UPSTREAM_URL): flags from a file, tokens from settings. */
+  offline: OfflineConfig | null;
+}
+
+/** Offline mode's settings, named as Unleash Edge's `offline` command names them. */
+export interface OfflineConfig {
+  /** The features file: a client features answer `{version, features, segments?}` (BOOTSTRAP_FILE). */
+  bootstrapFile: string;
+  /** Client (backend) tokens, `<project|*>:<environment>.<secret>` (TOKENS, CLIENT_TOKENS). */
+  clientTokens: string[];
+  /** Frontend tokens, same form (FRONTEND_TOKENS). */
+  frontendTokens: string[];
+  /** How often the file is read again (RELOAD_INTERVAL, seconds); 0: read once at start-up, as Edge. */
+  reloadMs: number;
 }
 
 /** How the relay follows its upstream: `auto` tries streaming, then delta, then polling. */
@@ -178,6 +192,11 @@ export type UpstreamProtocol = 'auto' | 'streaming' | 'delta' | 'polling';
 export interface RelayConfig {
   /** The upstream's base URL, without `/api` and without a trailing slash (UPSTREAM_URL). */
   upstreamUrl: string;
+  /**
+   * Frontend tokens served without asking the upstream (PRETRUSTED_TOKENS): SDKs present
+   * `credential` (the token, or its alias), and get the scope written in the token.
+   */
+  pretrusted: { credential: string; project: string; environment: string }[];
   /** Client/backend and frontend tokens held from start-up (TOKENS). */
   tokens: string[];
   /** How often a polling or delta follower asks the upstream (FEATURES_REFRESH_INTERVAL_SECONDS). */
@@ -297,12 +316,44 @@ function headerPairs(raw: string | undefined): [string, string][] {
   });
 }
 
+/** A token that says its scope: `<project|*>:<environment>.<secret>` (project, environment, secret). */
+export const SCOPED_TOKEN = /^([^:\s]+):([^:.\s]+)\.(\S+)$/;
+
+/** Offline mode, selected by BOOTSTRAP_FILE; null without it. */
+function offlineConfig(env: NodeJS.ProcessEnv, authType: AuthType): OfflineConfig | null {
+  const file = env.BOOTSTRAP_FILE;
+  if (!file) {
+    for (const name of ['CLIENT_TOKENS', 'FRONTEND_TOKENS', 'RELOAD_INTERVAL']) {
+      if (env[name]) throw new ConfigError(`${name} is set but BOOTSTRAP_FILE is not: offline mode serves the flags of that file`);
+    }
+    return null;
+  }
+  if (env.UPSTREAM_URL) throw new ConfigError('BOOTSTRAP_FILE and UPSTREAM_URL cannot both be set: offline mode serves a file, relay mode an upstream');
+  if (authType !== 'api-token') throw new ConfigError('AUTH_TYPE=none cannot be used with BOOTSTRAP_FILE: offline mode serves the tokens of its settings');
+  for (const name of ['INIT_ADMIN_API_TOKENS', 'INIT_CLIENT_API_TOKENS', 'INIT_BACKEND_API_TOKENS', 'INIT_FRONTEND_API_TOKENS', 'DATABASE_URL', 'DATABASE_HOST']) {
+    if (env[name]) throw new ConfigError(`${name} cannot be used with BOOTSTRAP_FILE: offline mode's tokens are TOKENS, CLIENT_TOKENS and FRONTEND_TOKENS, its copy is kept in DATA_DIR`);
+  }
+  // The scope is read from the token's text (there is no upstream to ask), so it must say it.
+  const tokens = (name: string) => list(env[name]).map((t) => {
+    const parsed = SCOPED_TOKEN.exec(t);
+    if (!parsed) throw new ConfigError(`${name} must list tokens such as *:production.secret or myproject:production.secret (<project|*>:<environment>.<secret>), got "${t.slice(0, t.indexOf('.') + 1) || 'a value without a dot'}..."`);
+    if (parsed[2] === '*') throw new ConfigError(`${name}: a token names one environment, not *`);
+    return t;
+  });
+  const clientTokens = [...tokens('TOKENS'), ...tokens('CLIENT_TOKENS')];
+  const frontendTokens = tokens('FRONTEND_TOKENS');
+  if (clientTokens.length + frontendTokens.length === 0) throw new ConfigError('BOOTSTRAP_FILE is set but no token is: list them in TOKENS or CLIENT_TOKENS, and FRONTEND_TOKENS');
+  return { bootstrapFile: path.resolve(file), clientTokens, frontendTokens, reloadMs: seconds(env, 'RELOAD_INTERVAL', 0, 0) };
+}
+
 /** Relay mode, selected by UPSTREAM_URL; null without it. */
 function relayConfig(env: NodeJS.ProcessEnv, authType: AuthType): RelayConfig | null {
   const raw = env.UPSTREAM_URL;
   const tokens = list(env.TOKENS);
   if (!raw) {
+    if (env.BOOTSTRAP_FILE) return null;
     if (tokens.length > 0) throw new ConfigError('TOKENS is set but UPSTREAM_URL is not: a relay needs the URL of its upstream');
+    if (env.PRETRUSTED_TOKENS) throw new ConfigError('PRETRUSTED_TOKENS is set but UPSTREAM_URL is not: pre-trusted tokens are a relay\'s');
     return null;
   }
   let url: URL;
@@ -328,8 +379,20 @@ function relayConfig(env: NodeJS.ProcessEnv, authType: AuthType): RelayConfig | 
   if (!PROTOCOLS.includes(protocol)) throw new ConfigError(`UPSTREAM_PROTOCOL must be one of ${PROTOCOLS.join(', ')}, got "${env.UPSTREAM_PROTOCOL}"`);
   const authHeader = env.UPSTREAM_AUTH_HEADER || 'Authorization';
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(authHeader)) throw new ConfigError(`UPSTREAM_AUTH_HEADER must be a header name, got "${authHeader}"`);
+  const pretrusted = list(env.PRETRUSTED_TOKENS).map((entry) => {
+    // `<alias>@<token>` (Edge's form for a legacy proxy key) or the frontend token itself.
+    const at = entry.indexOf('@');
+    const token = at < 0 ? entry : entry.slice(at + 1);
+    const credential = at < 0 ? entry : entry.slice(0, at);
+    const m = SCOPED_TOKEN.exec(token);
+    if (!m || credential === '' || m[2] === '*') {
+      throw new ConfigError(`PRETRUSTED_TOKENS must list frontend tokens (<project|*>:<environment>.<secret>) or <alias>@<token>, got an entry starting "${entry.slice(0, Math.min(entry.length, 8))}..."`);
+    }
+    return { credential, project: m[1], environment: m[2] };
+  });
   return {
     upstreamUrl: base,
+    pretrusted,
     tokens,
     featuresRefreshMs: seconds(env, 'FEATURES_REFRESH_INTERVAL_SECONDS', 15),
     metricsIntervalMs: seconds(env, 'METRICS_INTERVAL_SECONDS', 60),
@@ -495,7 +558,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Reads every setting from the environment; throws {@link ConfigError} naming the first bad one. */
 /** Which mode runs (the start-up lines say it): a server on its data folder, a cluster node, a relay. */
-export type Mode = 'server' | 'cluster node' | 'relay';
+export type Mode = 'server' | 'cluster node' | 'relay' | 'offline';
 
 /**
  * The mode and where its state comes from, for the start-up lines: the data folder, the database
@@ -505,6 +568,10 @@ export function modeOf(config: Config): { mode: Mode; fields: Record<string, str
   if (config.relay) {
     const upstream = config.relay.upstreamUrl;
     return { mode: 'relay', fields: { upstream, dataDir: config.dataDir }, source: `the upstream ${upstream} (its copy in ${config.dataDir})` };
+  }
+  if (config.offline) {
+    const file = config.offline.bootstrapFile;
+    return { mode: 'offline', fields: { bootstrapFile: file, dataDir: config.dataDir }, source: `the file ${file} (its copy in ${config.dataDir})` };
   }
   if (config.database) return { mode: 'cluster node', fields: { database: config.database.label }, source: `the database ${config.database.label}` };
   return { mode: 'server', fields: { dataDir: config.dataDir }, source: `the data folder ${config.dataDir}` };
@@ -525,7 +592,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError(`LOG_FORMAT must be "json" or "pretty", got "${env.LOG_FORMAT}"`);
   const tokenHashKey = env.TOKEN_HASH_KEY || undefined;
   if (tokenHashKey !== undefined && tokenHashKey.length < 16) throw new ConfigError('TOKEN_HASH_KEY must be at least 16 characters long');
+  const offline = offlineConfig(env, authType);
   const relay = relayConfig(env, authType);
+  // What Unleash Edge's settings mean for a relay they mean for offline mode too (port, folder, CORS).
+  const edgeLike = relay ?? offline;
   const headersTimeoutMs = positive(env, 'HEADERS_TIMEOUT_MS', 15_000);
   const requestTimeoutMs = positive(env, 'REQUEST_TIMEOUT_MS', 60_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) cannot be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
@@ -540,12 +610,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicUrl = parsePublicUrl(env.PUBLIC_URL);
   return {
     // A relay listens where Unleash Edge does (3063), so an Edge deployment moves over as it is.
-    port: port(env, 'PORT', port(env, 'HTTP_PORT', relay ? 3063 : 4242)),
+    port: port(env, 'PORT', port(env, 'HTTP_PORT', edgeLike ? 3063 : 4242)),
     // Without authentication every caller is an admin: unless told otherwise, only this machine.
     // INTERFACE is Edge's name for it.
-    host: env.HOST || (relay && env.INTERFACE) || (authType === 'none' ? '127.0.0.1' : '0.0.0.0'),
+    host: env.HOST || (edgeLike && env.INTERFACE) || (authType === 'none' ? '127.0.0.1' : '0.0.0.0'),
     // BACKUP_FOLDER is where Edge keeps its snapshot: for a relay it is the data folder.
-    dataDir: path.resolve(env.DATA_DIR ?? ((relay && env.BACKUP_FOLDER) || './data')),
+    dataDir: path.resolve(env.DATA_DIR ?? ((edgeLike && env.BACKUP_FOLDER) || './data')),
     walSync,
     authType,
     logLevel,
@@ -576,12 +646,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deltaWindowChanges: positive(env, 'DELTA_WINDOW_CHANGES', 10_000),
     clientStreamingUpgrade: bool(env, 'CLIENT_STREAMING_UPGRADE', false),
     // Edge's CORS_ORIGIN names the browser origins of its frontend API.
-    frontendOrigins: env.FRONTEND_API_ORIGINS || !relay ? parseOrigins(env.FRONTEND_API_ORIGINS, 'FRONTEND_API_ORIGINS') : parseOrigins(env.CORS_ORIGIN, 'CORS_ORIGIN'),
+    frontendOrigins: env.FRONTEND_API_ORIGINS || !edgeLike ? parseOrigins(env.FRONTEND_API_ORIGINS, 'FRONTEND_API_ORIGINS') : parseOrigins(env.CORS_ORIGIN, 'CORS_ORIGIN'),
     trustProxy: trustedHops(env),
     frontendCacheEntries: int(env, 'FRONTEND_CACHE_ENTRIES', 10_000),
     frontendCacheMaxBytes: int(env, 'FRONTEND_CACHE_MAX_BYTES', 64 * 1024 * 1024),
     // A relay has no admin token to show them to: open by default, as Edge's /internal-backstage/metrics.
-    prometheusOpen: bool(env, 'PROMETHEUS_OPEN', relay !== null),
+    prometheusOpen: bool(env, 'PROMETHEUS_OPEN', edgeLike !== null),
     webhookTimeoutMs: positive(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
     webhookRetryBaseMs: positive(env, 'WEBHOOK_RETRY_BASE_MS', 1_000),
     webhookRetryMaxDelayMs: positive(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 60 * 60 * 1000),
@@ -607,5 +677,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashQueue: int(env, 'PASSWORD_HASH_QUEUE', 32),
     oidc: parseOidc(env, publicUrl),
     relay,
+    offline,
   };
 }

@@ -36,7 +36,7 @@ import { SchemaRegistry } from './http/validation.js';
 import type { Checkpoints } from './storage/checkpointer.js';
 import { SECRET_PATH_PREFIX } from './tokens/routes.js';
 import { ensureFirstAdminToken } from './tokens/seed.js';
-import { proxyAliases, relayRoutes, validateThroughUpstream } from './relay/routes.js';
+import { backstageRoutes, proxyAliases, relayRoutes, validateThroughUpstream } from './relay/routes.js';
 
 const CLIENT_FEATURES = '/api/client/features';
 const FRONTEND = '/api/frontend';
@@ -104,11 +104,11 @@ export interface RunningServer {
   fields: Record<string, string>;
 }
 
-/** The page a relay shows at `/`, in place of the console. */
-function relayPage(upstream: string): Buffer {
+/** The page a relay (or offline mode) shows at `/`, in place of the console; `flagsAt` says where flags change. */
+function relayPage(flagsAt: string): Buffer {
   const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   return Buffer.from(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fanion relay</title></head><body>` +
-    `<h1>This is a Fanion relay</h1><p>It serves SDKs the flags of its upstream. Change flags on the upstream: <a href="${esc(upstream)}">${esc(upstream)}</a>.</p></body></html>`);
+    `<h1>This is a Fanion relay</h1><p>It serves SDKs flags it does not own. Change flags on ${esc(flagsAt)}.</p></body></html>`);
 }
 
 /**
@@ -251,7 +251,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { mode, fields } = modeOf(config);
   const doing = mode === 'server' ? `replaying the data folder ${config.dataDir}`
     : mode === 'cluster node' ? `reaching the database ${config.database!.label} and applying its log`
-      : `replaying the relay's copy in ${config.dataDir}, then following the upstream ${config.relay!.upstreamUrl}`;
+      : mode === 'offline' ? `replaying the offline copy in ${config.dataDir}, then reading ${config.offline!.bootstrapFile}`
+        : `replaying the relay's copy in ${config.dataDir}, then following the upstream ${config.relay!.upstreamUrl}`;
   log.info({ port, host: config.host, mode, ...fields }, `port ${port} open; ${doing} (GET /ready answers 503 until Fanion serves)`);
   let fanion: Fanion;
   try {
@@ -312,9 +313,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       : 'No such file of the console.'), log);
     logUnmatched(req, res, started);
   };
-  if (config.relay) {
-    // No console: a relay's flags are changed on its upstream.
-    const page = relayPage(config.relay.upstreamUrl);
+  // Where a relay's (or offline mode's) flags are changed: not here.
+  const flagsAt = config.relay ? `its upstream ${config.relay.upstreamUrl}` : config.offline ? `its features file ${config.offline.bootstrapFile}` : null;
+  if (flagsAt) {
+    // No console: a relay's flags are changed on its upstream, offline mode's in its file.
+    const page = relayPage(flagsAt);
     app.get('/', (_req, res) => {
       res.writeHead(200, ['Content-Type', 'text/html; charset=utf-8', 'Content-Length', String(page.length), 'Content-Security-Policy', "default-src 'none'", ...NOSNIFF]);
       res.end(page);
@@ -337,17 +340,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...operations,
     ...admin.after,
   ];
-  if (relay) {
+  if (flagsAt) {
     // A relay's flags change on its upstream: no admin route, the SDK APIs, and Edge's paths.
+    // Offline mode is composed the same way; its tokens are all in the state from the start.
+    const sdk = routes.filter((r) => !r.permission);
     routes = [
-      ...validateThroughUpstream(routes.filter((r) => !r.permission), (tokens) => relay.admitAll(tokens)),
+      ...(relay ? validateThroughUpstream(sdk, (tokens) => relay.admitAll(tokens)) : sdk),
       ...relayRoutes(ctx, readiness),
+      ...backstageRoutes(ctx, () => fanion.engine.state, () => relay?.pendingTokens() ?? []),
       ...proxyAliases(frontend),
       ...operations.filter((r) => !r.permission).map((r) => ({ ...r, path: '/internal-backstage/metrics', summary: `${r.summary} (Unleash Edge's path)` })),
     ];
     const refuse = (req: http.IncomingMessage, res: http.ServerResponse) => {
       const started = performance.now();
-      sendError(res, new NotFoundError(`This is a Fanion relay: change flags on its upstream ${config.relay!.upstreamUrl}`), log);
+      sendError(res, new NotFoundError(`This is a Fanion ${relay ? 'relay' : 'in offline mode'}: change flags on ${flagsAt}`), log);
       logUnmatched(req, res, started);
     };
     for (const m of METHODS) {
@@ -394,14 +400,22 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
   };
   repeats = fanion.repeatPolls;
+  // Offline mode: a configured token before a good features file was read gets 503, as a relay's does.
+  const offline = fanion.offline;
+  const offlineGate: http.RequestListener | null = offline
+    ? (req, res) => {
+      if (!offline.notReadyFor(req)) dispatch(req, res);
+      else unavailable(req, res, `Not ready: no good features file was read from ${config.offline!.bootstrapFile} yet. Try again in a moment.`);
+    }
+    : null;
   handler = admit
     ? (req, res) => {
       const wait = admit(req);
       if (wait) void wait.then(() => afterAdmit(req, res));
       else dispatch(req, res);
     }
-    : dispatch;
-  if (!relay) await ensureFirstAdminToken({ engine, config, hasher, log });
+    : offlineGate ?? dispatch;
+  if (!flagsAt) await ensureFirstAdminToken({ engine, config, hasher, log });
   // A relay has no admin API, so no people either.
   if (fanion.admin) await (await import('./people/seed.js')).ensureFirstAdmin({ engine, config, passwords: fanion.admin.passwords, log });
   serving();

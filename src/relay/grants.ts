@@ -22,6 +22,8 @@ export interface Grant {
 
 /** Tokens the relay holds are named so; anything else in a relay's data folder is not its own. */
 export const RELAY_TOKEN_NAME = 'relay';
+/** Tokens held from PRETRUSTED_TOKENS: never asked about upstream, so never revoked by it. */
+export const PRETRUSTED_TOKEN_NAME = 'relay-pretrusted';
 
 /**
  * Reads one entry of `/edge/validate`'s answer (`{token, type, projects, environment}`). Backend
@@ -54,12 +56,12 @@ function tokenData(t: ApiToken) {
 }
 
 /** Holds (or updates) a token the upstream granted; nothing when the state already holds it so. */
-export function holdToken(hash: string, grant: Grant, source: string): Command<boolean> {
+export function holdToken(hash: string, grant: Grant, source: string, name = RELAY_TOKEN_NAME): Command<boolean> {
   return (state, env) => {
     const had = state.apiTokens.get(hash);
-    if (had && sameGrant(had, grant)) return { ops: [], events: [], result: false };
+    if (had && had.tokenName === name && sameGrant(had, grant)) return { ops: [], events: [], result: false };
     const token: ApiToken = {
-      hash, tokenName: RELAY_TOKEN_NAME, type: grant.type, environment: grant.scope.environment, projects: grant.scope.projects, expiresAt: grant.expiresAt,
+      hash, tokenName: name, type: grant.type, environment: grant.scope.environment, projects: grant.scope.projects, expiresAt: grant.expiresAt,
       createdAt: had?.createdAt ?? env.now, prefix: tokenPrefix(grant.scope.projects, grant.scope.environment), seenAt: had?.seenAt ?? null,
     };
     const event: EventDraft = {

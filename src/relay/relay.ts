@@ -16,9 +16,9 @@ import type { Actor } from '../state/types.js';
 import type { TokenHasher } from '../tokens/hasher.js';
 import { Follower } from './follower.js';
 import { MetricsForwarder } from './forwarder.js';
-import { dropTokens, holdToken, RELAY_TOKEN_NAME } from './grants.js';
+import { dropTokens, holdToken, PRETRUSTED_TOKEN_NAME, RELAY_TOKEN_NAME } from './grants.js';
 import { covers, normalizeScope, scopeKey, widest, type RelayScope } from './scope.js';
-import { flagsInScope, largeUpdate, syncScope, syncScopeInSlices } from './sync.js';
+import { flagsInScope, largeUpdate, syncScope, syncScopeInSlices, type ScopeUpdate } from './sync.js';
 import { RelayTokens, type KnownToken, type TokenHost } from './tokens.js';
 import { Upstream } from './upstream.js';
 import { TokenValidator } from './validator.js';
@@ -48,10 +48,16 @@ export const tokenLabel = (raw: string) => raw.slice(0, raw.indexOf('.') + 1) ||
  */
 export function checkRelayFolder(state: State): string | null {
   for (const t of state.apiTokens.values()) {
-    if (t.tokenName !== RELAY_TOKEN_NAME) return 'DATA_DIR holds a Fanion server\'s data (tokens it made): a relay needs a data folder of its own';
+    if (t.tokenName !== RELAY_TOKEN_NAME && t.tokenName !== PRETRUSTED_TOKEN_NAME) return 'DATA_DIR holds a Fanion server\'s data (tokens it made): a relay needs a data folder of its own';
   }
   if (state.addons.size > 0) return 'DATA_DIR holds a Fanion server\'s data (webhooks): a relay needs a data folder of its own';
   return null;
+}
+
+/** Brings `scope` to `update` through the engine (relay and offline mode): a large change a slice at a time, as an import is. */
+export async function applyScopeUpdate(engine: Engine, actor: Actor, scope: RelayScope, update: ScopeUpdate, source: string): Promise<void> {
+  if (largeUpdate(update, engine.state)) await engine.runInSlices(actor, syncScopeInSlices(scope, update, source));
+  else await engine.run(actor, syncScope(scope, update, source));
 }
 
 export class Relay implements TokenHost {
@@ -65,6 +71,8 @@ export class Relay implements TokenHost {
   /** Configured tokens not held yet, by hash: what readiness waits for. */
   private readonly unready = new Map<string, () => void>();
   private closed = false;
+  /** Until PRETRUSTED_TOKENS are held, requests wait: one asked upstream first would be refused and remembered so. */
+  private pretrustedHeld: Promise<void> | null = null;
 
   constructor(private readonly deps: RelayDeps) {
     const { config, log } = deps;
@@ -90,6 +98,11 @@ export class Relay implements TokenHost {
 
   /** Starts following: configured tokens held from before are followed at once, then checked upstream. */
   start(): void {
+    this.pretrustedHeld = this.holdPretrusted()
+      .catch((err) => this.deps.log.error({ err: (err as Error).message }, 'could not hold PRETRUSTED_TOKENS'))
+      .finally(() => {
+        this.pretrustedHeld = null;
+      });
     this.tokens.configure(this.deps.config.tokens);
     this.tokens.configured().forEach((k, i) => {
       if (this.deps.engine.state.apiTokens.has(k.hash) || this.unready.has(k.hash)) return;
@@ -100,6 +113,24 @@ export class Relay implements TokenHost {
     this.forwarder.start(this.deps.config.metricsIntervalMs);
   }
 
+  /**
+   * PRETRUSTED_TOKENS become frontend tokens of the state, named apart from the upstream's: the
+   * token checks (tokens.ts) never see them, so the upstream is never asked about them and cannot
+   * revoke them. Those of an earlier run's settings go.
+   */
+  private async holdPretrusted(): Promise<void> {
+    const { engine, hasher, config } = this.deps;
+    const wanted = new Set<string>();
+    for (const p of config.pretrusted) {
+      const hash = hasher.hash(p.credential);
+      wanted.add(hash);
+      const grant = { type: 'frontend' as const, scope: normalizeScope(p.environment, [p.project]), expiresAt: null };
+      await engine.run(this.actor, holdToken(hash, grant, 'PRETRUSTED_TOKENS', PRETRUSTED_TOKEN_NAME));
+    }
+    const stale = [...engine.state.apiTokens.values()].filter((t) => t.tokenName === PRETRUSTED_TOKEN_NAME && !wanted.has(t.hash)).map((t) => t.hash);
+    if (stale.length > 0) await engine.run(this.actor, dropTokens(stale, 'PRETRUSTED_TOKENS'));
+  }
+
   /** POST /edge/validate on a relay: tokens it does not hold are first checked with its own upstream. */
   admitAll(raws: readonly string[]): Promise<void> {
     return this.tokens.admitAll(raws);
@@ -107,7 +138,15 @@ export class Relay implements TokenHost {
 
   /** The async step before authentication: see RelayTokens.admit. */
   admit(req: IncomingMessage): Promise<void> | null {
+    const held = this.pretrustedHeld;
+    if (held) return held.then(() => this.tokens.admit(req) ?? undefined);
     return this.tokens.admit(req);
+  }
+
+  /** TOKENS entries not held (not granted yet, or refused), by label: for /internal-backstage/tokens. */
+  pendingTokens(): string[] {
+    const held = this.deps.engine.state.apiTokens;
+    return this.tokens.configured().filter((k) => !held.has(k.hash)).map((k) => tokenLabel(k.raw));
   }
 
   /** The TOKENS entry `req` presents, when the relay cannot serve it yet (see RelayTokens.waitingFor); its label, or null. */
@@ -187,13 +226,7 @@ export class Relay implements TokenHost {
       if (!f) {
         const follower = new Follower(scope, token, {
           upstream: this.upstream, log: this.deps.log, refreshMs: this.deps.config.featuresRefreshMs, protocol: this.deps.config.protocol,
-          apply: async (update) => {
-            const engine = this.deps.engine;
-            const source = this.deps.config.upstreamUrl;
-            // A large change is built and applied a slice at a time, as an import is.
-            if (largeUpdate(update, engine.state)) await engine.runInSlices(this.actor, syncScopeInSlices(scope, update, source));
-            else await engine.run(this.actor, syncScope(scope, update, source));
-          },
+          apply: (update) => applyScopeUpdate(this.deps.engine, this.actor, scope, update, this.deps.config.upstreamUrl),
           // A refusal may be a revocation: ask about the token now rather than at the next interval.
           onTokenRefused: () => void this.tokens.revalidate(),
         });

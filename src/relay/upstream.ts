@@ -191,6 +191,11 @@ export class DepthGuard {
 
   constructor(private readonly max: number) {}
 
+  /** Whether the text fed so far closes every array, object and string it opened. */
+  get balanced(): boolean {
+    return this.depth === 0 && !this.inString;
+  }
+
   feed(chunk: Buffer | string): void {
     const bytes = typeof chunk === 'string';
     let { depth, inString, escaped } = this;
@@ -220,24 +225,29 @@ const PIECE = 64 * 1024;
 /**
  * JSON.parse of pieces (the chunks of an answer, or a long string cut up), one piece per turn of
  * the event loop (@discoveryjs/json-ext): a 20 MB answer parsed at once held the relay for a
- * quarter of a second and more. Strings are checked for depth as they go (answers were, as they
- * arrived).
+ * quarter of a second and more. Nesting is checked as the pieces go, and a text that ends before
+ * it closes what it opened is refused.
  */
 export async function parseJsonInSlices(source: readonly Buffer[] | string): Promise<unknown> {
-  const depth = typeof source === 'string' ? new DepthGuard(MAX_JSON_DEPTH) : null;
-  return parseChunked(async function* pieces() {
+  // Also fed chunks: the parser takes a document cut off after a whole element (`{"features":[{…}`)
+  // as if it were closed there, so a truncated answer would read as one with fewer flags.
+  const depth = new DepthGuard(MAX_JSON_DEPTH);
+  const parsed = await parseChunked(async function* pieces() {
     if (typeof source === 'string') {
       for (let at = 0; at < source.length; at += PIECE) {
         const piece = source.slice(at, at + PIECE);
-        depth!.feed(piece);
+        depth.feed(piece);
         yield piece;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
       return;
     }
     for (const chunk of source) {
+      depth.feed(chunk);
       yield chunk;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   });
+  if (!depth.balanced) throw new Error('the JSON ends before it closes what it opened: a truncated answer, refused');
+  return parsed;
 }

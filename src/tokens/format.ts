@@ -2,6 +2,7 @@
 // is only a hint for humans and SDK logs: authorization always uses the scope stored with the
 // token's hash, so editing the prefix of a valid token gives an unknown token, not a wider one.
 import { randomBytes } from 'node:crypto';
+import { SCOPED_TOKEN } from '../config.js';
 
 /** `*` for every project, the name for one, `[]` for several (as Unleash spells it). */
 export function projectPart(projects: string[]): string {
@@ -29,7 +30,7 @@ export interface ParsedToken {
  * scope. Returns null when the string is not `<project>:<environment>.<secret>`.
  */
 export function parseSeedToken(token: string): ParsedToken | null {
-  const m = /^([^:\s]+):([^:.\s]+)\.(\S+)$/.exec(token);
+  const m = SCOPED_TOKEN.exec(token);
   if (!m) return null;
   return { project: m[1], environment: m[2] };
 }

@@ -75,3 +75,19 @@ t.test('a large answer within the bounds is applied in slices', async (t) => {
   t.equal(served.length, N, `the ${N} flags are served`);
   t.notOk(served.includes('first'), 'the answer replaced what the relay had');
 });
+
+t.test('an upstream answer whose JSON is cut short is refused, not read as fewer flags', async (t) => {
+  const up = await scriptedUpstream(t, { [TOKEN]: { type: 'client', projects: ['*'], environment: 'development' } });
+  up.features = { body: featuresBody([simpleFlag('kept-1'), simpleFlag('kept-2')]), etag: '"good"' };
+  const relay = await startRelay(t, up.url, { tokens: [TOKEN], protocol: 'polling', refresh: 0.2 });
+  await waitReady(relay.url);
+  t.same(await names(relay.url), ['kept-1', 'kept-2']);
+  // A whole HTTP answer (its length right), its JSON stopping after the first flag.
+  const whole = featuresBody([simpleFlag('kept-1'), simpleFlag('kept-2')]).toString();
+  const cut = whole.slice(0, whole.indexOf(',{"name":"kept-2"'));
+  const before = up.counts.get('/api/client/features') ?? 0;
+  up.features = { body: Buffer.from(cut), etag: '"cut"' };
+  await waitFor(() => (up.counts.get('/api/client/features') ?? 0) >= before + 3, 'the relay to fetch the cut answer and poll again', 10_000, 20);
+  t.match(relay.output(), /truncated answer, refused/, 'a log line says why');
+  t.same(await names(relay.url), ['kept-1', 'kept-2'], 'the relay keeps both flags');
+});

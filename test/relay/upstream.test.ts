@@ -86,4 +86,11 @@ t.test('JSON nesting is followed across pieces, strings and escapes included, an
   t.same(await parseJsonInSlices(big), JSON.parse(big), 'a long string parsed in pieces gives what JSON.parse gives');
   const bytes = Buffer.from(big);
   t.same(await parseJsonInSlices([bytes.subarray(0, 100_001), bytes.subarray(100_001)]), JSON.parse(big), 'and chunks cut inside a character too');
+  // The streaming parser alone took these as closed after their last whole element (a hydration
+  // cut short would have removed flags).
+  for (const cut of ['{"features":[{"name":"a"}', '{"features":[{"name":"a"},{"name":"b"}', '[1,[2]']) {
+    await t.rejects(parseJsonInSlices(cut), /truncated/, `a truncated text is refused: ${cut}`);
+    await t.rejects(parseJsonInSlices([Buffer.from(cut)]), /truncated/, 'as chunks too');
+  }
+  for (const cut of ['{"features":[{"name":"a"},', '{"features":[{"name":"a\\"}]}']) await t.rejects(parseJsonInSlices(cut), `cut elsewhere, refused too: ${cut}`);
 });
