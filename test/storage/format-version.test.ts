@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import t, { type Test } from 'tap';
+import { runCli } from '../helpers/cli.js';
 import { client, spawnServer, tempDataDir } from '../helpers/server.js';
 import { frame, readFrame } from '../../src/wal/frame.js';
 import { listSegments } from '../../src/wal/scan.js';
@@ -72,6 +73,9 @@ t.test('a checkpoint of a newer format version stops start-up with status 2 inst
   const { code, output } = await startExpectingExit(dataDir);
   t.equal(code, 2, 'exit status 2');
   t.match(output, new RegExp(`${path.basename(checkpoint!.file)}: format version 7, written by a newer Fanion; this Fanion reads versions up to 2`));
+  const verify = await runCli(['verify', dataDir], { timeoutMs: 20_000 });
+  t.equal(verify.code, 1, 'fanion verify: the folder would not start');
+  t.match(verify.stdout, /start-up would refuse: .*format version 7, written by a newer Fanion/, 'and says why');
   fs.writeFileSync(checkpoint!.file, bytes);
   t.strictSame(await flagsOf(dataDir), ['flag-0', 'flag-1', 'flag-2'], 'with the checkpoint as written, the folder starts');
 });
