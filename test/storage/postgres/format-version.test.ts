@@ -1,20 +1,25 @@
 // A cluster's database written by a newer Fanion: tables marked with a newer format, or a log record
 // of a newer format, stop a node's start-up with status 2 and a message naming what and which
 // version. Tables without a mark (made by Fanion 0.1.0) are format 1: they start, and get the mark.
-import { Encoder } from '@msgpack/msgpack';
+import { Decoder, Encoder } from '@msgpack/msgpack';
 import t from 'tap';
 import { clusterFor, type Cluster } from '../../helpers/cluster.js';
 import { client, spawnServer } from '../../helpers/server.js';
+import { frame, readFrame } from '../../../src/wal/frame.js';
 
 const P = '/api/admin/projects/default/features';
 
 async function startExpectingExit(cluster: Cluster): Promise<{ code: number | null; output: string }> {
-  const n = await spawnServer({ env: { DATABASE_URL: cluster.url }, expectExit: true });
-  // Bounded: a build that starts anyway (passing the data over) is killed and fails the test.
-  const timer = setTimeout(() => n.proc.kill('SIGKILL'), 20_000);
-  const code = await n.stop();
-  clearTimeout(timer);
-  return { code, output: n.output() };
+  // Bounded: a build that starts anyway (passing the data over) is stopped at once and fails the test.
+  try {
+    const n = await spawnServer({ env: { DATABASE_URL: cluster.url } });
+    await n.kill();
+    return { code: null, output: n.output() };
+  } catch (err) {
+    const m = /^server exited with (\d+|null) before listening:\n([\s\S]*)$/.exec((err as Error).message);
+    if (!m) throw err;
+    return { code: m[1] === 'null' ? null : Number(m[1]), output: m[2] };
+  }
 }
 
 const formatMark = async (cluster: Cluster) =>
@@ -61,4 +66,27 @@ t.test('a log record of a newer format version stops start-up with status 2, nam
   t.match(output, new RegExp(`record ${seq} in public\\.fanion_log: format version 3, written by a newer Fanion; this Fanion reads versions up to 2`));
   await cluster.pg.query(cluster.database, 'DELETE FROM fanion_log WHERE seq = $1', [seq]);
   t.strictSame(await flagsOf(cluster), ['kept'], 'without it, the cluster starts with its data');
+});
+
+t.test('a checkpoint of a newer format version in the database stops start-up with status 2 instead of being passed over', async (t) => {
+  const cluster = await clusterFor(t, { CHECKPOINT_RECORDS: '2' });
+  if (!cluster) return;
+  const a = await cluster.node();
+  for (const name of ['kept-0', 'kept-1', 'kept-2']) t.equal((await client(a.url)('POST', P, { name })).status, 201);
+  const newest = async () => (await cluster.pg.query(cluster.database, 'SELECT seq, data FROM fanion_checkpoint_part WHERE part = 0 AND seq IN (SELECT seq FROM fanion_checkpoint) ORDER BY seq DESC LIMIT 1')).rows[0] as { seq: string; data: Buffer } | undefined;
+  for (let i = 0; i < 100 && !(await newest()); i++) await new Promise((r) => setTimeout(r, 100));
+  await a.stop();
+  // The newest once the node is gone: the one a starting node loads.
+  const row = await newest();
+  if (!t.ok(row, 'a node wrote a checkpoint')) return;
+  const first = readFrame(row!.data, 0);
+  if (first.kind !== 'ok') throw new Error('no header frame');
+  const header = new Decoder().decode(first.payload) as Record<string, unknown>;
+  const newer = Buffer.concat([frame(new Encoder().encode({ ...header, version: 7 })), row!.data.subarray(first.next)]);
+  await cluster.pg.query(cluster.database, 'UPDATE fanion_checkpoint_part SET data = $2 WHERE seq = $1 AND part = 0', [row!.seq, newer]);
+  const { code, output } = await startExpectingExit(cluster);
+  t.equal(code, 2, 'exit status 2');
+  t.match(output, new RegExp(`checkpoint ${row!.seq} in the database: format version 7, written by a newer Fanion; this Fanion reads versions up to 2`));
+  await cluster.pg.query(cluster.database, 'UPDATE fanion_checkpoint_part SET data = $2 WHERE seq = $1 AND part = 0', [row!.seq, row!.data]);
+  t.strictSame(await flagsOf(cluster), ['kept-0', 'kept-1', 'kept-2'], 'with the checkpoint as written, the cluster starts');
 });
