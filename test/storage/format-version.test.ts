@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import t, { type Test } from 'tap';
 import { runCli } from '../helpers/cli.js';
-import { client, spawnServer, tempDataDir } from '../helpers/server.js';
+import { client, spawnServer, startRefused, tempDataDir } from '../helpers/server.js';
 import { frame, readFrame } from '../../src/wal/frame.js';
 import { listSegments } from '../../src/wal/scan.js';
 import { listCheckpoints } from '../../src/wal/checkpoint.js';
@@ -15,16 +15,7 @@ import { listCheckpoints } from '../../src/wal/checkpoint.js';
 const P = '/api/admin/projects/default/features';
 
 async function startExpectingExit(dataDir: string): Promise<{ code: number | null; output: string }> {
-  // Bounded: a build that starts anyway (passing the data over) is stopped at once and fails the test.
-  try {
-    const n = await spawnServer({ dataDir });
-    await n.kill();
-    return { code: null, output: n.output() };
-  } catch (err) {
-    const m = /^server exited with (\d+|null) before listening:\n([\s\S]*)$/.exec((err as Error).message);
-    if (!m) throw err;
-    return { code: m[1] === 'null' ? null : Number(m[1]), output: m[2] };
-  }
+  return startRefused({ dataDir });
 }
 
 /** A data folder with `flags` flags made through HTTP; a checkpoint every 2 records when asked. */
