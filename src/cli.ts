@@ -4,6 +4,7 @@
 //   fanion backup <dataDir> <dest>   consistent copy, safe while the server is running
 //   fanion migrate --from <url> --token <admin token> [--data <dir>] [--merge] [--v2-secrets <file>]
 //                                    a whole running Unleash into a data folder, as one change
+//   fanion --version                 the version of this Fanion
 // Exit status: 0 fine (verify: the folder starts, possibly after cutting a torn tail or skipping
 // a damaged checkpoint, both listed), 1 damaged (it would not start) or failed, 2 usage.
 import fs from 'node:fs';
@@ -15,6 +16,7 @@ import { printableLines } from './migrate/printable.js';
 import { migrate } from './migration.js';
 import { backupDataDir } from './storage/backup.js';
 import { verifyDataDir } from './storage/verify.js';
+import { FANION_VERSION } from './version.js';
 
 const USAGE = `usage:
   fanion verify <dataDir>          check checkpoints and write-ahead log segments
@@ -22,7 +24,8 @@ const USAGE = `usage:
   fanion migrate --from <url> --token <token> [--data <dir>] [--merge] [--v2-secrets <file>]
                                    bring a whole running Unleash (7.x, 8.x) into a data folder:
                                    --token an admin API token (or UNLEASH_TOKEN), --data defaults
-                                   to DATA_DIR or ./data, --merge into a folder that holds data`;
+                                   to DATA_DIR or ./data, --merge into a folder that holds data
+  fanion --version                 print the version of this Fanion`;
 
 class UsageError extends Error {}
 
@@ -118,6 +121,10 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === 'verify' && args.length === 1) return verify(path.resolve(args[0]));
   if (cmd === 'backup' && args.length === 2) return backup(path.resolve(args[0]), path.resolve(args[1]));
   if (cmd === 'migrate') return migrateCommand(args);
+  if ((cmd === '--version' || cmd === '-v' || cmd === 'version') && args.length === 0) {
+    process.stdout.write(`fanion ${FANION_VERSION}\n`);
+    return 0;
+  }
   if (cmd === 'help' || cmd === '--help' || cmd === '-h') {
     process.stdout.write(USAGE + '\n');
     return 0;

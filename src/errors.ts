@@ -132,3 +132,26 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
  * rather than 1, which an orchestrator reads as "restart me" (restarting would meet it again).
  */
 export class CannotStartError extends Error {}
+
+/**
+ * Data written by a newer Fanion in a format this one does not know (a WAL record, a checkpoint,
+ * the cluster's tables). Reading on would misread it, and treating it as damage would cut it off
+ * or skip it: the process refuses to start instead (status 2), saying what and which version.
+ */
+export class NewerFormatError extends CannotStartError {
+  constructor(
+    readonly what: string,
+    readonly found: number,
+    readonly newest: number,
+  ) {
+    super(
+      `${what}: format version ${found}, written by a newer Fanion; this Fanion reads versions up to ${newest}. ` +
+        'Run the newer Fanion (or a later one), or restore the backup taken before the upgrade (docs/upgrading.md)',
+    );
+  }
+
+  /** The same error, naming where the data was found (a file, a table). */
+  at(where: string): NewerFormatError {
+    return new NewerFormatError(`${this.what} in ${where}`, this.found, this.newest);
+  }
+}

@@ -6,6 +6,7 @@ import { createLogger } from './log.js';
 import { keepTickEntryShape } from './runtime-quirks.js';
 import { startServer } from './server.js';
 import { checkSeedTokens } from './tokens/seed.js';
+import { FANION_VERSION } from './version.js';
 
 let config: Config;
 try {
@@ -45,7 +46,7 @@ startServer({
     const consoleUrl = running.mode === 'relay' ? undefined : browserUrl(config.host, running.port);
     log.info(
       {
-        port: running.port, host: config.host, mode: running.mode, ...running.fields, walSync: running.mode === 'cluster node' ? undefined : config.walSync,
+        version: FANION_VERSION, port: running.port, host: config.host, mode: running.mode, ...running.fields, walSync: running.mode === 'cluster node' ? undefined : config.walSync,
         authType: config.authType, maxConnections: running.connections.cap, console: consoleUrl,
       },
       `Fanion listening on port ${running.port}: a ${running.mode} ${running.mode === 'relay' ? 'of' : 'on'} ${running.source}${consoleUrl ? `; the console is at ${consoleUrl}` : ''}`,

@@ -22,6 +22,7 @@ import { frame, readFrame } from './frame.js';
 import type { FileLayer } from './file-layer.js';
 import { writeAll, writeDurably } from './durable-file.js';
 import { listNumbered } from './numbered-files.js';
+import { NewerFormatError } from '../errors.js';
 
 export const CHECKPOINT_FORMAT = 'fanion-checkpoint';
 export const CHECKPOINT_VERSION = 2;
@@ -257,6 +258,9 @@ export function parseCheckpoint(buf: Buffer, file: string): LoadedCheckpoint {
   if (header.k !== 'header' || header.format !== CHECKPOINT_FORMAT || typeof header.lsn !== 'number') {
     throw new CheckpointCorruptError(file, 0, 'not a Fanion checkpoint');
   }
+  // A newer Fanion's checkpoint is not damage: passing over it to an older one would replay a
+  // log that may hold records this version cannot read either, so start-up stops here.
+  if (Number.isInteger(header.version) && header.version > CHECKPOINT_VERSION) throw new NewerFormatError(file, header.version, CHECKPOINT_VERSION);
   if (!READABLE_VERSIONS.has(header.version)) {
     throw new CheckpointCorruptError(file, 0, `checkpoint format version ${header.version} is not supported (expected ${CHECKPOINT_VERSION})`);
   }

@@ -13,6 +13,7 @@ import type { StateChange } from '../state/change.js';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import { storedEventProblem, storeEvent, type StoredEvent } from '../state/events/stored.js';
 import type { Op } from '../state/ops.js';
+import { NewerFormatError } from '../errors.js';
 import type { EventRecord } from '../state/types.js';
 import { decodeCommon } from './fast-decode.js';
 export { releaseDecodeCache } from './fast-decode.js';
@@ -21,7 +22,9 @@ import type { Slicer } from '../slices.js';
 /** A WAL record is a state change at its LSN; this module owns its encoding. */
 export type WalRecord = StateChange;
 
-const VERSION = 2;
+/** The newest record format this code reads and the one it writes; a map without one is version 1. */
+export const RECORD_VERSION = 2;
+const VERSION = RECORD_VERSION;
 /**
  * An encoder's scratch buffer grows to its largest output and stays that size. Past this size a
  * fresh encoder replaces it, so one large record (an import, a relay's first sync of a thousand
@@ -130,6 +133,11 @@ export function decodeRecordAt(buf: Buffer, from: number, to: number): WalRecord
   const raw = decodeCommon(buf, from, to) ?? decoder.decode(buf.subarray(from, to));
   let rec: WalRecord;
   if (Array.isArray(raw)) {
+    // Every later format keeps the version first in an array: a newer record is refused by name,
+    // not taken for damage (which a torn tail's cut could remove).
+    if (Number.isInteger(raw[0]) && (raw[0] as number) > VERSION) {
+      throw new NewerFormatError(`record ${typeof raw[1] === 'number' ? raw[1] : '(no lsn)'}`, raw[0] as number, VERSION);
+    }
     if (raw.length !== 4 || raw[0] !== VERSION) throw new Error(SHAPE);
     const [, lsn, ops, events] = raw as unknown[];
     if (typeof lsn !== 'number' || !Array.isArray(ops) || !Array.isArray(events)) throw new Error(SHAPE);

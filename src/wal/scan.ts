@@ -5,6 +5,7 @@ import { crcOfRanges } from './crc-ranges.js';
 import { allZero, FRAME_HEADER, goodFrameEnd, MAX_RECORD, readFrame } from './frame.js';
 import { listNumbered } from './numbered-files.js';
 import { decodeRecordAt, releaseDecodeCache, type WalRecord } from './record.js';
+import { NewerFormatError } from '../errors.js';
 
 export class WalCorruptError extends Error {}
 
@@ -179,6 +180,7 @@ export function scanSegments(
           try {
             rec = decodeRecordAt(buf, offset + FRAME_HEADER, stop);
           } catch (err) {
+            if (err instanceof NewerFormatError) throw err.at(seg.file);
             throw new WalCorruptError(`${seg.file}: record at offset ${offset} has a valid checksum but cannot be decoded: ${(err as Error).message}`);
           }
           if (rec.lsn !== lsn) {

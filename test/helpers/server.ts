@@ -175,3 +175,19 @@ export async function serve(
   const api = client(srv.url, opts.authorization ? { authorization: opts.authorization } : {});
   return { srv, api, ok: succeeding(() => api) };
 }
+
+/**
+ * Starts a server that is expected to refuse to start; resolves with its exit status and output.
+ * Bounded: one that starts anyway is killed at once (code null), so the test fails instead of waiting.
+ */
+export async function startRefused(opts: SpawnOptions): Promise<{ code: number | null; output: string }> {
+  try {
+    const n = await spawnServer({ ...opts, expectExit: false });
+    await n.kill();
+    return { code: null, output: n.output() };
+  } catch (err) {
+    const m = /^server exited with (\d+|null) before listening:\n([\s\S]*)$/.exec((err as Error).message);
+    if (!m) throw err;
+    return { code: m[1] === 'null' ? null : Number(m[1]), output: m[2] };
+  }
+}

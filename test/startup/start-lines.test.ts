@@ -1,8 +1,11 @@
 // The start-up lines say which mode runs and where its flags come from (the data folder, the
 // upstream), and nothing the mode does not have (a relay has no console). A cluster node's lines
 // are checked against a real PostgreSQL in test/storage/postgres/settings.test.ts.
+import fs from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
-import { spawnServer } from '../helpers/server.js';
+import { runCli } from '../helpers/cli.js';
+import { ROOT, spawnServer } from '../helpers/server.js';
 
 /** The start-up lines of `output` (JSON), from the port opening to listening. */
 function startLines(output: string): { msg: string; mode?: string; [k: string]: unknown }[] {
@@ -25,4 +28,15 @@ t.test('the start-up lines say which mode runs and its source, and nothing a mod
   t.match(rListening, { mode: 'relay', upstream, msg: `Fanion listening on port ${relay.port}: a relay of the upstream ${upstream} (its copy in ${relay.dataDir})` });
   t.notMatch(relay.output(), /console is at|replaying the data folder/, 'a relay has no console, and its folder is its copy of the upstream');
   t.notMatch(relay.output(), /start-line-token/, 'no token in the log');
+});
+
+t.test('the listening line and fanion --version say the version of package.json', async (t) => {
+  const version = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  t.match(version, /^\d+\.\d+\.\d+$/, 'a semantic version');
+  const server = await spawnServer();
+  t.teardown(() => server.kill());
+  t.match(startLines(server.output())[1], { version, msg: /^Fanion listening/ });
+  const cli = await runCli(['--version'], { timeoutMs: 10_000 });
+  t.equal(cli.code, 0);
+  t.equal(cli.stdout, `fanion ${version}\n`);
 });

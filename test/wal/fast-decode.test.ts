@@ -121,7 +121,8 @@ t.test('decodeRecord reads version-2 records with and without non-ASCII text as 
   const ascii = { ...rec, ops: [], events: [storeEvent({ ...event, data: { n: 1 } })] };
   t.strictSame(decodeRecord(encodeRecord(ascii)), ascii);
   t.throws(() => decodeRecord(encoder.encode({ lsn: 'x', ops: [], events: [] })), /shape/);
-  t.throws(() => decodeRecord(encoder.encode([3, 1, [], []])), /shape/, 'an unknown version');
+  t.throws(() => decodeRecord(encoder.encode([3, 1, [], []])), /format version 3, written by a newer Fanion/, 'a newer version is refused by name, not taken for damage');
+  t.throws(() => decodeRecord(encoder.encode([0, 1, [], []])), /shape/, 'a version that never existed');
 });
 
 t.test('decodeRecord still reads version-1 records (maps with event objects) into stored events', async (t) => {

@@ -3,7 +3,7 @@
 // Fanion's). The same check at start-up (which then stops, status 2) and while following (the node
 // then stops applying and takes no writes): never a decoder's words about buffers, always the
 // table, the seq and what is wrong.
-import { CannotStartError } from '../../errors.js';
+import { CannotStartError, NewerFormatError } from '../../errors.js';
 import { isKnownOp } from '../../state/ops.js';
 import { decodeRecord, type WalRecord } from '../../wal/record.js';
 
@@ -23,7 +23,8 @@ export function readLogRecord(table: string, seq: number, bytes: Buffer): WalRec
   let rec: WalRecord;
   try {
     rec = decodeRecord(bytes);
-  } catch {
+  } catch (err) {
+    if (err instanceof NewerFormatError) throw new UnreadableRecordError(seq, err.at(table).message);
     // The decoder's own words (offsets, DataViews) say nothing to the person who must fix it.
     throw not(`its ${bytes.length} bytes (starting ${bytes.subarray(0, 8).toString('hex') || 'with nothing'}) do not decode as a record of any Fanion version`);
   }

@@ -6,8 +6,10 @@
 //                          committing a change computed on an old state.
 //   fanion_checkpoint      one row per complete checkpoint (its seq, how many parts, bytes);
 //   fanion_checkpoint_part its bytes (wal/checkpoint.ts's format), in parts of a few MB.
-//   fanion_setting         the cluster's settings: the key that hashes API tokens.
-import { CannotStartError } from '../../errors.js';
+//   fanion_setting         the cluster's settings: the key that hashes API tokens, and the
+//                          format version of these tables ('tables-format'; none: version 1,
+//                          as Fanion 0.1.0 made them). A node refuses tables of a newer format.
+import { CannotStartError, NewerFormatError } from '../../errors.js';
 import { clusterKeys, type ClusterKeys } from './connect.js';
 
 type Query = (text: string, values?: unknown[]) => Promise<{ rows: any[] }>;
@@ -32,6 +34,10 @@ export const SCHEMA = [
      name text PRIMARY KEY,
      value text NOT NULL)`,
 ];
+
+/** The format of the tables this code makes and reads; raised only when their shapes or meaning change. */
+export const TABLES_FORMAT = 1;
+const TABLES_FORMAT_KEY = 'tables-format';
 
 /**
  * The columns each table must have, with PostgreSQL's name of their type, and its primary key
@@ -62,13 +68,36 @@ export async function ensureSchema(query: Query): Promise<ClusterKeys> {
   try {
     await query('SELECT pg_advisory_xact_lock($1)', [keys.locks.tables]);
     for (const ddl of SCHEMA) await query(ddl);
+    // The format first: a newer Fanion's tables may have other shapes, and saying so is the
+    // useful message. Reading it fails on a fanion_setting that is not Fanion's; the shapes then say why.
+    await query('SAVEPOINT format');
+    let unread: unknown = null;
+    try {
+      await checkFormat(query, current);
+    } catch (err) {
+      if (err instanceof CannotStartError) throw err;
+      unread = err;
+      await query('ROLLBACK TO SAVEPOINT format');
+    }
     await checkShapes(query, current);
+    if (unread) throw unread;
     await query('COMMIT');
   } catch (err) {
     await query('ROLLBACK').catch(() => {});
     throw err;
   }
   return keys;
+}
+
+/** Marks the tables with their format when they have none yet; refuses those of a newer format. */
+async function checkFormat(query: Query, schema: string): Promise<void> {
+  await query('INSERT INTO fanion_setting (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [TABLES_FORMAT_KEY, String(TABLES_FORMAT)]);
+  const text = String((await query('SELECT value FROM fanion_setting WHERE name = $1', [TABLES_FORMAT_KEY])).rows[0]?.value ?? '');
+  if (!/^[1-9][0-9]{0,8}$/.test(text)) {
+    throw new CannotStartError(`the format version of the tables in ${schema} (fanion_setting '${TABLES_FORMAT_KEY}') is "${text.slice(0, 40)}", not a version number`);
+  }
+  const found = Number(text);
+  if (found > TABLES_FORMAT) throw new NewerFormatError(`the tables in the schema ${schema}`, found, TABLES_FORMAT);
 }
 
 async function checkShapes(query: Query, schema: string): Promise<void> {
