@@ -1,4 +1,4 @@
-// The answers of the client API, as SDKs read them (decisions.md § Client API).
+// The answers of the client API, as SDKs read them (docs/api.md, "Client API").
 import { constraintReply, variantReply } from '../strategies/schema.js';
 
 const str = { type: 'string' };
