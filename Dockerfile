@@ -55,4 +55,4 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4242)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Node itself as PID 1, not npm: npm in between would forward one stop as two signals.
-ENTRYPOINT ["node", "dist/src/main.js"]
+ENTRYPOINT ["node", "dist/src/entry/main.js"]

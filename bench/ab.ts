@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
-import type { StrategyInput } from '../src/strategies/logic.js';
+import type { StrategyInput } from '../src/concepts/strategies/logic.js';
 
 /** The baseline's own module: node:http and node:fs, nothing else of the benchmark loaded. */
 const BASELINE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'baseline-server.js');

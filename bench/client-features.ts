@@ -12,12 +12,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { abRounds, pollBytes, printRow, startBaseline, strategiesFor, SUMMARY_HEADER } from './ab.js';
-import { ClientSnapshot } from '../src/client-api/snapshot.js';
-import { loadConfig } from '../src/config.js';
-import { createFeature, setEnvironmentEnabled } from '../src/features/logic.js';
-import { createLogger } from '../src/log.js';
-import { startServer } from '../src/server.js';
-import { addStrategy, updateStrategy } from '../src/strategies/logic.js';
+import { ClientSnapshot } from '../src/concepts/client-api/snapshot.js';
+import { loadConfig } from '../src/core/config.js';
+import { createFeature, setEnvironmentEnabled } from '../src/concepts/features/logic.js';
+import { createLogger } from '../src/core/logger.js';
+import { startServer } from '../src/entry/server.js';
+import { addStrategy, updateStrategy } from '../src/concepts/strategies/logic.js';
 import { spawnServer, tempDataDir } from '../test/helpers/server.js';
 
 const SELF = fileURLToPath(import.meta.url);

@@ -20,11 +20,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import autocannon, { type Result } from 'autocannon';
-import { Engine } from '../src/engine/engine.js';
-import { createFeature, setEnvironmentEnabled } from '../src/features/logic.js';
-import { createLogger } from '../src/log.js';
-import { openCluster } from '../src/storage/postgres/cluster.js';
-import { addStrategy, type StrategyInput } from '../src/strategies/logic.js';
+import { Engine } from '../src/core/engine/engine.js';
+import { createFeature, setEnvironmentEnabled } from '../src/concepts/features/logic.js';
+import { createLogger } from '../src/core/logger.js';
+import { openCluster } from '../src/core/storage/postgres/cluster.js';
+import { addStrategy, type StrategyInput } from '../src/concepts/strategies/logic.js';
 import { startPostgres, type Postgres } from '../test/helpers/postgres.js';
 import { spawnServer, type Spawned } from '../test/helpers/server.js';
 

@@ -6,10 +6,10 @@
 //   npm run bench:events-visible            (EVENTS=200000 for a quick run)
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { AdminView } from '../src/auth/access.js';
-import { EventLog, type EventFilter } from '../src/state/events/event-log.js';
-import { searchVisible } from '../src/events/search-visible.js';
-import type { EventRecord } from '../src/state/types.js';
+import type { AdminView } from '../src/core/access/access.js';
+import { EventLog, type EventFilter } from '../src/core/state/events/event-log.js';
+import { searchVisible } from '../src/concepts/events/search-visible.js';
+import type { EventRecord } from '../src/core/state/types.js';
 
 const EVENTS = Number(process.env.EVENTS ?? 1_000_000);
 const PROJECTS = 100;

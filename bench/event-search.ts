@@ -7,13 +7,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultOps } from '../src/state/defaults.js';
-import type { Op } from '../src/state/ops.js';
-import type { EventRecord } from '../src/state/types.js';
-import { frame } from '../src/wal/frame.js';
-import { encodeRecord } from '../src/wal/record.js';
-import { storeEvent } from '../src/state/events/stored.js';
-import { segmentName } from '../src/wal/scan.js';
+import { defaultOps } from '../src/core/state/defaults.js';
+import type { Op } from '../src/core/state/ops.js';
+import type { EventRecord } from '../src/core/state/types.js';
+import { frame } from '../src/core/log/wal/frame.js';
+import { encodeRecord } from '../src/core/log/record.js';
+import { storeEvent } from '../src/core/state/events/stored.js';
+import { segmentName } from '../src/core/log/wal/scan.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EVENTS = Number(process.env.EVENTS ?? 1_000_000);
@@ -119,7 +119,7 @@ async function main() {
   console.log(`WAL: ${(wal.bytes / 1e6).toFixed(0)} MB in ${(wal.ms / 1000).toFixed(1)} s`);
 
   const started = performance.now();
-  const proc = spawn(process.execPath, [path.join(ROOT, 'dist/src/main.js')], {
+  const proc = spawn(process.execPath, [path.join(ROOT, 'dist/src/entry/main.js')], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, WAL_SYNC: 'none', AUTH_TYPE: 'none', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

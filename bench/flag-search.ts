@@ -3,8 +3,8 @@
 // ratio against a baseline measured in the same run: one pass over the same 10,000 flags that
 // only lower-cases and tests each name (the least any text search must do).
 import fs from 'node:fs';
-import { createFeature } from '../src/features/logic.js';
-import { searchFeatures, type FeatureSearch } from '../src/features/search.js';
+import { createFeature } from '../src/concepts/features/logic.js';
+import { searchFeatures, type FeatureSearch } from '../src/concepts/features/search.js';
 import { openTestFanion } from '../test/helpers/fanion.js';
 import { tempDataDir } from '../test/helpers/server.js';
 

@@ -8,13 +8,13 @@
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { cpuMicros, median, startBaseline } from './ab.js';
-import { openFanion } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { HOSTNAME } from '../src/evaluation/answers.js';
-import type { Runtime } from '../src/evaluation/compile.js';
-import { evaluate } from '../src/evaluation/evaluate.js';
-import { PreparedFlags } from '../src/evaluation/prepared.js';
-import { createLogger } from '../src/log.js';
+import { openFanion } from '../src/entry/app.js';
+import { loadConfig } from '../src/core/config.js';
+import { HOSTNAME } from '../src/concepts/evaluation/answers.js';
+import type { Runtime } from '../src/concepts/evaluation/compile.js';
+import { evaluate } from '../src/concepts/evaluation/evaluate.js';
+import { PreparedFlags } from '../src/concepts/evaluation/prepared.js';
+import { createLogger } from '../src/core/logger.js';
 import { spawnServer } from '../test/helpers/server.js';
 
 const ADMIN = '*:*.bench-frontend-admin';

@@ -24,12 +24,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon, { type Client, type Request, type Result } from 'autocannon';
-import { Engine } from '../src/engine/engine.js';
-import { createFeature, setEnvironmentEnabled } from '../src/features/logic.js';
-import { createLogger } from '../src/log.js';
-import { openStorage } from '../src/storage/storage.js';
-import { addStrategy, MAX_STRATEGIES, type StrategyInput } from '../src/strategies/logic.js';
-import { Checkpointer } from '../src/storage/checkpointer.js';
+import { Engine } from '../src/core/engine/engine.js';
+import { createFeature, setEnvironmentEnabled } from '../src/concepts/features/logic.js';
+import { createLogger } from '../src/core/logger.js';
+import { openStorage } from '../src/core/storage/storage.js';
+import { addStrategy, MAX_STRATEGIES, type StrategyInput } from '../src/concepts/strategies/logic.js';
+import { Checkpointer } from '../src/core/storage/checkpointer.js';
 import { MAIN, ROOT, spawnServer } from '../test/helpers/server.js';
 
 // The WAL and the plain loop must sit on the disk a real deployment writes to: DATA_DIR's

@@ -11,7 +11,7 @@
 // logged as its fixed words only (loggablePath). Headers, query strings and bodies are not logged.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/logger.js';
 
 /** What one line of the access log says about one request. */
 export interface AccessEntry {

@@ -1,7 +1,7 @@
 // Reading request bodies: JSON only, bounded in size, with the spec's 415 for other types.
 import type { IncomingMessage } from 'node:http';
 import { parseChunked } from '@discoveryjs/json-ext';
-import { ContentTypeError, PayloadTooLargeError, ValidationError } from '../errors.js';
+import { ContentTypeError, PayloadTooLargeError, ValidationError } from '../core/errors.js';
 
 export function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;

@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/logger.js';
 
 /** How long a connection may stay once its error answer is written and its end sent. */
 export const ERROR_CLOSE_GRACE_MS = 2_000;

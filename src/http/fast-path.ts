@@ -1,7 +1,7 @@
 // The SDK hot path: GETs served by a synchronous handler, and the poll answered before polka.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request } from 'polka';
-import type { Actor } from '../state/types.js';
+import type { Actor } from '../core/state/types.js';
 import { corsFor } from './cors.js';
 import { countRefusal } from './refusals.js';
 import { sendError, sendJson } from './respond.js';

@@ -14,8 +14,8 @@
 // cookie is not sent to a rebound name, so tokens and sessions already stop such a page).
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import type { Config } from '../config.js';
-import { NoAccessError } from '../errors.js';
+import type { Config } from '../core/config.js';
+import { NoAccessError } from '../core/errors.js';
 
 /** Host headers already accepted, so a browser's repeated Host is not parsed again (bounded). */
 const REMEMBERED = 64;

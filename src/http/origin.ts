@@ -6,7 +6,7 @@
 // current browsers) or, failing that, Origin. Requests that carry neither come from programs
 // (curl, SDKs, proxies, scripts), which a web page cannot forge, and pass.
 import type { IncomingMessage } from 'node:http';
-import { NoAccessError } from '../errors.js';
+import { NoAccessError } from '../core/errors.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -1,6 +1,6 @@
 // JSON Patch (RFC 6902) for the PATCH routes of flags, strategies and variants.
 import jsonPatch from 'fast-json-patch';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../core/errors.js';
 
 /** Applies a JSON Patch to a copy; a patch that cannot apply is the caller's error (400). */
 export function applyPatch<T>(doc: T, ops: jsonPatch.Operation[]): T {

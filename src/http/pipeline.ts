@@ -11,7 +11,7 @@ import type { AppContext, Call, Method, Reply, RouteDef } from './route.js';
 import { corsFor, preflightFor } from './cors.js';
 import { countRefusal } from './refusals.js';
 import { AccessLog, isBackgroundPoll, requestIdOf } from './access-log.js';
-import { Slicer } from '../slices.js';
+import { Slicer } from '../core/slices.js';
 
 const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
 

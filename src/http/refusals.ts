@@ -1,6 +1,6 @@
 // Requests refused for their credentials (401) or their reach (403), counted for the metrics
 // endpoint wherever a route's error is answered: the pipeline and the SDK fast path.
-import { AuthenticationRequired, NoAccessError } from '../errors.js';
+import { AuthenticationRequired, NoAccessError } from '../core/errors.js';
 import type { AppContext } from './route.js';
 
 export function countRefusal(ctx: AppContext, err: unknown): void {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toErrorResponse } from '../errors.js';
-import type { Logger } from '../log.js';
+import { toErrorResponse } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import { requestIdOf } from './access-log.js';
 import { closeWithin } from './connections.js';
 

@@ -2,15 +2,15 @@
 // permission and scopes, handler), and what handlers receive. The pipeline (pipeline.ts) turns
 // declarations into handlers; openapi.ts describes them.
 import type { AccessLog } from './access-log.js';
+import type { RequestMetrics } from './counters.js';
 import type { ServerResponse } from 'node:http';
 import type { Request } from 'polka';
-import type { AdminScope, Authenticator, ClientScope } from '../auth/access.js';
-import type { Config } from '../config.js';
-import type { Engine } from '../engine/engine.js';
-import type { FanionMetrics } from '../operations/metrics.js';
-import type { Logger } from '../log.js';
-import type { State } from '../state/state.js';
-import type { Actor } from '../state/types.js';
+import type { AdminScope, Authenticator, ClientScope } from '../core/access/access.js';
+import type { Config } from '../core/config.js';
+import type { Engine } from '../core/engine/engine.js';
+import type { Logger } from '../core/logger.js';
+import type { State } from '../core/state/state.js';
+import type { Actor } from '../core/state/types.js';
 import type { JsonSchema, SchemaRegistry } from './validation.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -113,7 +113,7 @@ export interface RouteDef {
 
 export interface AppContext {
   /** Where requests are counted for /internal-backstage/prometheus (absent in unit tests of the pipeline). */
-  metrics?: FanionMetrics;
+  metrics?: RequestMetrics;
   /** Where admin requests and refused or failed ones are logged (absent in unit tests of the pipeline). */
   access?: AccessLog;
   engine: Engine;

@@ -2,8 +2,8 @@
 // The same schema objects make up the OpenAPI description served at /api/openapi.json.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { ValidationError } from '../errors.js';
-import type { Slicer } from '../slices.js';
+import { ValidationError } from '../core/errors.js';
+import type { Slicer } from '../core/slices.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;

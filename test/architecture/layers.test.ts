@@ -1,32 +1,40 @@
-// The layering holds: no module imports from a layer above its own. Read from the source files
-// themselves, so a new import that breaks it fails here the day it is written.
+// The layering holds: no module imports (statically, by type, or dynamically) from a layer above its
+// own. A module's layer is the folder it sits in, nothing else, so `ls src` shows the architecture
+// and a new file is placed in a layer by where it is put:
 //
-//   entry    main.ts, cli.ts, server.ts, app.ts: wiring
-//   http     src/http/, every <concept>/routes.ts
-//   domain   every other <concept>/ file: schemas, pure commands, views
-//   storage  src/storage/: the data folder, replay, checkpointing (above engine and WAL)
-//   engine   src/engine/: commands applied, made durable, published
-//   wal      src/wal/: records, frames, segments, checkpoint files
-//   state    src/state/: the in-memory model, its ops and its event log
-//   base     errors.ts, config.ts, log.ts, slices.ts, single-flight.ts: importable from anywhere, import nothing of ours
+//   entry      src/entry/: main, cli, the compositions of each runtime mode, the HTTP server
+//   modes      src/modes/: what only one mode has: the relay, the migration from Unleash
+//   concepts   src/concepts/<concept>/: a concept's schema, pure commands, views and routes side by side
+//   http       src/http/: request plumbing every route uses (bodies, answers, validation, CORS, hosts)
+//   core/storage  where the log lives and state is recovered from (the data folder, the cluster's database)
+//   core/engine   commands applied, made durable, published
+//   core/log      the log seam: its interface, the record format, the embedded WAL, the PostgreSQL log
+//   core/access   who may do what, over the state (roles, scopes, environment reach)
+//   core/state    the in-memory model, its ops and its event log
+//   core          src/core/*.ts: errors, config, logger, slices, single-flight, version
+//
+// Modules in one concept may import from another concept (sideways); a layer's inner order is above.
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { ROOT } from '../helpers/server.js';
 
-const LAYERS = ['base', 'state', 'wal', 'engine', 'storage', 'domain', 'http', 'entry'] as const;
+const LAYERS = ['core', 'core/state', 'core/access', 'core/log', 'core/engine', 'core/storage', 'http', 'concepts', 'modes', 'entry'] as const;
 type Layer = (typeof LAYERS)[number];
 const SRC = path.join(ROOT, 'src');
 
 function layerOf(file: string): Layer {
   const rel = path.relative(SRC, file).split(path.sep);
-  if (rel.length === 1) {
-    if (['errors.ts', 'config.ts', 'log.ts', 'slices.ts', 'single-flight.ts'].includes(rel[0])) return 'base';
-    return 'entry';
+  if (rel.length < 2) throw new Error(`${path.relative(SRC, file)} sits in no layer: src/ holds only the layers' folders`);
+  const [top, sub] = rel;
+  if (top === 'core') {
+    if (rel.length === 2) return 'core';
+    const inner = `core/${sub}`;
+    if ((LAYERS as readonly string[]).includes(inner)) return inner as Layer;
+    throw new Error(`src/${inner} is not a layer of core`);
   }
-  const [folder] = rel;
-  if (folder === 'state' || folder === 'wal' || folder === 'engine' || folder === 'storage' || folder === 'http') return folder;
-  return rel[rel.length - 1] === 'routes.ts' ? 'http' : 'domain';
+  if ((LAYERS as readonly string[]).includes(top)) return top as Layer;
+  throw new Error(`src/${top} is not a layer`);
 }
 
 function sources(dir: string): string[] {
@@ -36,20 +44,32 @@ function sources(dir: string): string[] {
   });
 }
 
+/** Relative imports: `import … from`, `export … from`, `import type …` and dynamic `import('…')`. */
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) =>
-    path.resolve(path.dirname(file), m[1].replace(/\.js$/, '.ts')),
-  );
+  const specs = [
+    ...[...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => m[1]),
+    ...[...text.matchAll(/\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g)].map((m) => m[1]),
+  ];
+  return specs.map((s) => path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
 }
+
+t.test('src/ holds only the layers, and every file sits in one', async (t) => {
+  const tops = fs.readdirSync(SRC).sort();
+  t.same(tops, ['concepts', 'core', 'entry', 'http', 'modes'], 'ls src shows the layers');
+  for (const file of sources(SRC)) layerOf(file);
+});
 
 t.test('no module imports from a layer above its own', async (t) => {
   const files = sources(SRC);
   t.ok(files.length > 80, `${files.length} source files read`);
   const wrong: string[] = [];
   let edges = 0;
+  let dynamic = 0;
   for (const file of files) {
     const from = layerOf(file);
+    const text = fs.readFileSync(file, 'utf8');
+    dynamic += [...text.matchAll(/\bimport\(\s*['"]\./g)].length;
     for (const target of importsOf(file)) {
       edges++;
       const to = layerOf(target);
@@ -57,12 +77,17 @@ t.test('no module imports from a layer above its own', async (t) => {
     }
   }
   t.ok(edges > 300, `${edges} imports checked`);
+  t.ok(dynamic > 5, `${dynamic} dynamic imports among them`);
   t.same(wrong, [], 'every import points down or sideways');
 });
 
 t.test('the check itself sees a wrong import', async (t) => {
-  t.equal(layerOf(path.join(SRC, 'state/apply.ts')), 'state');
-  t.equal(layerOf(path.join(SRC, 'features/routes.ts')), 'http');
-  t.equal(layerOf(path.join(SRC, 'features/logic.ts')), 'domain');
-  t.ok(LAYERS.indexOf(layerOf(path.join(SRC, 'wal/record.ts'))) > LAYERS.indexOf('state'), 'state importing the WAL would be reported');
+  t.equal(layerOf(path.join(SRC, 'core/state/apply.ts')), 'core/state');
+  t.equal(layerOf(path.join(SRC, 'concepts/features/routes.ts')), 'concepts');
+  t.equal(layerOf(path.join(SRC, 'core/errors.ts')), 'core');
+  t.ok(LAYERS.indexOf(layerOf(path.join(SRC, 'core/log/record.ts'))) > LAYERS.indexOf('core/state'), 'state importing the log would be reported');
+  t.ok(LAYERS.indexOf(layerOf(path.join(SRC, 'modes/relay/relay.ts'))) > LAYERS.indexOf('concepts'), 'a concept importing the relay would be reported');
+  const probe = path.join(SRC, 'concepts/features/logic.ts');
+  t.ok(importsOf(probe).length > 0, 'imports are read');
+  t.throws(() => layerOf(path.join(SRC, 'stray.ts')), 'a file outside the layers is refused');
 });

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/core/config.js';
 import { freePort } from '../helpers/ports.js';
 import { MAIN, ROOT, spawnServer } from '../helpers/server.js';
 
@@ -19,9 +19,9 @@ const KUBE = path.join(ROOT, 'deploy/kubernetes');
 /** Read by glibc's malloc, not by Fanion: set as package.json's start script sets it. */
 const NOT_FANIONS = new Set(['MALLOC_ARENA_MAX']);
 
-/** Every variable name src/config.ts reads: `env.NAME`, or a quoted NAME handed to its parsers. */
+/** Every variable name src/core/config.ts reads: `env.NAME`, or a quoted NAME handed to its parsers. */
 function settingsRead(): Set<string> {
-  const source = fs.readFileSync(path.join(ROOT, 'src/config.ts'), 'utf8');
+  const source = fs.readFileSync(path.join(ROOT, 'src/core/config.ts'), 'utf8');
   const names = new Set<string>();
   for (const m of source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)\b|'([A-Z][A-Z0-9_]+)'/g)) names.add(m[1] ?? m[2]);
   return names;
@@ -113,13 +113,13 @@ function environmentOf(c: Container): { env: Record<string, string>; secrets: st
 
 const known = settingsRead();
 
-t.test('the settings list read from src/config.ts is the real one', async (t) => {
+t.test('the settings list read from src/core/config.ts is the real one', async (t) => {
   // The scan must find the settings the files below use, and not names that are merely close.
   for (const name of ['PORT', 'DATA_DIR', 'SHUTDOWN_TIMEOUT_MS', 'DATABASE_URL', 'UPSTREAM_URL', 'TOKENS', 'UNLEASH_DEFAULT_ADMIN_PASSWORD']) t.ok(known.has(name), name);
   for (const name of ['SHUTDOWN_TIMEOUT', 'DATABASE', 'MALLOC_ARENA_MAX']) t.notOk(known.has(name), `not ${name}`);
   // MALLOC_ARENA_MAX is set because npm start sets it; a deployment that runs node directly must too.
   const start = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
-  t.match(start, /MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} exec node dist\/src\/main\.js/);
+  t.match(start, /MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} exec node dist\/src\/entry\/main\.js/);
 });
 
 const defaults = loadConfig({});
@@ -135,7 +135,7 @@ t.test('the systemd unit: the built entry, a drain that fits, a state folder, kn
   const [node, entry, ...rest] = one('ExecStart').split(/\s+/);
   t.ok(path.isAbsolute(node) && path.basename(node) === 'node', 'node itself, not npm');
   t.same(rest, [], 'no arguments after the entry point');
-  t.equal(path.relative(one('WorkingDirectory'), entry), path.relative(ROOT, MAIN), 'the built entry point, dist/src/main.js, of the installed tree');
+  t.equal(path.relative(one('WorkingDirectory'), entry), path.relative(ROOT, MAIN), 'the built entry point, dist/src/entry/main.js, of the installed tree');
   t.ok(fs.existsSync(MAIN), 'which the build makes');
 
   const env: Record<string, string> = {};
@@ -216,7 +216,7 @@ t.test('the Kubernetes manifests: known settings, the right mode and port, probe
       t.equal(pod.containers.length, 1);
       const c = pod.containers[0];
 
-      t.same(c.command.slice(-1), [path.relative(ROOT, MAIN)], 'the built entry point, dist/src/main.js');
+      t.same(c.command.slice(-1), [path.relative(ROOT, MAIN)], 'the built entry point, dist/src/entry/main.js');
       t.equal(c.command[0], 'node', 'run by node itself, not npm');
       const { env, secrets } = environmentOf(c);
       for (const name of Object.keys(env)) t.ok(known.has(name) || NOT_FANIONS.has(name), `${name} is a setting Fanion reads`);

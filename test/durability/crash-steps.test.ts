@@ -4,7 +4,7 @@
 // until the process is gone, restarts without the hook and checks.
 import fs from 'node:fs';
 import t from 'tap';
-import { CRASH_POINTS } from '../../src/wal/crash-points.js';
+import { CRASH_POINTS } from '../../src/core/log/wal/crash-points.js';
 import { client, spawnServer, tempDataDir } from '../helpers/server.js';
 import { fanion } from './cli.js';
 

@@ -5,12 +5,12 @@
 // answered.
 import fs from 'node:fs';
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import type { Checkpointer } from '../../src/storage/checkpointer.js';
-import { listCheckpoints } from '../../src/wal/checkpoint.js';
-import { FaultyFiles, type FaultStep } from '../../src/wal/file-layer.js';
+import { loadConfig } from '../../src/core/config.js';
+import { createLogger } from '../../src/core/logger.js';
+import { startServer, type RunningServer } from '../../src/entry/server.js';
+import type { Checkpointer } from '../../src/core/storage/checkpointer.js';
+import { listCheckpoints } from '../../src/core/log/wal/checkpoint.js';
+import { FaultyFiles, type FaultStep } from '../../src/core/log/wal/file-layer.js';
 import { client, tempDataDir } from '../helpers/server.js';
 
 const P = '/api/admin/projects/default/features';

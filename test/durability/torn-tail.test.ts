@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { readFrame } from '../../src/wal/frame.js';
-import { listSegments, scanSegments } from '../../src/wal/scan.js';
-import { tornImportFrame } from '../wal/helpers.js';
+import { readFrame } from '../../src/core/log/wal/frame.js';
+import { listSegments, scanSegments } from '../../src/core/log/wal/scan.js';
+import { tornImportFrame } from '../core/log/wal/helpers.js';
 import { client, spawnServer, tempDataDir } from '../helpers/server.js';
 import { fanion } from './cli.js';
 

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { dumpState } from '../../src/state/dump.js';
-import type { State } from '../../src/state/state.js';
+import { dumpState } from '../../src/core/state/dump.js';
+import type { State } from '../../src/core/state/state.js';
 import { startInProcess, type InProcess } from '../helpers/in-process-server.js';
 import { client } from '../helpers/server.js';
 import {

@@ -1,9 +1,9 @@
-// Runs the built `fanion` command (dist/src/cli.js) as its own process and returns how it ended.
+// Runs the built `fanion` command (dist/src/entry/cli.js) as its own process and returns how it ended.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './server.js';
 
-export const CLI = path.join(ROOT, 'dist/src/cli.js');
+export const CLI = path.join(ROOT, 'dist/src/entry/cli.js');
 
 export interface CliRun {
   /** Exit status; null when a signal ended it. */

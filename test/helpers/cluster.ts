@@ -1,8 +1,8 @@
 // A Fanion cluster for a test: a throwaway PostgreSQL (postgres.ts), one database, and real node
-// processes (dist/src/main.js) started on it with DATABASE_URL, each on its own port.
+// processes (dist/src/entry/main.js) started on it with DATABASE_URL, each on its own port.
 import type { Test } from 'tap';
-import { decodeRecord } from '../../src/wal/record.js';
-import type { WalRecord } from '../../src/wal/record.js';
+import { decodeRecord } from '../../src/core/log/record.js';
+import type { WalRecord } from '../../src/core/log/record.js';
 import { postgresFor, type Postgres } from './postgres.js';
 import { client, spawnServer, type SpawnOptions, type Spawned } from './server.js';
 

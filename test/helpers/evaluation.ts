@@ -1,7 +1,7 @@
 // Shared by the evaluator's tests: this machine's host name as the SDK reads it, and a
 // specification context turned into Fanion's evaluation context.
 import os from 'node:os';
-import type { EvalContext } from '../../src/evaluation/context.js';
+import type { EvalContext } from '../../src/concepts/evaluation/context.js';
 
 export const HOSTNAME = (process.env.HOSTNAME || os.hostname() || 'undefined').toLowerCase();
 

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
-import { recover } from '../../src/storage/recovery.js';
+import { recover } from '../../src/core/storage/recovery.js';
 import { runCli } from './cli.js';
 
 export interface FakeFlag {

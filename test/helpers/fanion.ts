@@ -1,10 +1,10 @@
-// Fanion opened in-process through the composition root (src/app.ts), for tests that need the
+// Fanion opened in-process through the composition root (src/entry/app.ts), for tests that need the
 // engine, the WAL or the checkpointer at hand: the same wiring as a real server, minus HTTP.
-import { openFanion, type Fanion as OpenedFanion, type FanionDeps } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
-import type { Checkpointer } from '../../src/storage/checkpointer.js';
-import type { Storage } from '../../src/storage/storage.js';
+import { openFanion, type Fanion as OpenedFanion, type FanionDeps } from '../../src/entry/app.js';
+import { loadConfig, type Config } from '../../src/core/config.js';
+import { createLogger } from '../../src/core/logger.js';
+import type { Checkpointer } from '../../src/core/storage/checkpointer.js';
+import type { Storage } from '../../src/core/storage/storage.js';
 
 /** Fanion over a data folder (not a cluster node): its storage and checkpointer are the folder's. */
 export type Fanion = OpenedFanion & { storage: Storage; checkpointer: Checkpointer };

@@ -1,9 +1,9 @@
 // An in-process Fanion (startServer on port 0, real HTTP) for tests that must also look at
 // engine state, e.g. the events a request recorded, which no route exposes yet.
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import type { EventRecord } from '../../src/state/types.js';
+import { loadConfig } from '../../src/core/config.js';
+import { createLogger } from '../../src/core/logger.js';
+import { startServer, type RunningServer } from '../../src/entry/server.js';
+import type { EventRecord } from '../../src/core/state/types.js';
 import { client, tempDataDir } from './server.js';
 
 export interface InProcess {

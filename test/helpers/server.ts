@@ -1,4 +1,4 @@
-// Spawns a real Fanion process (the built dist/src/main.js) on port 0 for HTTP tests.
+// Spawns a real Fanion process (the built dist/src/entry/main.js) on port 0 for HTTP tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { checkReply } from './reply-check.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const MAIN = path.join(ROOT, 'dist/src/main.js');
+export const MAIN = path.join(ROOT, 'dist/src/entry/main.js');
 
 export interface Spawned {
   url: string;
@@ -34,7 +34,7 @@ export interface SpawnOptions {
   env?: Record<string, string | undefined>;
   /** Resolve once the process has exited instead of waiting for it to listen (start-up failures). */
   expectExit?: boolean;
-  /** Run this instead of `node dist/src/main.js` (e.g. `npm start`, or main.js under `unshare`), from the repository root. */
+  /** Run this instead of `node dist/src/entry/main.js` (e.g. `npm start`, or main.js under `unshare`), from the repository root. */
   command?: string[];
   /** Start it as the leader of its own process group, as a supervisor does (see Spawned.killGroup). */
   detached?: boolean;

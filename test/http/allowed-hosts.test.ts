@@ -7,7 +7,7 @@
 // ALLOWED_HOSTS work.
 import http from 'node:http';
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { hostNameOf, needsNoListing } from '../../src/http/hosts.js';
 import { client, spawnServer } from '../helpers/server.js';
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import t from 'tap';
 import { connectionCap, OWN_DESCRIPTORS, openFilesLimit } from '../../src/http/connections.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { client, MAIN, spawnServer } from '../helpers/server.js';
 
 const ADMIN = '*:*.connections-admin';

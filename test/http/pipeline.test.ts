@@ -3,11 +3,11 @@
 // permission stop the server from starting instead of failing at the first request.
 import polka from 'polka';
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { mount } from '../../src/http/pipeline.js';
 import type { AppContext, RouteDef } from '../../src/http/route.js';
 import { SchemaRegistry } from '../../src/http/validation.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/core/logger.js';
 
 const registered = { type: 'object', properties: { name: { type: 'string' } } };
 const stranger = { type: 'object' };

@@ -3,9 +3,9 @@
 // own bounds and deep inside an item; and a valid document passes both.
 import t from 'tap';
 import { SchemaRegistry } from '../../src/http/validation.js';
-import { featuresBatchSchemas } from '../../src/features-batch/schema.js';
-import { stateSchemas } from '../../src/state-io/schema.js';
-import { Slicer } from '../../src/slices.js';
+import { featuresBatchSchemas } from '../../src/concepts/features-batch/schema.js';
+import { stateSchemas } from '../../src/concepts/state-io/schema.js';
+import { Slicer } from '../../src/core/slices.js';
 import { batchDocument, stateDocument } from '../helpers/big-import.js';
 
 const registry = new SchemaRegistry();

@@ -138,7 +138,7 @@ if (skip && process.env.CI !== 'true') {
   const [inspected] = JSON.parse(run('podman', ['image', 'inspect', IMAGE])) as [{ Config: ImageConfig; Healthcheck?: { Test: string[] } }];
   const config = inspected.Config;
   t.equal(config.WorkingDir, '/app', 'works in /app');
-  t.same(config.Entrypoint, ['node', 'dist/src/main.js'], 'node itself is the entry point (no npm between it and the stop signal)');
+  t.same(config.Entrypoint, ['node', 'dist/src/entry/main.js'], 'node itself is the entry point (no npm between it and the stop signal)');
   t.notOk(config.Cmd?.length, 'no command appended to the entry point');
   t.ok(config.Env.includes('DATA_DIR=/data'), 'DATA_DIR is /data');
   t.ok(config.Env.includes('NODE_ENV=production'), 'NODE_ENV is production');
@@ -163,7 +163,7 @@ if (skip && process.env.CI !== 'true') {
   const gid = Number(user![3]);
   t.not(uid, 0, 'the image runs as a user other than root');
   t.equal(fs.statSync(path.join(root, 'data')).uid, uid, '/data belongs to that user');
-  t.ok(fs.existsSync(path.join(root, 'app/dist/src/main.js')) && fs.existsSync(path.join(root, 'app/dist/ui/index.html')), 'server and console are built');
+  t.ok(fs.existsSync(path.join(root, 'app/dist/src/entry/main.js')) && fs.existsSync(path.join(root, 'app/dist/ui/index.html')), 'server and console are built');
   t.ok(fs.existsSync(path.join(root, 'app/node_modules/fs-ext/build/Release')), 'the native fs-ext is compiled');
   t.notOk(fs.existsSync(path.join(root, 'app/node_modules/typescript')), 'no dev dependency in the runtime image');
   t.notOk(fs.existsSync(path.join(root, 'usr/bin/g++')), 'no compiler in the runtime image');

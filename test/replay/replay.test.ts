@@ -2,7 +2,7 @@
 // family, stop, start again on the same DATA_DIR, and the full dump (events included) is identical.
 import fs from 'node:fs';
 import t, { type Test } from 'tap';
-import { dumpState } from '../../src/state/dump.js';
+import { dumpState } from '../../src/core/state/dump.js';
 import { startInProcess, type InProcess } from '../helpers/in-process-server.js';
 import type { Res } from '../helpers/server.js';
 

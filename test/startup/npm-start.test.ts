@@ -33,7 +33,7 @@ for (const [chosen, expected] of [[undefined, '2'], ['8', '8']] as const) {
     t.equal(children.length, 1, 'npm runs one process');
     const exe = fs.readlinkSync(`/proc/${children[0]}/exe`);
     t.match(exe, /\/node$/, `that process is node itself, not a shell waiting for it (${exe})`);
-    t.match(fs.readFileSync(`/proc/${children[0]}/cmdline`, 'utf8'), /dist\/src\/main\.js/);
+    t.match(fs.readFileSync(`/proc/${children[0]}/cmdline`, 'utf8'), /dist\/src\/entry\/main\.js/);
     t.equal(environOf(children[0]).get('MALLOC_ARENA_MAX'), expected);
     t.equal((await fetch(`${srv.url}/health`)).status, 200);
   });
