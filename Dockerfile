@@ -1,5 +1,5 @@
 # Fanion's container image. Build: `docker build -t fanion .` (or `podman build --format docker`:
-# OCI's format has no HEALTHCHECK). Run and probes: docs/operations.md, "Running the image".
+# OCI's format has no HEALTHCHECK). Run and probes: docs/guides/operating.md, "Running the image".
 #
 # BASE is any Node.js LTS (22 or 24) image with Node in /usr/local, Debian underneath (apt-get, useradd),
 # like the official one named by default; the image's test builds on a local one made the same way.

@@ -115,7 +115,7 @@ function relayPage(flagsAt: string): Buffer {
  * The admin API (every route module that changes flags, and tokens, webhooks, people), before and
  * after the SDK-facing routes, in mounting order. Loaded only by a server: a relay has no admin
  * API, so it neither loads this code nor compiles these schemas (a relay's memory is measured
- * against a target: docs/performance.md#relay-issue-28).
+ * against a target: docs/performance.md#a-relay-npm-run-benchrelay).
  */
 async function adminRoutes(ctx: AppContext, fanion: Fanion, { webhooks, passwords, guard }: AdminSide): Promise<{ before: RouteDef[]; after: RouteDef[] }> {
   const [features, strategies, strategyTypes, contextFields, projects, environments, segments, tags, variants, events, state, featuresBatch, tokens, addons, people] =

@@ -1,6 +1,6 @@
 // `npm start` runs Fanion as node itself (the shell of the script execs it, so signals reach node
 // and nothing else stays resident), with glibc's malloc limited to two arenas unless the operator
-// chose otherwise: docs/operations.md, "Memory". A stop sent to its whole process group (npm and
+// chose otherwise: docs/decisions/0007-malloc-arenas.md. A stop sent to its whole process group (npm and
 // node both get it, and npm passes its copy on) drains like one signal.
 import fs from 'node:fs';
 import net from 'node:net';

@@ -1,6 +1,6 @@
 // The console on real data, in Debian's Chromium: every flag page of a real Unleash 8.2 export
 // (constraints with every operator it accepts, segments, variants, dependencies, tags) shows
-// every strategy and constraint the API holds, in words; and the README's screenshots, taken from
+// every strategy and constraint the API holds, in words; and the console guide's screenshots, taken from
 // a team's everyday set of flags (UPDATE_DOCS_IMAGES=1 writes them to docs/images).
 import fs from 'node:fs';
 import path from 'node:path';

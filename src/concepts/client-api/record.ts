@@ -1,4 +1,4 @@
-// The client feature record (docs/api.md, "Client API"): what an SDK evaluates for one flag in
+// The client feature record (docs/decisions/0010-client-record-shape.md): what an SDK evaluates for one flag in
 // one environment. Pure: reads state, returns a new plain object.
 import { strategiesOf, type State } from '../../core/state/state.js';
 import type { Constraint, Dependency, Feature, Segment, Strategy, Variant } from '../../core/state/types.js';

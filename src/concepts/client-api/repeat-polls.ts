@@ -1,7 +1,7 @@
 // A connection's repeated poll, answered 304 at the top of the request listener.
 //
 // Why: an SDK polls over one keep-alive connection with the same URL, token and ETag, and almost
-// always nothing changed. Measured on a relay (docs/performance.md "Relay (issue #28)"): answered
+// always nothing changed. Measured on a relay (docs/decisions/0005-repeated-poll-shortcut.md): answered
 // here, its 304s came out 2.5–3 % faster (same-run A/B) than through the relay's admission, the
 // dispatch, authentication, the route and the cached answer's lookup. Each of those steps is
 // small; only skipping all of them shows.

@@ -1,4 +1,4 @@
-// The answers of the client API, as SDKs read them (docs/api.md, "Client API").
+// The answers of the client API, as SDKs read them (docs/reference/client-api.md).
 import { constraintReply, variantReply } from '../strategies/schema.js';
 
 const str = { type: 'string' };

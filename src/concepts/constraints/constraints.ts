@@ -1,4 +1,4 @@
-// Constraints through two doors (docs/api.md, "Features batch": data through two doors): what a person writes through
+// Constraints through two doors (docs/decisions/0008-two-doors.md): what a person writes through
 // the admin API is checked strictly (normalizeConstraint); what arrives as data in an import is
 // stored as given (importedConstraint), since SDKs are specified to evaluate even an unknown
 // operator, an empty value list or a regular expression that does not compile (as false).

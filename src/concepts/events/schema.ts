@@ -3,7 +3,7 @@ import { EVENT_TYPES } from './types.js';
 export const MAX_EVENT_PAGE = 100;
 
 export const eventSchemas = {
-  /** docs/api.md, "Event search": unknown fields, an unknown type and out-of-range numbers are 400s. */
+  /** docs/reference/events-and-webhooks.md, "Event search": unknown fields, an unknown type and out-of-range numbers are 400s. */
   searchEventsSchema: {
     type: 'object',
     additionalProperties: false,

@@ -1,4 +1,4 @@
-// What a limited admin token sees of the event log (README § Authentication): an event of one of
+// What a limited admin token sees of the event log (docs/reference/authentication.md, "Events seen by…"): an event of one of
 // its projects and, if the token has one environment, of that environment or of none. Events of
 // no project (environments, tag types, tokens, …) are server-wide, like the routes that make
 // them, so only an unlimited token sees them; Unleash likewise hides project-less events from

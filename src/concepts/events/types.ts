@@ -1,4 +1,4 @@
-// The event types the interface knows (docs/api.md, "Event search"). The search accepts only
+// The event types the interface knows (docs/reference/events-and-webhooks.md, "Event search"). The search accepts only
 // these in `type`; anything else is a 400 rather than a search that can never match.
 export const EVENT_TYPES = [
   'application-created',

@@ -1,7 +1,7 @@
 // The features-batch import: flags of one document brought into one project and environment, as
 // one atomic change. `reviewImport` is what /validate answers (errors, warnings, permissions) and
 // what the import checks first; only a document without errors is turned into ops. What comes
-// in is data (docs/api.md, "Features batch"): constraints, parameters and variants are stored as given.
+// in is data (docs/decisions/0008-two-doors.md): constraints, parameters and variants are stored as given.
 import type { Change, CommandEnv, EventDraft, SlicedCommand } from '../../core/engine/command.js';
 import type { Slicer } from '../../core/slices.js';
 import { importedConstraint, type ConstraintInput } from '../constraints/constraints.js';

@@ -1,4 +1,4 @@
-// The Frontend API (docs/api.md, "Server-side evaluation"): which flags are on for this context, evaluated by the server
+// The Frontend API (docs/reference/frontend-api-and-ofrep.md): which flags are on for this context, evaluated by the server
 // for browser and mobile SDKs holding a frontend token. The ETag is derived from the evaluated
 // body, so a browser that changes its context while sending its old ETag still gets a fresh answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';

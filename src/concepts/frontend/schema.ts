@@ -1,4 +1,4 @@
-// Bodies and answers of the Frontend API (docs/api.md, "Server-side evaluation").
+// Bodies and answers of the Frontend API (docs/reference/frontend-api-and-ofrep.md).
 import { MAX_PROPERTIES } from './context.js';
 
 const scalar = { type: ['string', 'number', 'boolean', 'null'] };

@@ -1,4 +1,4 @@
-// OpenFeature Remote Evaluation Protocol 0.3 (docs/api.md, "Server-side evaluation"): any OpenFeature client asks for a
+// OpenFeature Remote Evaluation Protocol 0.3 (docs/reference/frontend-api-and-ofrep.md): any OpenFeature client asks for a
 // flag (or all of them) for a context, with a frontend or client token. An Unleash flag maps as the
 // community providers map it: a boolean evaluation is the flag's on/off; a string, number or object
 // evaluation is the chosen variant's payload (a json payload parsed). The server cannot know which

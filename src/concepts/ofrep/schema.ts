@@ -1,4 +1,4 @@
-// OFREP 0.3 (docs/api.md, "Server-side evaluation"): the request, the evaluation results and the error body.
+// OFREP 0.3 (docs/reference/frontend-api-and-ofrep.md): the request, the evaluation results and the error body.
 import { contextSchema } from '../frontend/schema.js';
 
 const REASONS = ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DISABLED', 'UNKNOWN', 'DEFAULT', 'ERROR'];

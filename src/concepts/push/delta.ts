@@ -1,4 +1,4 @@
-// Delta events (docs/api.md, "Push: streaming and delta") for one view of the flags: an environment with the token's
+// Delta events (docs/reference/client-api.md, "Push") for one view of the flags: an environment with the token's
 // projects and the query's filters, as /api/client/features selects them. Pure: state and
 // touches in, events out. Strategies name their segments by id; segments travel apart.
 import { clientFeature, clientSegment } from '../client-api/record.js';

@@ -1,5 +1,5 @@
 // GET /api/client/streaming (server-sent events) and GET /api/client/delta: the official SDK's
-// streaming and delta modes (docs/api.md, "Push: streaming and delta"), with the token's scope and the same query filters
+// streaming and delta modes (docs/reference/client-api.md, "Push"), with the token's scope and the same query filters
 // as /api/client/features.
 import { clientFilter } from '../client-api/query.js';
 import { NOSNIFF } from '../../http/respond.js';

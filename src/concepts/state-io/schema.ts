@@ -1,4 +1,4 @@
-// The state document (docs/api.md, "State import and export"), as the import accepts it. Items
+// The state document (docs/reference/import-export.md, "State import and export"), as the import accepts it. Items
 // may carry more fields than listed (real Unleash exports do: counts, owners, favourites…);
 // those are ignored. What is listed is checked for type, so a bad item is a 400 naming it.
 import { importedConstraintListSchema } from '../constraints/constraints.js';

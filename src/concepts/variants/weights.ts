@@ -82,8 +82,8 @@ export const MAX_PAYLOAD_LENGTH = 50_000;
 
 /**
  * A variant, as every door takes it: the admin API, the state import and the features-batch
- * import (docs/api.md, "Features batch": weights and order are data, but what cannot be stored or
- * addressed safely is refused everywhere alike). The name is URL friendly, as docs/api.md says;
+ * import (docs/decisions/0008-two-doors.md: weights and order are data, but what cannot be stored or
+ * addressed safely is refused everywhere alike). The name is URL friendly, as docs/decisions/0009-names.md says;
  * every string and list has the admin API's bound, so an import cannot bring a million-character
  * name or payload that the admin API would refuse.
  */

@@ -1,4 +1,4 @@
-// Schemas of /api/admin/addons, in Unleash's shape (docs/api.md, "Webhooks (addons)"): the body an Unleash admin
+// Schemas of /api/admin/addons, in Unleash's shape (docs/reference/events-and-webhooks.md): the body an Unleash admin
 // or its Terraform provider sends, and what they read back.
 
 const nameList = (maxItems: number) => ({ type: 'array', maxItems, items: { type: 'string', minLength: 1, maxLength: 100 } });

@@ -1,4 +1,4 @@
-// What exists on first start (docs/operations.md: the data folder). Written as the first WAL record, so a
+// What exists on first start (docs/decisions/0029-first-start-defaults.md). Written as the first WAL record, so a
 // data folder's whole history, defaults included, replays from the log.
 import type { Op } from './ops.js';
 import type { StrategyType } from './types.js';

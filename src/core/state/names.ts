@@ -1,4 +1,4 @@
-// Name rules (docs/api.md: names), stated once in words for error messages and once
+// Name rules (docs/decisions/0009-names.md), stated once in words for error messages and once
 // as schema fragments for the OpenAPI description. Three kinds:
 // - flag names: any Unicode but whitespace, control characters and "/" (the specification has
 //   UTF-8 names; admin paths carry them percent-encoded);

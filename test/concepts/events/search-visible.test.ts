@@ -34,7 +34,7 @@ function randomLog(n: number, seed: number): EventLog {
   return log;
 }
 
-/** The rule from README § Authentication, as the reference applies it. */
+/** The rule from docs/reference/authentication.md, "Events seen by a limited admin token", as the reference applies it. */
 function canSee(view: AdminView, e: Pick<EventRecord, 'project' | 'environment'>): boolean {
   if (view.environment === '*' && view.projects.includes('*')) return true;
   if (e.project === null) return false;

@@ -1,4 +1,4 @@
-// Two doors, two rules (decisions.md § Data compatibility), against a real server: what comes in
+// Two doors, two rules (docs/decisions/0008-two-doors.md), against a real server: what comes in
 // as data is stored and served as given; what a person writes through the admin API is checked,
 // with messages in words. And names as the decisions file gives them, end to end.
 import t from 'tap';

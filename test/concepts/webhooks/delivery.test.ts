@@ -220,7 +220,7 @@ t.test('a disabled addon sends nothing; switched on again, it starts from then',
   t.equal(r.received.length, 1, 'a deleted addon sends nothing more');
 });
 
-t.test('the example receiver of the README accepts Fanion\'s signed events and refuses a forged one', async (t) => {
+t.test('the example receiver of the webhooks guide accepts Fanion\'s signed events and refuses a forged one', async (t) => {
   const secret = 'readme-example-signing-secret';
   const proc = spawn(process.execPath, [path.join(ROOT, 'examples/webhook-receiver.mjs')], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', FANION_WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'],

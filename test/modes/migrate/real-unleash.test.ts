@@ -96,7 +96,7 @@ function servedStrategies(list: any[] | undefined): unknown[] {
     })).sort(),
     variants: (s.variants ?? []).map((v: any) => ({ name: v.name, weight: v.weight, weightType: v.weightType, stickiness: v.stickiness, payload: v.payload ?? null })),
   }));
-  // No strategy and one default strategy are the same to every SDK (decisions.md § Client API).
+  // No strategy and one default strategy are the same to every SDK (docs/decisions/0010-client-record-shape.md).
   const empty = norm.length === 1 && norm[0].name === 'default' && Object.keys(norm[0].parameters).length === 0 && norm[0].constraints.length === 0;
   return empty ? [] : norm;
 }

@@ -53,7 +53,7 @@ interface Filter {
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : JSON.stringify(v));
 
-/** The definition from decisions.md § Events, written the slow obvious way. */
+/** The definition from docs/decisions/0001-one-record-per-change.md and 0013-event-search.md, written the slow obvious way. */
 function reference(events: EventRecord[], f: Filter, limit: number, offset: number) {
   const q = f.query ? f.query.toLowerCase() : null;
   const matching = events

@@ -64,7 +64,7 @@ t.test('a webhook receiver gets every event, in order, across a kill of the node
   const twice = got.length - new Set(got).size;
   t.ok(twice <= 1, `at most the old leader's last send arrived again (${twice} repeated)`);
   // A repeat is the same delivery (X-Fanion-Delivery): a receiver that keeps the ids it has seen,
-  // as docs/api.md says to, gets each event exactly once, in order.
+  // as docs/reference/events-and-webhooks.md says to, gets each event exactly once, in order.
   const deliveries = new Map<number, Set<string>>();
   for (const r of receiver.received) {
     const id = JSON.parse(r.body).id as number;
