@@ -1,6 +1,6 @@
 // A crash at every step of a checkpoint (and in the middle of a WAL write) leaves a data folder
 // that starts with every acknowledged change. FANION_CRASH_AT=<step>[:n] makes the server
-// SIGKILL itself the n-th time it reaches <step> (src/wal/crash-points.ts); the test writes
+// SIGKILL itself the n-th time it reaches <step> (src/core/log/wal/crash-points.ts); the test writes
 // until the process is gone, restarts without the hook and checks.
 import fs from 'node:fs';
 import t from 'tap';

@@ -1,6 +1,6 @@
 // An HTTP server that answers the Unleash 8 admin API requests `fanion migrate` makes, from a
 // world a test describes (answers shaped as a real Unleash 8.2 sends them: see
-// test/migrate/real-unleash.test.ts for the real thing). It exists for what a real Unleash will
+// test/modes/migrate/real-unleash.test.ts for the real thing). It exists for what a real Unleash will
 // not do on demand: several projects and environments (Enterprise), v2 and multi-project
 // tokens, answers that are hostile, broken, slow or never end.
 import http from 'node:http';

@@ -1,7 +1,7 @@
 // What a holder of a frontend token (public by design) sends to make the server keep things:
 // ever-new contexts as long as a URL may carry (~16 KB), each sent twice, so that each is
 // remembered when seen and its answer kept when it comes back. Shared by
-// test/frontend/flood.test.ts and bench/frontend-flood.ts.
+// test/concepts/frontend/flood.test.ts and bench/frontend-flood.ts.
 import http from 'node:http';
 
 const P = '/api/admin/projects/default/features';

@@ -1,6 +1,6 @@
 // What a hostile holder of a client token sends to make the server keep things: registrations
 // with every kept string as long as the schema allows and many distinct applications, instances
-// and strategy names. Shared by test/client-metrics/hostile.test.ts and bench/hostile.ts.
+// and strategy names. Shared by test/concepts/client-metrics/hostile.test.ts and bench/hostile.ts.
 import fs from 'node:fs';
 
 const MAX = 255;

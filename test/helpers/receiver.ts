@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * Settings that let webhooks reach the receivers on 127.0.0.1: loopback is refused by default
- * (test/addons/destination-policy.test.ts holds that), so each test that sends to one says so.
+ * (test/concepts/webhooks/destination-policy.test.ts holds that), so each test that sends to one says so.
  */
 export const RECEIVERS_ALLOWED = { WEBHOOK_ALLOW_RANGES: '127.0.0.1/32' };
 

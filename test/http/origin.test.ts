@@ -57,7 +57,7 @@ t.test('with tokens too, every state-changing route refuses a cross-site request
   const spec = (await admin('GET', '/api/openapi.json')).json;
   const routes: { method: string; path: string }[] = [];
   for (const [p, methods] of Object.entries<Record<string, unknown>>(spec.paths)) {
-    // The Frontend API and OFREP are for browsers on other sites (CORS, test/frontend/routes.test.ts).
+    // The Frontend API and OFREP are for browsers on other sites (CORS, test/concepts/frontend/routes.test.ts).
     if (p.startsWith('/api/frontend') || p.startsWith('/ofrep/')) continue;
     for (const m of Object.keys(methods)) if (!['get', 'head', 'options'].includes(m)) routes.push({ method: m.toUpperCase(), path: p });
   }

@@ -1,6 +1,6 @@
 // The start-up lines say which mode runs and where its flags come from (the data folder, the
 // upstream), and nothing the mode does not have (a relay has no console). A cluster node's lines
-// are checked against a real PostgreSQL in test/storage/postgres/settings.test.ts.
+// are checked against a real PostgreSQL in test/core/storage/postgres/settings.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

@@ -1,4 +1,4 @@
-// A connection's repeated poll answered 304 before anything else (src/client-api/repeat-polls.ts):
+// A connection's repeated poll answered 304 before anything else (src/concepts/client-api/repeat-polls.ts):
 // which requests it answers, in process over real sockets; and, against a real server process,
 // that it never answers what the whole path would refuse or answer otherwise.
 import { randomBytes } from 'node:crypto';

@@ -2,7 +2,7 @@
 // goes in through the state import (as data, the way real exports arrive), the flags are prepared
 // for `development`, and every case is evaluated server-side with the context as the file gives it.
 // The one case whose strategy names a segment missing from its own state (file 15) is skipped, as in
-// test/client-api/specification.test.ts: no server can store that link, so the state lacks it.
+// test/concepts/client-api/specification.test.ts: no server can store that link, so the state lacks it.
 import t from 'tap';
 import { importState } from '../../../src/concepts/state-io/import.js';
 import type { StateDocument } from '../../../src/concepts/state-io/schema.js';

@@ -14,7 +14,7 @@ const FRONTEND = `default:development.${rnd()}`;
 const KNOWN_CLIENT_ROUTES = ['GET /api/client/features', 'GET /api/client/features/{featureName}', 'POST /api/client/register', 'POST /api/client/metrics'];
 /**
  * Listings any admin token may call: they show a limited token only its own events
- * (test/auth/event-scopes.test.ts) or flags (test/features/search.test.ts).
+ * (test/core/access/event-scopes.test.ts) or flags (test/concepts/features/search.test.ts).
  */
 const VISIBLE_ONLY_ROUTES = [
   'POST /api/admin/events/search', 'GET /api/admin/events', 'GET /api/admin/events/{featureName}', 'GET /api/admin/search/features', 'GET /api/admin/feature-types', 'GET /api/admin/user',
@@ -23,7 +23,7 @@ const VISIBLE_ONLY_ROUTES = [
 /**
  * Routes any admin token may call, whose reach is named in the body (project, environment) or
  * found in the flags it exports: a limited token is refused there, once the body is valid
- * (test/features-batch/routes.test.ts).
+ * (test/concepts/features-batch/routes.test.ts).
  */
 const BODY_SCOPED_ROUTES: Record<string, unknown> = {
   'POST /api/admin/features-batch/export': { environment: 'development', features: ['f1'] },

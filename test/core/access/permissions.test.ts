@@ -1,4 +1,4 @@
-// The one permission check (src/auth/permissions.ts), pure: admin tokens by their limits, people
+// The one permission check (src/core/access/permissions.ts), pure: admin tokens by their limits, people
 // by root role, project roles and environment limits; and the list GET /api/admin/user gives the
 // console agrees with it on every permission, scope and grant.
 import t from 'tap';
