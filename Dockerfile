@@ -43,6 +43,8 @@ COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist/src ./dist/src
 COPY --from=build /src/dist/ui ./dist/ui
+# Data the server reads at start-up from beside package.json (the common-password list).
+COPY assets ./assets
 USER fanion
 VOLUME ["/data"]
 EXPOSE 4242

@@ -164,6 +164,7 @@ if (skip && process.env.CI !== 'true') {
   t.not(uid, 0, 'the image runs as a user other than root');
   t.equal(fs.statSync(path.join(root, 'data')).uid, uid, '/data belongs to that user');
   t.ok(fs.existsSync(path.join(root, 'app/dist/src/entry/main.js')) && fs.existsSync(path.join(root, 'app/dist/ui/index.html')), 'server and console are built');
+  t.ok(fs.existsSync(path.join(root, 'app/assets/common-passwords.txt.gz')), 'the common-password list is shipped');
   t.ok(fs.existsSync(path.join(root, 'app/node_modules/fs-ext/build/Release')), 'the native fs-ext is compiled');
   t.notOk(fs.existsSync(path.join(root, 'app/node_modules/typescript')), 'no dev dependency in the runtime image');
   t.notOk(fs.existsSync(path.join(root, 'usr/bin/g++')), 'no compiler in the runtime image');

@@ -1,8 +1,14 @@
 // Password hashes (scrypt, PHC strings, a bounded number at once) and the policy new passwords meet.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import t from 'tap';
 import { TooManyRequestsError } from '../../../src/core/errors.js';
+import { COMMON_PASSWORDS } from '../../../src/concepts/people/common-passwords.js';
 import { parametersOf, PasswordHasher } from '../../../src/concepts/people/password-hasher.js';
 import { passwordProblem } from '../../../src/concepts/people/password-policy.js';
+import { ROOT } from '../../helpers/server.js';
 
 t.test('the default parameters are the strong ones, written into the hash', async (t) => {
   const hasher = new PasswordHasher({ logN: 15, concurrency: 2, queue: 8 });
@@ -103,4 +109,30 @@ t.test('policy: length, common passwords, common ones dressed up, repeated chara
   const err = passwordProblem('short', 'newPassword')!;
   t.equal(err.details?.[0]?.path, 'newPassword', 'the refusal names the field');
   t.notMatch(err.message, /short/, 'and never repeats the password');
+});
+
+t.test('the common passwords are read whole from assets/common-passwords.txt.gz', async (t) => {
+  t.equal(COMMON_PASSWORDS.length, 10_289, 'every line: the 10,000 most frequent, the 308 long ones, the defaults (less duplicates)');
+  t.equal(new Set(COMMON_PASSWORDS).size, COMMON_PASSWORDS.length, 'no blank or repeated line');
+  t.same(COMMON_PASSWORDS.filter((p) => p !== p.toLowerCase() || p !== p.trim() || p === ''), [], 'lower case, nothing around them');
+  t.same(COMMON_PASSWORDS.slice(0, 3), ['unleash4all', 'unleash', 'fanion'], 'the defaults first');
+  t.equal(COMMON_PASSWORDS.at(-1), '193570356033', 'the last line too');
+  t.match(passwordProblem('193570356033')?.details?.[0]?.message, /most common/, 'and the policy refuses it');
+});
+
+t.test('the list is found from a package laid out as the image lays it out (no src/, no test/)', async (t) => {
+  const app = fs.mkdtempSync(path.join(os.tmpdir(), 'fanion-layout-'));
+  t.teardown(() => fs.rmSync(app, { recursive: true, force: true }));
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(app, 'package.json'));
+  fs.cpSync(path.join(ROOT, 'dist/src'), path.join(app, 'dist/src'), { recursive: true });
+  fs.cpSync(path.join(ROOT, 'assets'), path.join(app, 'assets'), { recursive: true });
+  const check = "const { passwordProblem } = await import('./dist/src/concepts/people/password-policy.js');"
+    + "console.log(passwordProblem('Password1234')?.details?.[0]?.message);";
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', check], { cwd: app, encoding: 'utf8', timeout: 10_000, env: { ...process.env, NODE_OPTIONS: '' } });
+  t.equal(run.status, 0, `it loads from the copy ${run.stderr}`);
+  t.match(run.stdout, /most common/, 'and refuses a common password there');
+  fs.rmSync(path.join(app, 'assets'), { recursive: true });
+  const without = spawnSync(process.execPath, ['--input-type=module', '-e', check], { cwd: app, encoding: 'utf8', timeout: 10_000, env: { ...process.env, NODE_OPTIONS: '' } });
+  t.not(without.status, 0, 'without the file it fails at load, not at the first password change');
+  t.match(without.stderr, /common-passwords\.txt\.gz/, 'naming the file');
 });
