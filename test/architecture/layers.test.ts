@@ -8,7 +8,8 @@
 //   engine   src/engine/: commands applied, made durable, published
 //   wal      src/wal/: records, frames, segments, checkpoint files
 //   state    src/state/: the in-memory model, its ops and its event log
-//   base     errors.ts, config.ts, log.ts, slices.ts, single-flight.ts: importable from anywhere, import nothing of ours
+//   base     errors.ts, config.ts (and src/config/, its table of settings), log.ts, slices.ts, single-flight.ts:
+//            importable from anywhere, import nothing of ours
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -25,6 +26,7 @@ function layerOf(file: string): Layer {
     return 'entry';
   }
   const [folder] = rel;
+  if (folder === 'config') return 'base';
   if (folder === 'state' || folder === 'wal' || folder === 'engine' || folder === 'storage' || folder === 'http') return folder;
   return rel[rel.length - 1] === 'routes.ts' ? 'http' : 'domain';
 }
