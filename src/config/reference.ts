@@ -30,6 +30,7 @@ const cell = (s: string) => s.replace(/\|/g, '\\|');
 
 export function renderReference(): string {
   const table: Record<string, Setting<unknown>> = SETTINGS;
+  const keptEmpty = Object.keys(table).filter((name) => table[name].keepEmpty);
   const out = [
     '# Configuration reference',
     '',
@@ -38,8 +39,9 @@ export function renderReference(): string {
     '',
     'Fanion reads its settings from environment variables, once, at start-up. A value it cannot use stops',
     'the start with one line naming the variable, and the exit code 2. An empty value is the same as an',
-    'unset one, except for DATA_DIR, WAL_SYNC and AUTH_TYPE. A setting is read only in the modes that use',
-    'it (a relay\'s settings are not read by a server, for example).',
+    `unset one, except for ${keptEmpty.join(', ').replace(/, ([^,]*)$/, ' and $1')}, which take it as given. A setting is read only where it`,
+    'applies (a relay\'s settings are not read by a server, nor a cluster\'s without DATABASE_URL or',
+    'DATABASE_HOST), so a bad value of one that does not apply is not refused.',
     '',
   ];
   for (const group of Object.keys(GROUPS) as Group[]) {
