@@ -170,7 +170,7 @@ async function openEmbedded(deps: FanionDeps): Promise<Opened> {
     hashKey: () => loadHashKey(config.dataDir, config.tokenHashKey, log),
     attach: (engine) => ({
       checkpointer: new Checkpointer({
-        engine, wal: storage.wal, dir: config.dataDir, files: storage.files, log, everyRecords: config.checkpointRecords, everyBytes: config.checkpointBytes,
+        engine, wal: storage.wal, dir: config.dataDir, files: storage.files, log, everyRecords: config.checkpoint.records, everyBytes: config.checkpoint.bytes,
         retryMs: deps.checkpointRetryMs,
       }),
       cluster: null,
@@ -190,7 +190,7 @@ async function openClusterNode(deps: FanionDeps): Promise<Opened> {
   }
   // PostgreSQL's client is loaded only by a cluster node.
   const { openCluster } = await import('../core/storage/postgres/cluster.js');
-  const node = await openCluster({ db: config.database!, log, tokenHashKey: config.tokenHashKey, clock: deps.clock });
+  const node = await openCluster({ db: config.cluster!, log, tokenHashKey: config.tokenHashKey, clock: deps.clock });
   let follower: Follower | null = null;
   return {
     state: node.state,
@@ -200,7 +200,7 @@ async function openClusterNode(deps: FanionDeps): Promise<Opened> {
     hashKey: async () => node.hashKey,
     attach: (engine) => {
       const onFatal = deps.onFatal ?? ((message: string) => log.fatal(message));
-      const parts = node.attach(engine, { checkpointRecords: config.checkpointRecords, onFellBehind: onFatal });
+      const parts = node.attach(engine, { checkpointRecords: config.checkpoint.records, onFellBehind: onFatal });
       follower = parts.follower;
       return { checkpointer: parts.checkpointer, cluster: { nodeId: node.nodeId, schema: node.schema, log: node.log, follower, keys: node.keys, barrier: parts.barrier } };
     },
@@ -230,10 +230,10 @@ async function adminParts() {
  */
 export async function openFanion(deps: FanionDeps): Promise<Fanion> {
   const { config, log } = deps;
-  const opened = config.database ? await openClusterNode(deps) : await openEmbedded(deps);
+  const opened = config.cluster ? await openClusterNode(deps) : await openEmbedded(deps);
   log.info(
-    { records: opened.replayed.records, ms: Math.round(opened.replayed.ms), checkpoint: opened.replayed.checkpoint, dataDir: config.database ? undefined : config.dataDir },
-    config.database ? 'replayed the database log' : 'replayed the write-ahead log',
+    { records: opened.replayed.records, ms: Math.round(opened.replayed.ms), checkpoint: opened.replayed.checkpoint, dataDir: config.cluster ? undefined : config.dataDir },
+    config.cluster ? 'replayed the database log' : 'replayed the write-ahead log',
   );
   // A relay keeps only its newest events: an upstream that never stops changing must not grow it without end.
   const engine = new Engine({ state: opened.state, log: opened.log, logger: log, clock: deps.clock, newId: deps.newId, keepEvents: config.relay || config.offline ? RELAY_MAX_EVENTS : undefined });
@@ -256,26 +256,26 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     // sign in to or to make addons with (its memory is measured: docs/performance.md).
     const adminCode = config.relay || config.offline ? null : await adminParts();
     // People sign in with a session cookie or act through personal tokens, beside API tokens.
-    const people = adminCode && config.authType === 'api-token' ? new adminCode.PeopleAuthenticator(tokens, () => engine.state, hasher, config.sessionIdleMs) : null;
+    const people = adminCode && config.authType === 'api-token' ? new adminCode.PeopleAuthenticator(tokens, () => engine.state, hasher, config.signIn.sessionIdleMs) : null;
     const auth: Authenticator = people ?? (config.authType === 'api-token' ? tokens : new OpenAuthenticator());
     // openid-client is loaded only when single sign-on is configured.
-    const oidc = config.oidc && config.publicUrl ? new (await import('../concepts/people/oidc.js')).OidcSignIn(config.oidc, config.publicUrl, log) : null;
+    const oidc = config.signIn.oidc && config.publicUrl ? new (await import('../concepts/people/oidc.js')).OidcSignIn(config.signIn.oidc, config.publicUrl, log) : null;
     // With CLIENT_STREAMING_UPGRADE, every poll answer tells SDKs to switch to streaming.
     // Which flags each change touched, read once for the snapshot, the push hub and evaluation.
     const toucher = new Toucher(engine.state);
-    const snapshot = new ClientSnapshot(engine.state, { extraHeaders: config.clientStreamingUpgrade ? [...NOSNIFF, 'fetch-mode', 'streaming'] : NOSNIFF, toucher });
+    const snapshot = new ClientSnapshot(engine.state, { extraHeaders: config.streaming.clientUpgrade ? [...NOSNIFF, 'fetch-mode', 'streaming'] : NOSNIFF, toucher });
     engine.onChange((change, kind) => snapshot.onChange(change, kind));
     engine.onLargeChange({ read: (rec, slicer) => toucher.readInSlices(rec, slicer), catchUp: (slicer) => snapshot.freshenInSlices(slicer) });
     const push = new PushHub(engine, (req) => auth.client(req), {
-      maxStreams: config.streamingMaxConnections, maxStreamsPerToken: config.streamingMaxConnectionsPerToken, keepAliveMs: config.streamingKeepAliveMs, bufferBytes: config.streamingBufferBytes,
-      windowChanges: config.deltaWindowChanges,
+      maxStreams: config.streaming.maxConnections, maxStreamsPerToken: config.streaming.maxConnectionsPerToken, keepAliveMs: config.streaming.keepAliveMs, bufferBytes: config.streaming.bufferBytes,
+      windowChanges: config.streaming.deltaWindowChanges,
     }, toucher);
     engine.onChange((change, kind) => push.onChange(change, kind));
     // Server-side evaluation (Frontend API, OFREP): flags prepared once per change.
     const prepared = new PreparedFlags(engine.state, HOSTNAME, toucher);
     engine.onChange((change, kind) => prepared.onChange(change, kind));
-    const evaluator = new Evaluator(prepared, { maxEntries: config.frontendCacheEntries, maxBytes: config.frontendCacheMaxBytes });
-    const metrics = new ClientMetricsStore(engine.state, config.clientMetricsMaxBytes, new UnknownFlags(config.unknownFlagsMaxBytes));
+    const evaluator = new Evaluator(prepared, { maxEntries: config.frontend.cacheEntries, maxBytes: config.frontend.cacheMaxBytes });
+    const metrics = new ClientMetricsStore(engine.state, config.metrics.clientMaxBytes, new UnknownFlags(config.metrics.unknownFlagsMaxBytes));
     // Webhooks read durable events from the log; they never hold up the change that made them.
     // On a cluster one node delivers: the one holding the webhook lock, fenced through the log.
     let leadership: WebhookLeadership | undefined;
@@ -283,20 +283,20 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     if (adminCode) {
       if (cluster) {
         const { SessionLock } = await import('../core/storage/postgres/session-lock.js');
-        leadership = new adminCode.WebhookLeadership(engine, new SessionLock(config.database!, cluster.keys.locks.webhooks, log), {
-          node: cluster.nodeId, leaseMs: WEBHOOK_LEASE_MS, sendTimeoutMs: config.webhookTimeoutMs, checkMs: 1_000,
+        leadership = new adminCode.WebhookLeadership(engine, new SessionLock(config.cluster!, cluster.keys.locks.webhooks, log), {
+          node: cluster.nodeId, leaseMs: WEBHOOK_LEASE_MS, sendTimeoutMs: config.webhooks.timeoutMs, checkMs: 1_000,
         }, log);
       }
       const limits = adminCode.webhookLimits(config);
       const webhooks = new adminCode.WebhookDeliverer({
-        engine, log, send: adminCode.httpSender(config.webhookTimeoutMs, limits.destinations), leadership,
-        options: { retryBaseMs: config.webhookRetryBaseMs, retryMaxDelayMs: config.webhookRetryMaxDelayMs, retryForMs: config.webhookRetryForMs, template: limits.template },
+        engine, log, send: adminCode.httpSender(config.webhooks.timeoutMs, limits.destinations), leadership,
+        options: { retryBaseMs: config.webhooks.retryBaseMs, retryMaxDelayMs: config.webhooks.retryMaxDelayMs, retryForMs: config.webhooks.retryForMs, template: limits.template },
       });
       engine.onChange((change, kind) => webhooks.onChange(change, kind));
       admin = {
         webhooks,
-        passwords: new adminCode.PasswordHasher({ logN: config.passwordScryptLogN, concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue }),
-        guard: new adminCode.SignInGuard({ perAddress: config.signInPerAddress, perAccount: config.signInPerAccount, entries: config.signInLimiterEntries }),
+        passwords: new adminCode.PasswordHasher({ logN: config.signIn.passwordScryptLogN, concurrency: config.signIn.passwordHashConcurrency, queue: config.signIn.passwordHashQueue }),
+        guard: new adminCode.SignInGuard({ perAddress: config.signIn.perAddress, perAccount: config.signIn.perAccount, entries: config.signIn.limiterEntries }),
       };
     }
     leadership?.start();
@@ -311,14 +311,14 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
         for (const op of change.ops) if (op.o === 'metrics.report' && op.node !== cluster.nodeId) metrics.mergeReport(op.report as MetricsReport);
       });
     }
-    flusher.start(config.metricsFlushMs);
+    flusher.start(config.metrics.flushMs);
     const readiness = deps.readiness ?? new Readiness();
     // A relay is a change source like the admin API: what it applies is served by all of the above.
-    const relay = config.relay ? new Relay({ engine, config: config.relay, log, hasher, metrics, readiness, maxAnswerBytes: config.importBodyLimit }) : null;
+    const relay = config.relay ? new Relay({ engine, config: config.relay, log, hasher, metrics, readiness, maxAnswerBytes: config.http.importBodyLimit }) : null;
     relay?.registerMetrics(operations.registry);
     relay?.start();
     // Offline mode is a change source too: the features file, read again every RELOAD_INTERVAL.
-    const offline = config.offline ? new Offline({ engine, config: config.offline, log, hasher, readiness, maxAnswerBytes: config.importBodyLimit }) : null;
+    const offline = config.offline ? new Offline({ engine, config: config.offline, log, hasher, readiness, maxAnswerBytes: config.http.importBodyLimit }) : null;
     offline?.start();
     let closing: Promise<void> | null = null;
     if (cluster) {

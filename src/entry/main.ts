@@ -70,9 +70,9 @@ startServer({
       // A stop that hangs (a peer that never lets go, a bug) must not keep the process, its port
       // and its data folder's lock for ever: exiting is as safe as a kill -9, which Fanion survives.
       setTimeout(() => {
-        log.error({ waitingFor: running.closingStep(), ms: config.shutdownTimeoutMs }, `shutdown did not finish within SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs} ms); exiting anyway`);
+        log.error({ waitingFor: running.closingStep(), ms: config.http.shutdownTimeoutMs }, `shutdown did not finish within SHUTDOWN_TIMEOUT_MS (${config.http.shutdownTimeoutMs} ms); exiting anyway`);
         process.exit(1);
-      }, config.shutdownTimeoutMs).unref();
+      }, config.http.shutdownTimeoutMs).unref();
       running.close().then(
         () => {
           log.info('stopped cleanly');

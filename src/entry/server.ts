@@ -157,8 +157,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // folder takes seconds); every other request gets 503 until the routes are mounted.
   const readiness = opts.readiness ?? new Readiness();
   // On a cluster node this waits for the database too, and for the log to be applied to its end.
-  const serving = readiness.require(config.database ? 'the database reached, its log applied, and every route mounted' : 'the data folder replayed and every route mounted');
-  const startingMessage = config.database
+  const serving = readiness.require(config.cluster ? 'the database reached, its log applied, and every route mounted' : 'the data folder replayed and every route mounted');
+  const startingMessage = config.cluster
     ? 'Fanion is starting: it is waiting for its database or applying its log. Try again in a moment.'
     : 'Fanion is starting: its data folder is being replayed. Try again in a moment.';
   const checkHost = hostGuard(config);
@@ -186,11 +186,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   };
   const starting = (req: http.IncomingMessage, res: http.ServerResponse) => unavailable(req, res, startingMessage);
   const server = http.createServer({
-    headersTimeout: config.headersTimeoutMs,
-    requestTimeout: config.requestTimeoutMs,
+    headersTimeout: config.http.headersTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
     // How often Node looks for requests past those timeouts (30 s by default, which let a
     // trickled request live 30 s longer than its timeout).
-    connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, config.headersTimeoutMs),
+    connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, config.http.headersTimeoutMs),
   }, (req, res) => {
     headersArrived(req);
     // A page that rebound its own name to this server (http/hosts.ts): before anything is
@@ -206,7 +206,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     else starting(req, res);
   });
   server.keepAliveTimeout = 65_000;
-  const connections = guardConnections(server, connectionCap(config.maxConnections, openFilesLimit()), log);
+  const connections = guardConnections(server, connectionCap(config.http.maxConnections, openFilesLimit()), log);
   // Requests Node's parser rejects (oversized headers, malformed HTTP) never reach polka; they
   // still get the Unleash error body instead of Node's bare status line.
   const clientError = (err: NodeJS.ErrnoException, socket: Duplex) => {
@@ -237,7 +237,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   server.on('clientError', clientError);
   // Node times a request's headers from its first byte: the first request of a connection is
   // timed from the connection, so that waiting before the first byte does not add to it.
-  firstHeadersWithin(server, config.headersTimeoutMs, (socket) => clientError(Object.assign(new Error('headers timeout'), { code: REQUEST_TIMEOUT }), socket));
+  firstHeadersWithin(server, config.http.headersTimeoutMs, (socket) => clientError(Object.assign(new Error('headers timeout'), { code: REQUEST_TIMEOUT }), socket));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -250,7 +250,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const port = (server.address() as AddressInfo).port;
   const { mode, fields } = modeOf(config);
   const doing = mode === 'server' ? `replaying the data folder ${config.dataDir}`
-    : mode === 'cluster node' ? `reaching the database ${config.database!.label} and applying its log`
+    : mode === 'cluster node' ? `reaching the database ${config.cluster!.label} and applying its log`
       : mode === 'offline' ? `replaying the offline copy in ${config.dataDir}, then reading ${config.offline!.bootstrapFile}`
         : `replaying the relay's copy in ${config.dataDir}, then following the upstream ${config.relay!.upstreamUrl}`;
   log.info({ port, host: config.host, mode, ...fields }, `port ${port} open; ${doing} (GET /ready answers 503 until Fanion serves)`);
@@ -438,6 +438,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   };
   const closingStep = () => (closing === null ? 'not closing' : httpClosed ? fanion.closingStep() : 'in-flight requests and open connections');
   // The schema is known once connected: the one PostgreSQL put the tables in.
-  const source = mode === 'cluster node' ? `the database ${config.database!.label}, schema ${fanion.cluster!.schema}` : modeOf(config).source;
+  const source = mode === 'cluster node' ? `the database ${config.cluster!.label}, schema ${fanion.cluster!.schema}` : modeOf(config).source;
   return { port, engine, checkpointer, server, connections, push: fanion.push, readiness, close, closingStep, mode, source, fields: { ...fields, ...(fanion.cluster ? { schema: fanion.cluster.schema } : {}) } };
 }

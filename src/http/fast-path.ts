@@ -12,7 +12,7 @@ const ANONYMOUS: Actor = Object.freeze({ name: 'anonymous', userId: null });
 /** The SDK hot path: no body, no permission, a synchronous handler, so no promise of ours per request. */
 export function syncGet(ctx: AppContext, route: RouteDef): (req: Request, res: ServerResponse) => void {
   // A browser route's handler puts the CORS headers in its own answer; an error gets them here.
-  const cors = route.cors ? corsFor(ctx.config.frontendOrigins) : null;
+  const cors = route.cors ? corsFor(ctx.config.frontend.origins) : null;
   // Successful answers here are SDK and browser traffic, never logged; refusals and failures are.
   // Their latency is timed from the failure on: reading the clock for every poll, for the rare one
   // that fails, would put work on the hot path (what came before a refusal is the token lookup).

@@ -40,9 +40,9 @@ export function needsNoListing(name: string): boolean {
  * The check for `config`, or null when Host is not checked (authentication on, ALLOWED_HOSTS
  * unset). It throws the refusal for a request whose Host is not served.
  */
-export function hostGuard(config: Pick<Config, 'authType' | 'allowedHosts' | 'publicUrl'>): ((req: IncomingMessage) => void) | null {
-  if (config.authType !== 'none' && config.allowedHosts.length === 0) return null;
-  const listed = new Set(config.allowedHosts);
+export function hostGuard(config: Pick<Config, 'authType' | 'publicUrl'> & { http: Pick<Config['http'], 'allowedHosts'> }): ((req: IncomingMessage) => void) | null {
+  if (config.authType !== 'none' && config.http.allowedHosts.length === 0) return null;
+  const listed = new Set(config.http.allowedHosts);
   if (config.publicUrl) listed.add(hostNameOf(new URL(config.publicUrl).host));
   const accepted = new Set<string>();
   return (req) => {

@@ -17,8 +17,8 @@ const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
 
 
 export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
-  const refuseCrossOrigin = crossOriginGuard(ctx.config.corsOrigins);
-  const preflight = preflightFor(ctx.config.frontendOrigins);
+  const refuseCrossOrigin = crossOriginGuard(ctx.config.http.corsOrigins);
+  const preflight = preflightFor(ctx.config.frontend.origins);
   const preflighted = new Set<string>();
   for (const route of routes) {
     const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -31,7 +31,7 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
       }
       continue;
     }
-    const cors = route.cors ? corsFor(ctx.config.frontendOrigins) : null;
+    const cors = route.cors ? corsFor(ctx.config.frontend.origins) : null;
     if (route.cors && !preflighted.has(route.path)) {
       preflighted.add(route.path);
       app.options(route.path, preflight);
@@ -78,8 +78,8 @@ export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
           body = route.anyContentType && !req.headers['content-type']
             ? undefined
             : route.anyContentType
-              ? await readJson(req, route.bodyLimit ?? ctx.config.bodyLimit).catch(() => undefined)
-              : await (route.largeBody ? readLargeJson : readJson)(req, route.bodyLimit ?? ctx.config.bodyLimit);
+              ? await readJson(req, route.bodyLimit ?? ctx.config.http.bodyLimit).catch(() => undefined)
+              : await (route.largeBody ? readLargeJson : readJson)(req, route.bodyLimit ?? ctx.config.http.bodyLimit);
           if (route.body) body = route.largeBody ? await ctx.schemas.checkInSlices(route.body, body, new Slicer()) : ctx.schemas.check(route.body, body);
           if (route.bodyScopes) for (const scope of route.bodyScopes(body, params, ctx.engine.state)) ctx.auth.admin(req, route.permission!, scope);
         }

@@ -11,7 +11,7 @@
 //   core/log      the log seam: its interface, the record format, the embedded WAL, the PostgreSQL log
 //   core/access   who may do what, over the state (roles, scopes, environment reach)
 //   core/state    the in-memory model, its ops and its event log
-//   core          src/core/*.ts: errors, config, logger, slices, single-flight, version
+//   core          src/core/*.ts and src/core/config/: errors, settings, logger, slices, single-flight, version
 //
 // Modules in one concept may import from another concept (sideways); a layer's inner order is above.
 import fs from 'node:fs';
@@ -28,7 +28,7 @@ function layerOf(file: string): Layer {
   if (rel.length < 2) throw new Error(`${path.relative(SRC, file)} sits in no layer: src/ holds only the layers' folders`);
   const [top, sub] = rel;
   if (top === 'core') {
-    if (rel.length === 2) return 'core';
+    if (rel.length === 2 || sub === 'config') return 'core';
     const inner = `core/${sub}`;
     if ((LAYERS as readonly string[]).includes(inner)) return inner as Layer;
     throw new Error(`src/${inner} is not a layer of core`);

@@ -147,7 +147,7 @@ t.test('the systemd unit: the built entry, a drain that fits, a state folder, kn
   t.equal(env.MALLOC_ARENA_MAX, '2', 'the arenas npm start allows');
   const config = loadConfig(env);
   t.equal(config.port, defaults.port, 'the default port');
-  t.equal(config.database, null, 'a server on a data folder unless the environment file says otherwise');
+  t.equal(config.cluster, null, 'a server on a data folder unless the environment file says otherwise');
   t.equal(config.dataDir, path.join('/var/lib', one('StateDirectory')), 'DATA_DIR is the StateDirectory systemd makes');
   t.ok(one('ReadWritePaths').split(/\s+/).includes(config.dataDir), 'and the one path ProtectSystem=strict leaves writable');
   t.equal(one('ProtectSystem'), 'strict');
@@ -157,7 +157,7 @@ t.test('the systemd unit: the built entry, a drain that fits, a state folder, kn
   t.equal(one('RestartPreventExitStatus'), '2', 'a setting to fix (exit 2) is not restarted into');
   t.equal(one('KillSignal'), 'SIGTERM', 'the signal that drains');
   const stopMs = spanMs(one('TimeoutStopSec'));
-  t.ok(stopMs > config.shutdownTimeoutMs, `TimeoutStopSec (${stopMs} ms) exceeds SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs} ms): systemd's SIGKILL never cuts the drain`);
+  t.ok(stopMs > config.http.shutdownTimeoutMs, `TimeoutStopSec (${stopMs} ms) exceeds SHUTDOWN_TIMEOUT_MS (${config.http.shutdownTimeoutMs} ms): systemd's SIGKILL never cuts the drain`);
   t.ok(service.get('EnvironmentFile')?.includes('-/etc/fanion/fanion.env'), 'site settings from an optional file');
   t.ok(service.has('User') && service.get('User')![0] !== 'root', 'a user of its own');
 });
@@ -196,8 +196,8 @@ t.test('systemd-analyze verify finds nothing to say about the unit', { skip: ana
 
 /** Each manifest file: the mode loadConfig must land in with its environment. */
 const MODES: Record<string, (c: Config) => boolean> = {
-  'server.yaml': (c) => c.database === null && c.relay === null,
-  'cluster.yaml': (c) => c.database !== null && c.relay === null,
+  'server.yaml': (c) => c.cluster === null && c.relay === null,
+  'cluster.yaml': (c) => c.cluster !== null && c.relay === null,
   'relay.yaml': (c) => c.relay !== null,
 };
 
@@ -223,7 +223,7 @@ t.test('the Kubernetes manifests: known settings, the right mode and port, probe
       for (const name of secrets) t.ok(name in SECRET_STAND_INS, `${name} comes from a Secret`);
       t.equal(env.MALLOC_ARENA_MAX, '2');
       const config = loadConfig(env);
-      t.ok(mode(config), `loadConfig reads it as the intended mode (database: ${config.database?.label ?? 'none'}, relay: ${config.relay?.upstreamUrl ?? 'none'})`);
+      t.ok(mode(config), `loadConfig reads it as the intended mode (database: ${config.cluster?.label ?? 'none'}, relay: ${config.relay?.upstreamUrl ?? 'none'})`);
       // The port each mode listens on when PORT is not set: the manifests keep Fanion's defaults.
       const defaultPort = loadConfig(config.relay ? { UPSTREAM_URL: config.relay.upstreamUrl } : {}).port;
       t.equal(config.port, defaultPort, `the mode's default port (${defaultPort})`);
@@ -234,12 +234,12 @@ t.test('the Kubernetes manifests: known settings, the right mode and port, probe
 
       const preStopMs = (c.lifecycle?.preStop?.sleep?.seconds ?? 0) * 1000;
       const graceMs = pod.terminationGracePeriodSeconds * 1000;
-      t.ok(graceMs > preStopMs + config.shutdownTimeoutMs, `terminationGracePeriodSeconds (${graceMs} ms) exceeds the preStop pause (${preStopMs} ms) + SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs} ms)`);
+      t.ok(graceMs > preStopMs + config.http.shutdownTimeoutMs, `terminationGracePeriodSeconds (${graceMs} ms) exceeds the preStop pause (${preStopMs} ms) + SHUTDOWN_TIMEOUT_MS (${config.http.shutdownTimeoutMs} ms)`);
 
       t.ok(pod.securityContext.runAsNonRoot && pod.securityContext.runAsUser > 0, 'not root');
       t.equal(c.securityContext.allowPrivilegeEscalation, false);
       t.same(c.securityContext.capabilities?.drop, ['ALL']);
-      if (c.securityContext.readOnlyRootFilesystem && !config.database) {
+      if (c.securityContext.readOnlyRootFilesystem && !config.cluster) {
         t.ok(c.volumeMounts?.some((m) => m.mountPath === config.dataDir), `DATA_DIR (${config.dataDir}) is a volume: the root filesystem is read-only`);
       }
 
@@ -249,7 +249,7 @@ t.test('the Kubernetes manifests: known settings, the right mode and port, probe
       t.same(services[0].spec.ports.map((p: { targetPort: string }) => p.targetPort), ['http'], 'to the named port');
 
       const budgets = docs.filter((d) => d.kind === 'PodDisruptionBudget');
-      if (config.database || config.relay) {
+      if (config.cluster || config.relay) {
         t.ok(workload.spec.replicas > 1, 'several pods');
         t.equal(budgets.length, 1, 'a PodDisruptionBudget');
         t.ok(selects(budgets[0].spec.selector.matchLabels), 'over these pods');

@@ -101,7 +101,7 @@ t.test('Host parsing, and ALLOWED_HOSTS read strictly', async (t) => {
   t.equal(hostNameOf('[::1]:4242'), '::1');
   for (const name of ['localhost', 'a.localhost', '127.0.0.1', '10.1.2.3', '::1', 'fe80::1']) t.ok(needsNoListing(name), `${name} needs no listing`);
   for (const name of ['evil.example', 'localhost.evil.example', '127.0.0.1.evil.example', '2130706433x', '']) t.notOk(needsNoListing(name), `${name} must be listed`);
-  t.same(loadConfig({ ALLOWED_HOSTS: 'Flags.Internal, console.example.com.' }).allowedHosts, ['flags.internal', 'console.example.com']);
+  t.same(loadConfig({ ALLOWED_HOSTS: 'Flags.Internal, console.example.com.' }).http.allowedHosts, ['flags.internal', 'console.example.com']);
   t.throws(() => loadConfig({ ALLOWED_HOSTS: 'https://flags.internal' }), /ALLOWED_HOSTS must list host names such as flags\.example\.com \(no scheme, port or wildcard\), got "https:\/\/flags\.internal"/);
   t.throws(() => loadConfig({ ALLOWED_HOSTS: '*.example.com' }), /ALLOWED_HOSTS/);
 });

@@ -29,8 +29,8 @@ function open(port: number): Promise<Watched> {
 
 t.test('the defaults: headers within 15 s, a whole request within 60 s, connections below the descriptor limit', async (t) => {
   const config = loadConfig({});
-  t.equal(config.headersTimeoutMs, 15_000, 'a trickled request is cut within 16 s by default');
-  t.equal(config.requestTimeoutMs, 60_000);
+  t.equal(config.http.headersTimeoutMs, 15_000, 'a trickled request is cut within 16 s by default');
+  t.equal(config.http.requestTimeoutMs, 60_000);
   t.equal(connectionCap(undefined, 1024), 1024 - OWN_DESCRIPTORS);
   t.equal(connectionCap(500, 1024), 500, 'MAX_CONNECTIONS wins');
   t.type(openFilesLimit(), 'number', 'the limit is read from /proc/self/limits');

@@ -20,7 +20,7 @@ export interface TokenCheck {
 export function edgeRoutes(ctx: AppContext, tokens: TokenCheck): RouteDef[] {
   ctx.schemas.addAll(edgeSchemas);
   ctx.schemas.describe(edgeReplies);
-  const required = ctx.config.edgeValidateRequireToken;
+  const required = ctx.config.http.edgeValidateRequireToken;
   return [
     {
       method: 'POST', path: '/edge/validate', tag: 'Unleash Edge', eventual: true, body: edgeSchemas.tokenStringListSchema, reply: edgeReplies.validatedEdgeTokensSchema,

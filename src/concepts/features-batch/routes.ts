@@ -47,7 +47,7 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'POST', path: `${BASE}/validate`, tag: TAG, permission: 'UPDATE_FEATURE',
       summary: 'Check an import without changing anything: its errors, warnings and missing permissions', reply: featuresBatchSchemas.importTogglesValidateSchema,
-      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes,
+      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.http.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes,
       responses: { 200: 'The review (errors, warnings, permissions)', 400: 'Not a valid request', 404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES' },
       // Run as a command that changes nothing: the review pauses between slices, and must not see
       // the state move (or half of another import) under it meanwhile.
@@ -61,7 +61,7 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'POST', path: `${BASE}/import`, tag: TAG, permission: 'UPDATE_FEATURE',
       summary: 'Import flags into a project and environment atomically; their strategies there are replaced by the document\'s',
-      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importReach,
+      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.http.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importReach,
       responses: {
         200: 'Imported', 400: 'Invalid request or document (every error listed); nothing imported', 403: 'Would create context fields or tag types with a limited token',
         404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES',

@@ -58,8 +58,8 @@ export function renderToggles(flags: readonly { name: string; impressionData: bo
 export function frontendRoutes(ctx: AppContext, evaluator: Evaluator, store: ClientMetricsStore): RouteDef[] {
   ctx.schemas.addAll(frontendSchemas);
   ctx.schemas.describe(frontendReplies);
-  const defaults = (req: IncomingMessage, scope: ClientScope) => ({ remoteAddress: callerAddress(req, ctx.config.trustProxy), environment: scope.environment });
-  const origins = ctx.config.frontendOrigins;
+  const defaults = (req: IncomingMessage, scope: ClientScope) => ({ remoteAddress: callerAddress(req, ctx.config.http.trustProxy), environment: scope.environment });
+  const origins = ctx.config.frontend.origins;
   const send = (req: IncomingMessage, res: ServerResponse, a: Answer) => {
     const cors = corsHeaders(origins, req);
     if (etagMatches(req.headers['if-none-match'], a.etag)) {
@@ -83,7 +83,7 @@ export function frontendRoutes(ctx: AppContext, evaluator: Evaluator, store: Cli
       handler: ({ req, res, client }) => {
         // A browser repeats its request as is: answered by the raw query and caller, unparsed.
         const search = (req as { search?: string }).search ?? '';
-        const address = callerAddress(req, ctx.config.trustProxy);
+        const address = callerAddress(req, ctx.config.http.trustProxy);
         send(req, res, evaluator.byRequest('frontend', client!, `${address}\u0000${search}`, () => contextFromQuery(search, { remoteAddress: address, environment: client!.environment }), renderToggles));
       },
     },

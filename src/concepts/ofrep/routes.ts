@@ -71,7 +71,7 @@ export function ofrepRoutes(ctx: AppContext, evaluator: Evaluator): RouteDef[] {
   ctx.schemas.addAll(ofrepSchemas);
   ctx.schemas.describe(ofrepReplies);
   const contextOf = (req: IncomingMessage, scope: ClientScope, body: unknown): EvalContext =>
-    contextFromObject((body as { context?: Record<string, unknown> } | undefined)?.context, { remoteAddress: callerAddress(req, ctx.config.trustProxy), environment: scope.environment }, true);
+    contextFromObject((body as { context?: Record<string, unknown> } | undefined)?.context, { remoteAddress: callerAddress(req, ctx.config.http.trustProxy), environment: scope.environment }, true);
   const common = { tag: TAG, auth: 'evaluator' as const, cors: true, body: ofrepSchemas.ofrepRequestSchema, protocolErrors: ofrepError, errorReply: ofrepReplies.ofrepErrorSchema };
   return [
     {

@@ -7,7 +7,7 @@ import type { FanionMetrics } from './metrics.js';
 export function operationsRoutes(ctx: AppContext, metrics: FanionMetrics): RouteDef[] {
   return [
     {
-      method: 'GET', path: '/internal-backstage/prometheus', tag: 'Operations', eventual: true, ...(ctx.config.prometheusOpen ? {} : { permission: 'ADMIN' }),
+      method: 'GET', path: '/internal-backstage/prometheus', tag: 'Operations', eventual: true, ...(ctx.config.metrics.prometheusOpen ? {} : { permission: 'ADMIN' }),
       summary: 'Metrics in Prometheus\' text format (an admin token, unless PROMETHEUS_OPEN=true)',
       responses: { 200: 'The metrics (text/plain; version=0.0.4)' },
       handler: async ({ res }) => {

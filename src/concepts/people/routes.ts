@@ -69,8 +69,8 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
     for (const u of state().users.values()) if (u.passwordHash !== null) params.add(parametersOf(u.passwordHash));
     return params;
   };
-  const address = (req: IncomingMessage) => callerAddress(req, config.trustProxy) ?? 'unknown';
-  const limits = { maxAgeMs: config.sessionMaxAgeMs, idleMs: config.sessionIdleMs };
+  const address = (req: IncomingMessage) => callerAddress(req, config.http.trustProxy) ?? 'unknown';
+  const limits = { maxAgeMs: config.signIn.sessionMaxAgeMs, idleMs: config.signIn.sessionIdleMs };
   const linkUrl = (kind: 'invite' | 'reset', secret: string) => `${config.publicUrl ?? ''}/#/${kind}/${secret}`;
   const signedIn = (): PeopleAuthenticator => {
     if (!people) throw new NoAccessError('AUTH_TYPE=none: everyone is an admin, and nobody signs in.');
@@ -87,7 +87,7 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
     if (problem) throw problem;
     return passwords.hash(password);
   };
-  const setCookie = (req: IncomingMessage, value: string | null) => ({ 'Set-Cookie': cookieHeader(req, config.trustProxy, SESSION_COOKIE, value, config.sessionMaxAgeMs), ...NO_STORE });
+  const setCookie = (req: IncomingMessage, value: string | null) => ({ 'Set-Cookie': cookieHeader(req, config.http.trustProxy, SESSION_COOKIE, value, config.signIn.sessionMaxAgeMs), ...NO_STORE });
 
   /** Opens a session for `user` (who just proved who they are) and answers with its cookie. */
   const signIn = async (req: IncomingMessage, user: User, method: 'password' | 'oidc'): Promise<string> => {
@@ -101,7 +101,7 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
   const routes: RouteDef[] = [
     {
       method: 'GET', path: '/auth/options', tag: TAG, summary: 'How one may sign in here: with a password, with single sign-on', reply: peopleReplies.signInOptionsSchema,
-      handler: () => ({ status: 200, body: { password: config.passwordSignIn && people !== null, oidc: oidc ? { name: oidc.displayName, url: '/auth/oidc/login' } : null } }),
+      handler: () => ({ status: 200, body: { password: config.signIn.passwords && people !== null, oidc: oidc ? { name: oidc.displayName, url: '/auth/oidc/login' } : null } }),
     },
     {
       method: 'POST', path: '/auth/simple/login', tag: TAG, summary: 'Sign in with an email or username and a password; sets the session cookie',
@@ -109,7 +109,7 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
       responses: { 200: 'Signed in (Set-Cookie)', 401: 'Unknown account, wrong password or deactivated account: one answer for all', 403: 'Password sign-in is turned off', 429: 'Too many attempts (Retry-After)' },
       handler: async ({ req, body }) => {
         signedIn();
-        if (!config.passwordSignIn) throw new NoAccessError(`Sign-in with a password is turned off here (PASSWORD_SIGN_IN=false)${oidc ? `: sign in with ${oidc.displayName}` : ''}.`);
+        if (!config.signIn.passwords) throw new NoAccessError(`Sign-in with a password is turned off here (PASSWORD_SIGN_IN=false)${oidc ? `: sign in with ${oidc.displayName}` : ''}.`);
         const { username, password } = body as { username: string; password: string };
         const from = address(req);
         const user = findByLogin(state(), username);
@@ -268,7 +268,7 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
           return { status: 201, body: { ...publicUser(user, state()), emailSent: false }, headers: NO_STORE };
         }
         const secret = newSecret();
-        const { user } = await engine.run(actor, invitePerson(input, hasher.hash(secret), config.passwordLinkTtlMs));
+        const { user } = await engine.run(actor, invitePerson(input, hasher.hash(secret), config.signIn.passwordLinkTtlMs));
         return { status: 201, body: { ...publicUser(user, state()), inviteLink: linkUrl('invite', secret), emailSent: false }, headers: NO_STORE };
       },
     },
@@ -279,7 +279,7 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
         const id = String((body as { id: string | number }).id);
         const user = findByLogin(state(), id) ?? requireUser(state(), id);
         const secret = newSecret();
-        await engine.run(actor, createPasswordLink(user.id, hasher.hash(secret), 'reset', config.passwordLinkTtlMs));
+        await engine.run(actor, createPasswordLink(user.id, hasher.hash(secret), 'reset', config.signIn.passwordLinkTtlMs));
         return { status: 200, body: { resetPasswordUrl: linkUrl('reset', secret) }, headers: NO_STORE };
       },
     },
@@ -342,7 +342,7 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
       res.writeHead(302, [['Location', location], ['Cache-Control', 'no-store'], ...cookies.map((c) => ['Set-Cookie', c])].flat());
       res.end();
     };
-    const forget = (req: IncomingMessage) => cookieHeader(req, config.trustProxy, OIDC_COOKIE, null);
+    const forget = (req: IncomingMessage) => cookieHeader(req, config.http.trustProxy, OIDC_COOKIE, null);
     /** Back to the console's sign-in page, saying why (nothing secret: it shows in the address bar). */
     const refused = (req: IncomingMessage, res: ServerResponse, message: string) => back(res, [forget(req)], `/#/signin?error=${encodeURIComponent(message)}`);
     routes.push(
@@ -358,7 +358,7 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
             refused(req, res, `${oidc.displayName} cannot be reached right now; try again later.`);
             return;
           }
-          back(res, [cookieHeader(req, config.trustProxy, OIDC_COOKIE, started.state, OIDC_PENDING_MS)], started.url);
+          back(res, [cookieHeader(req, config.http.trustProxy, OIDC_COOKIE, started.state, OIDC_PENDING_MS)], started.url);
         },
       },
       {
@@ -379,7 +379,7 @@ export function peopleRoutes(ctx: AppContext, parts: PeopleParts): RouteDef[] {
             return;
           }
           const id = await signIn(req, user, 'oidc');
-          back(res, [forget(req), cookieHeader(req, config.trustProxy, SESSION_COOKIE, id, config.sessionMaxAgeMs)], '/');
+          back(res, [forget(req), cookieHeader(req, config.http.trustProxy, SESSION_COOKIE, id, config.signIn.sessionMaxAgeMs)], '/');
         },
       },
     );

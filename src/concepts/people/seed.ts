@@ -17,8 +17,8 @@ export const FIRST_ADMIN_ACTOR: Actor = { name: 'init-admin-user', userId: null 
 
 /** Refuses a weak UNLEASH_DEFAULT_ADMIN_PASSWORD before anything is started: one line, naming the rule. */
 export function checkDefaultAdminPassword(config: Config): void {
-  if (config.defaultAdminPassword === undefined) return;
-  const problem = passwordProblem(config.defaultAdminPassword);
+  if (config.signIn.defaultAdminPassword === undefined) return;
+  const problem = passwordProblem(config.signIn.defaultAdminPassword);
   if (problem) throw new ConfigError(`UNLEASH_DEFAULT_ADMIN_PASSWORD is refused: ${problem.details?.[0]?.message ?? problem.message}`);
 }
 
@@ -30,9 +30,9 @@ export function checkDefaultAdminPassword(config: Config): void {
 export async function ensureFirstAdmin(opts: { engine: Engine; config: Config; passwords: PasswordHasher; log: Logger; announce?: (line: string) => void }): Promise<void> {
   const { engine, config, passwords, log } = opts;
   if (config.authType !== 'api-token' || engine.state.nextUserId !== 1) return;
-  const login = config.defaultAdminUsername;
-  const generated = config.defaultAdminPassword === undefined;
-  const password = config.defaultAdminPassword ?? randomBytes(18).toString('base64url');
+  const login = config.signIn.defaultAdminUsername;
+  const generated = config.signIn.defaultAdminPassword === undefined;
+  const password = config.signIn.defaultAdminPassword ?? randomBytes(18).toString('base64url');
   const asEmail = login.includes('@');
   const create = createPerson({ name: 'Admin', email: asEmail ? login : null, username: asEmail ? null : login, rootRole: 'Admin' }, await passwords.hash(password));
   // Checked again inside the command: on a cluster another node starting at the same time may have

@@ -25,7 +25,7 @@ export function stateRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'POST', path: '/api/admin/state/import', tag: TAG,
       summary: 'Import a state document atomically (?drop=false&keep=true as in Unleash 5.12). Deprecated in the spec, fully supported.',
-      body: stateSchemas.stateSchema, bodyLimit: ctx.config.importBodyLimit, largeBody: true, permission: 'ADMIN',
+      body: stateSchemas.stateSchema, bodyLimit: ctx.config.http.importBodyLimit, largeBody: true, permission: 'ADMIN',
       responses: { 202: 'Imported', 400: 'Invalid document or dangling reference; nothing imported', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES', 415: 'Not JSON' },
       handler: async ({ body, query, actor }) => {
         const opts = { drop: flag(query, 'drop', false), keep: flag(query, 'keep', true) };

@@ -12,9 +12,9 @@ import { createToken, hasUsableAdminToken, normalizeProjects, type TokenSpec } f
 export const SEED_ACTOR: Actor = { name: 'init-api-tokens', userId: null };
 
 const SOURCES: { type: TokenType; variable: string; list: (c: Config) => string[] }[] = [
-  { type: 'admin', variable: 'INIT_ADMIN_API_TOKENS', list: (c) => c.initAdminTokens },
-  { type: 'client', variable: 'INIT_CLIENT_API_TOKENS/INIT_BACKEND_API_TOKENS', list: (c) => c.initClientTokens },
-  { type: 'frontend', variable: 'INIT_FRONTEND_API_TOKENS', list: (c) => c.initFrontendTokens },
+  { type: 'admin', variable: 'INIT_ADMIN_API_TOKENS', list: (c) => c.initTokens.admin },
+  { type: 'client', variable: 'INIT_CLIENT_API_TOKENS/INIT_BACKEND_API_TOKENS', list: (c) => c.initTokens.client },
+  { type: 'frontend', variable: 'INIT_FRONTEND_API_TOKENS', list: (c) => c.initTokens.frontend },
 ];
 
 export interface SeedOptions {

@@ -10,7 +10,7 @@ import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import net from 'node:net';
 import { Address4, Address6 } from 'ip-address';
-import type { Config } from '../../core/config.js';
+import type { WebhooksConfig } from '../../core/config.js';
 
 export interface DestinationPolicy {
   allowPrivate: boolean;
@@ -19,11 +19,11 @@ export interface DestinationPolicy {
   allowRanges: readonly (Address4 | Address6)[];
 }
 
-export function destinationPolicy(config: Pick<Config, 'webhookAllowHosts' | 'webhookAllowRanges' | 'webhookAllowPrivate'>): DestinationPolicy {
+export function destinationPolicy(webhooks: Pick<WebhooksConfig, 'allowHosts' | 'allowRanges' | 'allowPrivate'>): DestinationPolicy {
   return {
-    allowPrivate: config.webhookAllowPrivate,
-    allowHosts: new Set(config.webhookAllowHosts),
-    allowRanges: config.webhookAllowRanges.map((r) => (Address4.isValid(r) ? new Address4(r) : new Address6(r))),
+    allowPrivate: webhooks.allowPrivate,
+    allowHosts: new Set(webhooks.allowHosts),
+    allowRanges: webhooks.allowRanges.map((r) => (Address4.isValid(r) ? new Address4(r) : new Address6(r))),
   };
 }
 

@@ -33,8 +33,8 @@ export interface WebhookLimits {
 
 export function webhookLimits(config: Config): WebhookLimits {
   return {
-    destinations: destinationPolicy(config),
-    template: { maxBytes: config.webhookTemplateMaxBytes, maxSteps: config.webhookTemplateMaxSteps },
+    destinations: destinationPolicy(config.webhooks),
+    template: { maxBytes: config.webhooks.templateMaxBytes, maxSteps: config.webhooks.templateMaxSteps },
   };
 }
 

@@ -7,12 +7,12 @@ const base = { DATA_DIR: '/tmp/x' };
 t.test('defaults', async (t) => {
   const c = loadConfig(base);
   t.same(
-    [c.sessionIdleMs, c.sessionMaxAgeMs, c.passwordLinkTtlMs, c.passwordSignIn, c.signInPerAddress, c.signInPerAccount, c.signInLimiterEntries, c.passwordScryptLogN, c.passwordHashConcurrency, c.passwordHashQueue],
+    [c.signIn.sessionIdleMs, c.signIn.sessionMaxAgeMs, c.signIn.passwordLinkTtlMs, c.signIn.passwords, c.signIn.perAddress, c.signIn.perAccount, c.signIn.limiterEntries, c.signIn.passwordScryptLogN, c.signIn.passwordHashConcurrency, c.signIn.passwordHashQueue],
     [8 * 3600_000, 48 * 3600_000, 24 * 3600_000, true, 10, 5, 10_000, 15, 2, 32],
   );
-  t.equal(c.defaultAdminUsername, 'admin');
-  t.equal(c.defaultAdminPassword, undefined, 'no built-in password');
-  t.equal(c.oidc, null);
+  t.equal(c.signIn.defaultAdminUsername, 'admin');
+  t.equal(c.signIn.defaultAdminPassword, undefined, 'no built-in password');
+  t.equal(c.signIn.oidc, null);
 });
 
 t.test('single sign-on settings', async (t) => {
@@ -21,12 +21,12 @@ t.test('single sign-on settings', async (t) => {
     OIDC_ROLE_CLAIM: 'groups', OIDC_ROLE_MAP: 'admins=admin, devs=Editor', OIDC_AUTO_CREATE: 'true',
   };
   const c = loadConfig(oidc);
-  t.same(c.oidc, {
+  t.same(c.signIn.oidc, {
     issuer: 'https://idp.example.com', clientId: 'fanion', clientSecret: 's', displayName: 'idp.example.com', scopes: 'openid email profile',
     autoCreate: true, defaultRole: 'Viewer', roleClaim: 'groups', roleMap: [['admins', 'Admin'], ['devs', 'Editor']],
   });
   t.equal(c.publicUrl, 'https://flags.example.com');
-  t.equal(loadConfig({ ...oidc, OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.issuer, 'http://127.0.0.1:9000', 'http on this machine (tests)');
+  t.equal(loadConfig({ ...oidc, OIDC_ISSUER: 'http://127.0.0.1:9000' }).signIn.oidc?.issuer, 'http://127.0.0.1:9000', 'http on this machine (tests)');
   const refused: [Record<string, string>, RegExp][] = [
     [{ OIDC_ISSUER: 'http://idp.example.com' }, /OIDC_ISSUER must be an https URL/],
     [{ OIDC_CLIENT_ID: '' }, /OIDC_CLIENT_ID must be set/],
@@ -62,7 +62,7 @@ t.test('bad values stop the start', async (t) => {
 });
 
 t.test('TRUST_PROXY: false, true (one proxy) or the number of proxies in front', async (t) => {
-  t.equal(loadConfig(base).trustProxy, 0, 'off by default');
-  t.same(['false', '0', 'true', '1', '2', '10'].map((v) => loadConfig({ ...base, TRUST_PROXY: v }).trustProxy), [0, 0, 1, 1, 2, 10]);
+  t.equal(loadConfig(base).http.trustProxy, 0, 'off by default');
+  t.same(['false', '0', 'true', '1', '2', '10'].map((v) => loadConfig({ ...base, TRUST_PROXY: v }).http.trustProxy), [0, 0, 1, 1, 2, 10]);
   for (const v of ['yes', '-1', '1.5', '11']) t.throws(() => loadConfig({ ...base, TRUST_PROXY: v }), /TRUST_PROXY must be true, false or the number of proxies in front/, `"${v}" is refused`);
 });

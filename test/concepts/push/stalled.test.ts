@@ -121,8 +121,8 @@ t.test('a stalled stream is let go once its first frame counts, whatever revisio
 });
 
 t.test('one token holds at most STREAMING_MAX_CONNECTIONS_PER_TOKEN streams; another token still gets one', async (t) => {
-  t.equal(loadConfig({}).streamingMaxConnectionsPerToken, 1000, 'a tenth of STREAMING_MAX_CONNECTIONS by default');
-  t.equal(loadConfig({ STREAMING_MAX_CONNECTIONS: '55' }).streamingMaxConnectionsPerToken, 6);
+  t.equal(loadConfig({}).streaming.maxConnectionsPerToken, 1000, 'a tenth of STREAMING_MAX_CONNECTIONS by default');
+  t.equal(loadConfig({ STREAMING_MAX_CONNECTIONS: '55' }).streaming.maxConnectionsPerToken, 6);
   t.throws(() => loadConfig({ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '0' }), /STREAMING_MAX_CONNECTIONS_PER_TOKEN must be at least 1/);
 
   const { srv, ok } = await serve(t, { env: { ...env, STREAMING_MAX_CONNECTIONS_PER_TOKEN: '3' }, authorization: ADMIN });

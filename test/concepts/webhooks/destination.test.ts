@@ -6,7 +6,7 @@ import t from 'tap';
 import { destinationPolicy, guardedLookup, hostOf, refusal, RefusedDestination, urlRefusal } from '../../../src/concepts/webhooks/destination.js';
 import { ConfigError, loadConfig } from '../../../src/core/config.js';
 
-const policy = (env: Record<string, string> = {}) => destinationPolicy(loadConfig(env));
+const policy = (env: Record<string, string> = {}) => destinationPolicy(loadConfig(env).webhooks);
 const DEFAULT = policy();
 
 t.test('by default only public addresses may be reached', async (t) => {
