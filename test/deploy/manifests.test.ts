@@ -3,30 +3,24 @@
 // values and lands in the intended mode, ports are the ones Fanion listens on, the stop deadlines
 // exceed Fanion's own drain deadline, the entry point is the built one, and the probe paths answer
 // as the probes expect on real processes (a node waiting for its database, a relay waiting for its
-// upstream, a server serving). `systemd-analyze verify` is run on the unit when it is installed.
+// upstream, a server serving). `systemd-analyze verify` is run on the unit when it is installed,
+// and every Kubernetes document is validated against the API's own schemas (kubernetes-models).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig, type Config } from '../../src/core/config.js';
+import { NOT_FANIONS, settingsRead } from '../helpers/deploy.js';
 import { freePort } from '../helpers/ports.js';
 import { MAIN, ROOT, spawnServer } from '../helpers/server.js';
 
 const UNIT = path.join(ROOT, 'deploy/systemd/fanion.service');
 const KUBE = path.join(ROOT, 'deploy/kubernetes');
-/** Read by glibc's malloc, not by Fanion: set as package.json's start script sets it. */
-const NOT_FANIONS = new Set(['MALLOC_ARENA_MAX']);
-
-/** Every variable name src/core/config.ts reads: `env.NAME`, or a quoted NAME handed to its parsers. */
-function settingsRead(): Set<string> {
-  const source = fs.readFileSync(path.join(ROOT, 'src/core/config.ts'), 'utf8');
-  const names = new Set<string>();
-  for (const m of source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)\b|'([A-Z][A-Z0-9_]+)'/g)) names.add(m[1] ?? m[2]);
-  return names;
-}
-
 /** A systemd unit as section → key → values (a key may repeat, as Environment= does). */
 function parseUnit(text: string): Map<string, Map<string, string[]>> {
   const sections = new Map<string, Map<string, string[]>>();
@@ -86,6 +80,7 @@ interface PodSpec {
   volumes?: { name: string; persistentVolumeClaim?: { claimName: string } }[];
 }
 interface Doc {
+  apiVersion: string;
   kind: string;
   metadata: { name: string };
   spec: any;
@@ -263,6 +258,53 @@ t.test('the Kubernetes manifests: known settings, the right mode and port, probe
       }
     });
   }
+});
+
+/**
+ * The kinds deploy/kubernetes uses, by `apiVersion/kind`, each with the validator generated from
+ * Kubernetes' OpenAPI schema. A kind not listed fails the test rather than going unchecked.
+ */
+const SCHEMAS: Record<string, (doc: Doc) => { validate(): void }> = {
+  'apps/v1/Deployment': (d) => new Deployment(d as never),
+  'apps/v1/StatefulSet': (d) => new StatefulSet(d as never),
+  'policy/v1/PodDisruptionBudget': (d) => new PodDisruptionBudget(d as never),
+  'v1/Service': (d) => new Service(d as never),
+  'v1/PersistentVolumeClaim': (d) => new PersistentVolumeClaim(d as never),
+};
+
+/** What the API's schema says against a document: null when it is valid. */
+function schemaErrors(doc: Doc): string | null {
+  const model = SCHEMAS[`${doc.apiVersion}/${doc.kind}`];
+  if (!model) return `no schema known here for ${doc.apiVersion} ${doc.kind}: add it to SCHEMAS`;
+  try {
+    model(doc).validate();
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+t.test('every Kubernetes document is valid against the Kubernetes API schema', async (t) => {
+  for (const file of Object.keys(MODES)) {
+    for (const doc of manifests(file)) t.equal(schemaErrors(doc), null, `${file}: ${doc.kind} ${doc.metadata.name}`);
+  }
+  // The check can fail: copies of cluster.yaml's Deployment with one mistake each an API server
+  // would refuse. (The API's schemas allow unknown fields, so a misspelt key is not among them:
+  // kubectl's server-side strict field validation is what catches those.)
+  const deployment = manifests('cluster.yaml').find((d) => d.kind === 'Deployment')!;
+  const mistakes: [string, (d: Doc) => void, RegExp][] = [
+    ['a probe port given as an object', (d) => (d.spec.template.spec.containers[0].livenessProbe.httpGet.port = { name: 'http' }), /livenessProbe\/httpGet\/port must/],
+    ['a preStop sleep in a string', (d) => (d.spec.template.spec.containers[0].lifecycle.preStop.sleep.seconds = '5'), /preStop\/sleep\/seconds must be integer/],
+    ['an unknown update strategy', (d) => (d.spec.strategy.type = 'Rolling'), /strategy\/type must be equal to one of the allowed values/],
+    ['a container without a name', (d) => delete d.spec.template.spec.containers[0].name, /containers\/0 must have required property name/],
+    ['a memory limit that is not a quantity', (d) => (d.spec.template.spec.containers[0].resources.limits.memory = 'a lot'), /limits\/memory must/],
+  ];
+  for (const [what, mutate, said] of mistakes) {
+    const copy = structuredClone(deployment);
+    mutate(copy);
+    t.match(schemaErrors(copy), said, what);
+  }
+  t.match(schemaErrors({ ...deployment, kind: 'Deploymnet' }), /no schema known here for apps\/v1 Deploymnet/, 'a kind without a schema is not waved through');
 });
 
 /** Asks the container's two probe paths at once: whether a kubelet counts each as passed (200–399). */
