@@ -224,17 +224,16 @@ t.test('the three nodes run with the file\'s environment: healthy by its healthc
   const containerPort = Number(image.PORT);
   await Promise.all(NODES.map(async (name) => {
     const env = { ...image, ...environmentOf(compose.services[name]) };
-    // Only what a container has of its own differs: the `db` host (here the throwaway server), the port
-    // (each container has its own 4242; here they share one machine) and the /data volume.
+    // Only what a container has of its own differs: the `db` host (here the throwaway server), the
+    // network (each container has its own 4242 on all its interfaces; here they share this machine's
+    // loopback) and the /data volume.
     const url = new URL(env.DATABASE_URL);
     url.hostname = '127.0.0.1';
     url.port = String(pg.port);
     env.DATABASE_URL = url.href;
     const n = await spawnServer({
-      // None of the test helper's defaults but one: the file's environment, plus PATH and
-      // PASSWORD_SCRYPT_LOG_N=10, which only makes the start's password hashing cheap (at the
-      // default, three nodes hashing at once on a loaded 2-core machine took most of a minute).
-      env: { HOST: undefined, WAL_SYNC: undefined, AUTH_TYPE: undefined, LOG_LEVEL: undefined, ...env, PORT: '0', DATA_DIR: tempDataDir('fanion-compose-') },
+      // None of the test helper's defaults: the file's environment, plus PATH.
+      env: { WAL_SYNC: undefined, AUTH_TYPE: undefined, LOG_LEVEL: undefined, PASSWORD_SCRYPT_LOG_N: undefined, ...env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: tempDataDir('fanion-compose-') },
       portOpen: true,
     });
     nodes.push(n);
