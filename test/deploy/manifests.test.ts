@@ -3,30 +3,25 @@
 // values and lands in the intended mode, ports are the ones Fanion listens on, the stop deadlines
 // exceed Fanion's own drain deadline, the entry point is the built one, and the probe paths answer
 // as the probes expect on real processes (a node waiting for its database, a relay waiting for its
-// upstream, a server serving). `systemd-analyze verify` is run on the unit when it is installed.
+// upstream, a server serving). `systemd-analyze verify` is run on the unit when it is installed,
+// and every Kubernetes document is validated against the API's own schemas and types (kubernetes-models).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
 import t from 'tap';
+import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig, type Config } from '../../src/core/config.js';
+import { NOT_FANIONS, settingsRead } from '../helpers/deploy.js';
 import { freePort } from '../helpers/ports.js';
 import { MAIN, ROOT, spawnServer } from '../helpers/server.js';
 
 const UNIT = path.join(ROOT, 'deploy/systemd/fanion.service');
 const KUBE = path.join(ROOT, 'deploy/kubernetes');
-/** Read by glibc's malloc, not by Fanion: set as package.json's start script sets it. */
-const NOT_FANIONS = new Set(['MALLOC_ARENA_MAX']);
-
-/** Every variable name src/core/config.ts reads: `env.NAME`, or a quoted NAME handed to its parsers. */
-function settingsRead(): Set<string> {
-  const source = fs.readFileSync(path.join(ROOT, 'src/core/config.ts'), 'utf8');
-  const names = new Set<string>();
-  for (const m of source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)\b|'([A-Z][A-Z0-9_]+)'/g)) names.add(m[1] ?? m[2]);
-  return names;
-}
-
 /** A systemd unit as section → key → values (a key may repeat, as Environment= does). */
 function parseUnit(text: string): Map<string, Map<string, string[]>> {
   const sections = new Map<string, Map<string, string[]>>();
@@ -86,6 +81,7 @@ interface PodSpec {
   volumes?: { name: string; persistentVolumeClaim?: { claimName: string } }[];
 }
 interface Doc {
+  apiVersion: string;
   kind: string;
   metadata: { name: string };
   spec: any;
@@ -263,6 +259,95 @@ t.test('the Kubernetes manifests: known settings, the right mode and port, probe
       }
     });
   }
+});
+
+/**
+ * The kinds deploy/kubernetes uses, by `apiVersion/kind`: the validator generated from Kubernetes'
+ * OpenAPI schema, and the module and interface of its TypeScript type (for unknown fields, below).
+ * A kind not listed fails the test rather than going unchecked.
+ */
+const SCHEMAS: Record<string, { model: (doc: Doc) => { validate(): void }; type: [string, string] }> = {
+  'apps/v1/Deployment': { model: (d) => new Deployment(d as never), type: ['kubernetes-models/apps/v1/Deployment', 'IDeployment'] },
+  'apps/v1/StatefulSet': { model: (d) => new StatefulSet(d as never), type: ['kubernetes-models/apps/v1/StatefulSet', 'IStatefulSet'] },
+  'policy/v1/PodDisruptionBudget': { model: (d) => new PodDisruptionBudget(d as never), type: ['kubernetes-models/policy/v1/PodDisruptionBudget', 'IPodDisruptionBudget'] },
+  'v1/Service': { model: (d) => new Service(d as never), type: ['kubernetes-models/v1/Service', 'IService'] },
+  'v1/PersistentVolumeClaim': { model: (d) => new PersistentVolumeClaim(d as never), type: ['kubernetes-models/v1/PersistentVolumeClaim', 'IPersistentVolumeClaim'] },
+};
+
+/** What the API's schema says against a document: null when it is valid. */
+function schemaErrors(doc: Doc): string | null {
+  const kind = SCHEMAS[`${doc.apiVersion}/${doc.kind}`];
+  if (!kind) return `no schema known here for ${doc.apiVersion} ${doc.kind}: add it to SCHEMAS`;
+  try {
+    kind.model(doc).validate();
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+t.test('every Kubernetes document is valid against the Kubernetes API schema', async (t) => {
+  for (const file of Object.keys(MODES)) {
+    for (const doc of manifests(file)) t.equal(schemaErrors(doc), null, `${file}: ${doc.kind} ${doc.metadata.name}`);
+  }
+  // The check can fail: copies of cluster.yaml's Deployment with one mistake each an API server
+  // would refuse. (The API's schemas allow unknown fields: the next test is for those.)
+  const deployment = manifests('cluster.yaml').find((d) => d.kind === 'Deployment')!;
+  const mistakes: [string, (d: Doc) => void, RegExp][] = [
+    ['a probe port given as an object', (d) => (d.spec.template.spec.containers[0].livenessProbe.httpGet.port = { name: 'http' }), /livenessProbe\/httpGet\/port must/],
+    ['a preStop sleep in a string', (d) => (d.spec.template.spec.containers[0].lifecycle.preStop.sleep.seconds = '5'), /preStop\/sleep\/seconds must be integer/],
+    ['an unknown update strategy', (d) => (d.spec.strategy.type = 'Rolling'), /strategy\/type must be equal to one of the allowed values/],
+    ['a container without a name', (d) => delete d.spec.template.spec.containers[0].name, /containers\/0 must have required property name/],
+    ['a memory limit that is not a quantity', (d) => (d.spec.template.spec.containers[0].resources.limits.memory = 'a lot'), /limits\/memory must/],
+  ];
+  for (const [what, mutate, said] of mistakes) {
+    const copy = structuredClone(deployment);
+    mutate(copy);
+    t.match(schemaErrors(copy), said, what);
+  }
+  t.match(schemaErrors({ ...deployment, kind: 'Deploymnet' }), /no schema known here for apps\/v1 Deploymnet/, 'a kind without a schema is not waved through');
+});
+
+/**
+ * Per document, the fields its kind's type does not have, as TypeScript says it: each document is
+ * type-checked as an object literal of its kubernetes-models interface, whose excess property checks
+ * see every nesting level. A misspelt key (`livenessProb:`) is otherwise dropped in silence by an
+ * API server without strict field validation: the probe would not exist. One program for all of
+ * them: the types are loaded once.
+ */
+function unknownFields(docs: Doc[]): string[][] {
+  const files = docs.map((d, i) => {
+    const [module, type] = SCHEMAS[`${d.apiVersion}/${d.kind}`].type;
+    const source = `import type { ${type} } from '${module}';\nexport const doc: ${type} = ${JSON.stringify(d, null, 1)};\n`;
+    return { name: path.join(ROOT, 'test', `kubernetes-document-${i}.ts`), source };
+  });
+  const byName = new Map(files.map((f) => [f.name, f.source]));
+  const host = ts.createCompilerHost({});
+  const [getSourceFile, fileExists] = [host.getSourceFile, host.fileExists];
+  host.getSourceFile = (name, version, ...rest) => (byName.has(name) ? ts.createSourceFile(name, byName.get(name)!, version) : getSourceFile.call(host, name, version, ...rest));
+  host.fileExists = (name) => byName.has(name) || fileExists.call(host, name);
+  // ES5's library alone: the types need no more, and the default one (DOM included) doubled the CPU.
+  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true, skipLibCheck: true, types: [], lib: ['lib.es5.d.ts'] };
+  const diagnostics = ts.getPreEmitDiagnostics(ts.createProgram([...byName.keys()], options, host));
+  return files.map((f) => diagnostics.filter((d) => d.file?.fileName === f.name).map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' ')));
+}
+
+t.test('no Kubernetes document has a field its kind does not know', async (t) => {
+  const all = Object.keys(MODES).flatMap((file) => manifests(file).map((doc) => ({ file, doc })));
+  // The check can fail: a copy of cluster.yaml's Deployment with a misspelt probe, and a misspelt
+  // key deep in the pod's security context.
+  const copy = structuredClone(all.find((d) => d.file === 'cluster.yaml' && d.doc.kind === 'Deployment')!.doc);
+  const c = copy.spec.template.spec.containers[0];
+  c.livenessProb = c.livenessProbe;
+  delete c.livenessProbe;
+  copy.spec.template.spec.securityContext.runAsNonroot = true;
+  const started = Date.now();
+  const found = unknownFields([...all.map((d) => d.doc), copy]);
+  t.comment(`type-checked ${all.length + 1} documents in ${Date.now() - started} ms`);
+  for (const [i, { file, doc }] of all.entries()) t.same(found[i], [], `${file}: ${doc.kind} ${doc.metadata.name}`);
+  const said = found[all.length].join('\n');
+  t.match(said, /'"?livenessProb"?' does not exist in type 'IContainer'/, 'a misspelt livenessProbe is found');
+  t.match(said, /'"?runAsNonroot"?' does not exist in type 'IPodSecurityContext'/, 'a misspelt key in the pod security context is found');
 });
 
 /** Asks the container's two probe paths at once: whether a kubelet counts each as passed (200–399). */
