@@ -166,8 +166,8 @@ t.test('the compose file against the code: settings, mode, ports, healthcheck, s
     const env = { ...imageEnvironment(), ...environmentOf(s) };
     for (const key of Object.keys(env)) t.ok(known.has(key) || NOT_FANIONS.has(key) || BY_NODE.has(key), `${name}: ${key} is a setting Fanion reads`);
     const config = loadConfig(env);
-    t.ok(config.database !== null && config.relay === null, `${name}: loadConfig reads a cluster node (database: ${config.database?.label ?? 'none'})`);
-    t.same(config.initAdminTokens, [VARIABLES.FANION_ADMIN_TOKEN], `${name}: the admin token is FANION_ADMIN_TOKEN`);
+    t.ok(config.cluster !== null && config.relay === null, `${name}: loadConfig reads a cluster node (database: ${config.cluster?.label ?? 'none'})`);
+    t.same(config.initTokens.admin, [VARIABLES.FANION_ADMIN_TOKEN], `${name}: the admin token is FANION_ADMIN_TOKEN`);
     const ports = portsOf(s);
     t.equal(ports.length, 1, `${name}: one port`);
     t.equal(ports[0].target, config.port, `${name}: published to the port Fanion listens on (${config.port})`);
@@ -177,7 +177,7 @@ t.test('the compose file against the code: settings, mode, ports, healthcheck, s
     t.same(test.slice(0, 2), ['CMD', 'node'], `${name}: the healthcheck runs node (slim images have no curl)`);
     t.match(test.join(' '), new RegExp(`http://127\\.0\\.0\\.1:${config.port}/ready\\b`), `${name}: it asks /ready on Fanion's port`);
     const stopMs = durationMs(s.stop_grace_period!);
-    t.ok(stopMs > config.shutdownTimeoutMs, `${name}: stop_grace_period (${stopMs} ms) exceeds SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs} ms)`);
+    t.ok(stopMs > config.http.shutdownTimeoutMs, `${name}: stop_grace_period (${stopMs} ms) exceeds SHUTDOWN_TIMEOUT_MS (${config.http.shutdownTimeoutMs} ms)`);
     t.equal(s.depends_on?.db?.condition, 'service_healthy', `${name}: starts once the database answers`);
 
     // The URL names the database service, with the user, password and database it creates.
