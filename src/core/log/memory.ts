@@ -10,9 +10,8 @@
 //   - a write can be held (to put appends in flight) or made to fail (a full disk, a database
 //     that refuses the statement), so a test can reach every path the engine has.
 // Nothing here survives the process: it is for tests and for trying the engine, never a setting.
-import type { Slicer } from '../slices.js';
-import { encodeRecord, encodeRecordInSlices, type WalRecord } from './record.js';
-import { LsnCounter, type RecordLog, type Recovery } from './record-log.js';
+import { GroupCommitLog, type Pending } from './group-commit.js';
+import type { RecordLog, Recovery } from './record-log.js';
 
 /** A record of the table: its LSN and its bytes (RecordLog.encode's). */
 export interface MemoryRow {
@@ -98,11 +97,6 @@ export class MemoryTable {
   }
 }
 
-interface Pending extends MemoryRow {
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
-
 export interface MemoryLogOptions {
   /** How long a command overtaken by other writers of the table keeps being run again (default 0: one writer). */
   retryForMs?: number;
@@ -114,40 +108,17 @@ export interface MemoryLogOptions {
  * cluster: something reads the table, applies them (Engine.applyFollowed) and calls `followed`;
  * set `catchUp` to that, and an overtaken command runs again against the newer state.
  */
-export class MemoryLog extends LsnCounter<MemoryAppendError> implements RecordLog {
-  /** The last record known to be in the table and applied here (written by this log or followed). */
-  durableLsn: number;
-  readonly stats = { batches: 0, records: 0, syncs: 0, bytes: 0 };
+export class MemoryLog extends GroupCommitLog<MemoryAppendError> implements RecordLog {
   readonly retryForMs: number;
-  onBatch: ((records: number, bytes: number, syncMs: number) => void) | null = null;
   /** Reads and applies what other writers appended; resolves true once at the end of the table. */
   catchUp: (() => Promise<boolean>) | null = null;
-  private queue: Pending[] = [];
-  private flushing = false;
-  private closed = false;
-  private idleWaiters: (() => void)[] = [];
 
   constructor(
     readonly table: MemoryTable,
     opts: MemoryLogOptions = {},
   ) {
-    super(table.last + 1);
-    this.durableLsn = table.last;
+    super(table.last);
     this.retryForMs = opts.retryForMs ?? 0;
-  }
-
-  get busy(): boolean {
-    return this.flushing || this.queue.length > 0 || this.failed !== null;
-  }
-
-  /** The record's msgpack, as the PostgreSQL log stores it (the table keeps lengths itself). */
-  encode(rec: WalRecord): Buffer {
-    const bytes = encodeRecord(rec);
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  async encodeInSlices(rec: WalRecord, slicer: Slicer): Promise<Buffer> {
-    return Buffer.concat(await encodeRecordInSlices(rec, slicer));
   }
 
   /** A record another writer stored, now applied here (after Engine.applyFollowed). */
@@ -156,47 +127,17 @@ export class MemoryLog extends LsnCounter<MemoryAppendError> implements RecordLo
     this.durableLsn = lsn;
   }
 
-  append(bytes: Buffer, lsn: number): Promise<void> {
-    if (this.closed) return Promise.reject(new MemoryAppendError('refused', 'the in-memory log is closed'));
-    // Built on top of records that failed: it cannot take its place either.
-    if (this.failed) return Promise.reject(this.failed);
-    return new Promise((resolve, reject) => {
-      this.queue.push({ lsn, bytes, resolve, reject });
-      if (!this.flushing) void this.flush();
-    });
+  protected refusal(): MemoryAppendError | null {
+    return this.closed ? new MemoryAppendError('refused', 'the in-memory log is closed') : null;
   }
 
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      const started = performance.now();
-      try {
-        if (batch[0].lsn !== this.durableLsn + 1) throw new MemoryAppendError('overtaken', `record ${batch[0].lsn} does not follow ${this.durableLsn}`);
-        await this.table.write(this.durableLsn, batch);
-      } catch (err) {
-        const failure = err instanceof MemoryAppendError ? err : new MemoryAppendError('refused', (err as Error).message);
-        // Everything queued behind the failed batch was computed on top of it, so it fails too.
-        const rejected = [...batch, ...this.queue];
-        this.queue = [];
-        this.failed = failure;
-        for (const p of rejected) p.reject(failure);
-        continue;
-      }
-      const bytes = batch.reduce((n, p) => n + p.bytes.length, 0);
-      this.durableLsn = batch[batch.length - 1].lsn;
-      this.stats.batches++;
-      this.stats.syncs++;
-      this.stats.records += batch.length;
-      this.stats.bytes += bytes;
-      this.onBatch?.(batch.length, bytes, performance.now() - started);
-      for (const p of batch) p.resolve();
-    }
-    this.flushing = false;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+  /** The table fences the batch: it must start right after the last record this writer applied. */
+  protected write(batch: readonly Pending[]): Promise<void> {
+    return this.table.write(this.durableLsn, batch);
+  }
+
+  protected failure(err: unknown): MemoryAppendError {
+    return err instanceof MemoryAppendError ? err : new MemoryAppendError('refused', (err as Error).message);
   }
 
   routine(err: unknown): boolean {
@@ -205,9 +146,9 @@ export class MemoryLog extends LsnCounter<MemoryAppendError> implements RecordLo
 
   /**
    * A refused write changed nothing: 503. An overtaken one catches up (when `catchUp` is set) and
-   * runs again. A batch is stored whole or refused whole, so a record tried is never found among
-   * those caught up with; it is looked for anyway, as on the PostgreSQL log, so the engine's
-   * `committed` path answers the same way whichever log it has.
+   * runs again, unless a record tried is found at its place among those caught up with: another
+   * writer stored the very same bytes there (the same change at the same instant by the same
+   * person), which no one can tell from this writer's own, and the PostgreSQL log answers the same.
    */
   async recover(err: unknown, tried: readonly { lsn: number; bytes: Buffer }[]): Promise<Recovery> {
     const failure = err instanceof MemoryAppendError ? err : new MemoryAppendError('refused', String(err));
@@ -217,15 +158,5 @@ export class MemoryLog extends LsnCounter<MemoryAppendError> implements RecordLo
     if (index >= 0) return { kind: 'committed', index };
     if (caughtUp) return { kind: 'retry' };
     return { kind: 'failed', message: 'Another writer of the log took the place of the change, and this one cannot catch up with it; nothing was changed. Try again later.' };
-  }
-
-  idle(): Promise<void> {
-    if (!this.flushing && this.queue.length === 0) return Promise.resolve();
-    return new Promise((r) => this.idleWaiters.push(r));
-  }
-
-  async close(): Promise<void> {
-    await this.idle();
-    this.closed = true;
   }
 }
