@@ -1,9 +1,11 @@
 // The seam between the engine and where its records go. The engine hands out LSNs, encodes a
 // change, applies it in memory and appends its bytes here; the log says when they are durable.
-// Two logs implement it: the embedded write-ahead log (wal.ts, a data folder on this machine, the
-// default) and a PostgreSQL table shared by a cluster of nodes (storage/postgres/pg-log.ts). Both
-// store the same msgpack records (record.ts) and both are replayed the same way: nothing above
-// the engine knows which one it has.
+// Three logs implement it, all in this folder: the embedded write-ahead log (wal/, a data folder on
+// this machine, the default), a PostgreSQL table shared by a cluster of nodes (postgres/pg-log.ts),
+// and a table in memory (memory.ts) that engine tests run on. They store the same msgpack records
+// (record.ts) and are replayed the same way: nothing above the engine knows which one it has. What
+// each promises (append, fencing, recovery, follow) is one suite, test/core/log/contract.ts, that
+// all three run; docs/decisions/0030-one-log-seam.md says why.
 import type { Slicer } from '../slices.js';
 import type { WalRecord } from './record.js';
 
@@ -56,7 +58,7 @@ export interface RecordLog {
 }
 
 /**
- * The LSN bookkeeping both logs share: LSNs are handed out in order, given back when a record is
+ * The LSN bookkeeping every log shares: LSNs are handed out in order, given back when a record is
  * never appended, and reset after a failed append has been rolled back (which also lets appends
  * through again: until then, records built on top of the failed ones must not be written).
  */

@@ -1,7 +1,8 @@
 // The engine over a WAL whose disk fails (FaultyFiles): a failed append answers 503
 // (ServiceUnavailableError), leaves the state exactly as before, takes every change queued
 // behind it down too, and once the fault is healed LSNs and event ids go on without gaps;
-// the log on disk then replays to the same state.
+// the log on disk then replays to the same state. What the engine does whichever log it has (a
+// non-durable change, a command bug, publication order) is in engine.test.ts, on the in-memory log.
 import fs from 'node:fs';
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
@@ -214,61 +215,5 @@ t.test('changes made while a failed write is still being cut off are refused or 
   await close(storage);
   const again = await open(dataDir, realFiles);
   t.strictSame(snap(again.engine), final, 'the log replays to the live state');
-  await close(again.storage);
-});
-
-t.test('a non-durable change (metrics bookkeeping) whose write fails is undone, and the log stays gapless', async (t) => {
-  const dataDir = tempDir(t);
-  const files = new GatedFiles();
-  const { storage, engine } = await open(dataDir, files);
-  await engine.run(actor, createFeature('default', { name: 'base' }));
-  const before = snap(engine);
-  const lsnBefore = storage.wal.nextLsn;
-  files.fail('fdatasync', 'EIO');
-  // Acknowledged at once, before it is durable: that is the point of durable: false.
-  await engine.run(actor, createFeature('default', { name: 'quick' }), { durable: false });
-  t.ok(engine.state.features.has('quick'), 'applied and answered before the write finished');
-  const queued = engine.run(actor, createFeature('default', { name: 'behind' }));
-  await rejects503(t, queued, 'a durable change queued behind it');
-  await storage.wal.idle();
-  t.strictSame(snap(engine), before, 'both are undone once the write fails');
-  t.equal(storage.wal.nextLsn, lsnBefore, 'their LSNs are given back');
-  files.heal();
-  await engine.run(actor, createFeature('default', { name: 'after' }));
-  const live = snap(engine);
-  await close(storage);
-  const again = await open(dataDir, realFiles);
-  t.strictSame(snap(again.engine), live, 'the log replays to the live state');
-  await close(again.storage);
-});
-
-t.test('a change whose op cannot apply (a command bug) leaves no trace: state, LSN and event ids as before, the log still replays', async (t) => {
-  const dataDir = tempDir(t);
-  const { storage, engine } = await open(dataDir, realFiles);
-  await engine.run(actor, createFeature('default', { name: 'a' }));
-  await engine.run(actor, createFeature('default', { name: 'b' }));
-  await engine.run(actor, addStrategy(where('a'), { name: 'default' }));
-  const before = snap(engine);
-  const lsnBefore = storage.wal.nextLsn;
-  const [id] = engine.state.strategiesByFeatureEnv.get('a\u0000development')!;
-  const moved = { ...engine.state.strategies.get(id)!, featureName: 'b' };
-  // The first op applies, the second throws (a strategy cannot move to another flag).
-  const buggy = () => ({
-    ops: [
-      { o: 'project.put' as const, project: { ...engine.state.projects.get('default')!, description: 'changed' } },
-      { o: 'featureEnv.put' as const, feature: 'a', env: { ...engine.state.featureEnvs.get('a')!.get('development')!, enabled: true } },
-      { o: 'strategy.put' as const, strategy: moved },
-    ],
-    events: [{ type: 'feature-strategy-update', project: 'default', featureName: 'b', environment: 'development', data: null }],
-    result: null,
-  });
-  await t.rejects(engine.run(actor, buggy), /cannot move/);
-  t.strictSame(snap(engine), before, 'the ops that did apply were taken back');
-  t.equal(storage.wal.nextLsn, lsnBefore, 'the LSN was given back');
-  await engine.run(actor, createFeature('default', { name: 'after' }));
-  const live = snap(engine);
-  await close(storage);
-  const again = await open(dataDir, realFiles);
-  t.strictSame(snap(again.engine), live, 'the folder starts and replays to the live state');
   await close(again.storage);
 });

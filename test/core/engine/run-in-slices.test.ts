@@ -5,15 +5,10 @@ import t from 'tap';
 import { createFeature } from '../../../src/concepts/features/logic.js';
 import { ValidationError } from '../../../src/core/errors.js';
 import type { Op } from '../../../src/core/state/ops.js';
-import { openTestFanion } from '../../helpers/fanion.js';
-import { tempDataDir } from '../../helpers/server.js';
-
-const actor = { name: 'tester', userId: null };
+import { actor, onMemory } from './on-memory.js';
 
 t.test('a sliced command: writes wait for it, readers wait for its apply, one record', async (t) => {
-  const fanion = await openTestFanion(tempDataDir());
-  t.teardown(() => fanion.close());
-  const { engine } = fanion;
+  const { engine } = await onMemory();
   const recordsBefore = engine.log.stats.records;
   let sawOther: boolean | null = null;
   let appliedSeen = 0;
@@ -61,9 +56,7 @@ t.test('a sliced command: writes wait for it, readers wait for its apply, one re
 });
 
 t.test('a sliced command that refuses changes nothing, and writes go on after it', async (t) => {
-  const fanion = await openTestFanion(tempDataDir());
-  t.teardown(() => fanion.close());
-  const { engine } = fanion;
+  const { engine } = await onMemory();
   const flags = engine.state.features.size;
   const lsn = engine.log.nextLsn;
   await t.rejects(engine.runInSlices(actor, async (_state, _env, slicer) => {

@@ -6,22 +6,14 @@
 // computed on a state that another write overtook. The engine rolls such a batch back, this log
 // catches up with the others (the follower applies what they wrote), and the commands run again.
 //
-// Appends are batched as the WAL's are (group commit): while one statement is on its way, the
-// appends that arrive wait and go together in the next. The same statement NOTIFYs the other
-// nodes (delivered at commit), which only wakes them: they read seq > what they applied.
+// Appends are batched as the WAL's are (group commit, group-commit.ts): while one statement is on
+// its way, the appends that arrive wait and go together in the next. The same statement NOTIFYs the
+// other nodes (delivered at commit), which only wakes them: they read seq > what they applied.
 import type pg from 'pg';
 import type { Logger } from '../../logger.js';
-import type { Slicer } from '../../slices.js';
-import { encodeRecord, encodeRecordInSlices, type WalRecord } from '../record.js';
-import { LsnCounter, type RecordLog, type Recovery } from '../record-log.js';
+import { GroupCommitLog, type Pending } from '../group-commit.js';
+import type { RecordLog, Recovery } from '../record-log.js';
 import { describe, isConflict, isServerError, READ_PAGE, withClient } from './connect.js';
-
-interface Pending {
-  lsn: number;
-  bytes: Buffer;
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
 
 /** How fast a large append is expected to reach the database at the least (bytes per ms: 10 MB/s). */
 const LARGE_BYTES_PER_MS = 10_000;
@@ -65,17 +57,9 @@ export interface PgLogOptions {
   channel: string;
 }
 
-export class PgLog extends LsnCounter<AppendError> implements RecordLog {
-  /** The last record known to be in the log and applied here (written by this node or followed). */
-  durableLsn: number;
-  private queue: Pending[] = [];
-  private flushing = false;
-  private closed = false;
-  private idleWaiters: (() => void)[] = [];
-  readonly stats = { batches: 0, records: 0, syncs: 0, bytes: 0 };
+export class PgLog extends GroupCommitLog<AppendError> implements RecordLog {
   /** DATABASE_TIMEOUT_MS: a command overtaken by other nodes keeps being run again this long. */
   readonly retryForMs: number;
-  onBatch: ((records: number, bytes: number, syncMs: number) => void) | null = null;
   /** Appends refused because another node wrote first, and commands run again for it. */
   readonly counts = { overtaken: 0, unknown: 0, unreachable: 0, committedAfterAll: 0 };
   /**
@@ -97,23 +81,8 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
   private readonly found = new Set<Buffer>();
 
   constructor(private readonly opts: PgLogOptions, last: number) {
-    super(last + 1);
-    this.durableLsn = last;
+    super(last, MAX_BATCH);
     this.retryForMs = opts.timeoutMs;
-  }
-
-  get busy(): boolean {
-    return this.flushing || this.queue.length > 0 || this.failed !== null;
-  }
-
-  /** The record's msgpack, as the WAL frames it; PostgreSQL keeps the length and checks the pages. */
-  encode(rec: WalRecord): Buffer {
-    const bytes = encodeRecord(rec);
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  async encodeInSlices(rec: WalRecord, slicer: Slicer): Promise<Buffer> {
-    return Buffer.concat(await encodeRecordInSlices(rec, slicer));
   }
 
   /** A record another node wrote, now applied here (the follower calls this after engine.applyFollowed). */
@@ -122,49 +91,23 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
     for (const mine of this.watched.get(lsn) ?? []) if (mine.equals(bytes)) this.found.add(mine);
   }
 
-  append(bytes: Buffer, lsn: number): Promise<void> {
-    if (this.closed) return Promise.reject(new AppendError('refused', new Error('the database log is closed')));
-    if (this.blocked) return Promise.reject(new AppendError('refused', new Error(this.blocked)));
-    // Built on top of records that failed: it cannot take its place either.
-    if (this.failed) return Promise.reject(this.failed);
-    return new Promise((resolve, reject) => {
-      this.queue.push({ lsn, bytes, resolve, reject });
-      if (!this.flushing) void this.flush();
-    });
+  protected refusal(): AppendError | null {
+    if (this.closed) return new AppendError('refused', new Error('the database log is closed'));
+    if (this.blocked) return new AppendError('refused', new Error(this.blocked));
+    return null;
   }
 
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      const started = performance.now();
-      try {
-        if (batch[0].lsn !== this.durableLsn + 1) throw new AppendError('overtaken', new Error(`record ${batch[0].lsn} does not follow ${this.durableLsn}`));
-        await this.insert(batch);
-      } catch (err) {
-        const failure = err instanceof AppendError ? err : this.classify(err);
-        if (failure.kind === 'unknown') for (const p of batch) this.unsure.add(p.bytes);
-        this.counts[failure.kind === 'refused' ? 'unreachable' : failure.kind]++;
-        const rejected = [...batch, ...this.queue];
-        this.queue = [];
-        this.failed = failure;
-        if (failure.kind !== 'overtaken') this.opts.log.warn({ err: describe(failure.cause), records: rejected.length, kind: failure.kind }, 'could not append to the database log');
-        for (const p of rejected) p.reject(failure);
-        continue;
-      }
-      const bytes = batch.reduce((n, p) => n + p.bytes.length, 0);
-      this.durableLsn = batch[batch.length - 1].lsn;
-      this.stats.batches++;
-      this.stats.syncs++;
-      this.stats.records += batch.length;
-      this.stats.bytes += bytes;
-      this.onBatch?.(batch.length, bytes, performance.now() - started);
-      for (const p of batch) p.resolve();
-    }
-    this.flushing = false;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+  protected async write(batch: readonly Pending[]): Promise<void> {
+    if (batch[0].lsn !== this.durableLsn + 1) throw new AppendError('overtaken', new Error(`record ${batch[0].lsn} does not follow ${this.durableLsn}`));
+    await this.insert(batch);
+  }
+
+  protected failure(err: unknown, batch: readonly Pending[], rejected: number): AppendError {
+    const failure = err instanceof AppendError ? err : this.classify(err);
+    if (failure.kind === 'unknown') for (const p of batch) this.unsure.add(p.bytes);
+    this.counts[failure.kind === 'refused' ? 'unreachable' : failure.kind]++;
+    if (failure.kind !== 'overtaken') this.opts.log.warn({ err: describe(failure.cause), records: rejected, kind: failure.kind }, 'could not append to the database log');
+    return failure;
   }
 
   /**
@@ -182,7 +125,7 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
    * inserts nothing). Should the rest collide anyway, the primary key refuses the whole statement,
    * first place included: a batch is in the log whole or not at all.
    */
-  private async insert(batch: Pending[]): Promise<void> {
+  private async insert(batch: readonly Pending[]): Promise<void> {
     const values: unknown[] = [this.durableLsn, batch[0].lsn, batch[0].bytes];
     const rows: string[] = [];
     for (const p of batch.slice(1)) {
@@ -287,15 +230,5 @@ export class PgLog extends LsnCounter<AppendError> implements RecordLog {
       if (Date.now() >= deadline || this.closed) return false;
       await new Promise((r) => setTimeout(r, 200));
     }
-  }
-
-  idle(): Promise<void> {
-    if (!this.flushing && this.queue.length === 0) return Promise.resolve();
-    return new Promise((r) => this.idleWaiters.push(r));
-  }
-
-  async close(): Promise<void> {
-    await this.idle();
-    this.closed = true;
   }
 }
