@@ -1,12 +1,10 @@
 // Spawns a real Fanion process (the built dist/src/entry/main.js) on port 0 for HTTP tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT, tempDataDir } from './paths.js';
 import { checkReply } from './reply-check.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export { ROOT, tempDataDir };
 export const MAIN = path.join(ROOT, 'dist/src/entry/main.js');
 
 export interface Spawned {
@@ -22,10 +20,6 @@ export interface Spawned {
   kill(): Promise<void>;
   /** SIGKILL the whole process group (needs `detached`), without waiting: what a container runtime does. */
   killGroup(): void;
-}
-
-export function tempDataDir(prefix = 'fanion-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
 export interface SpawnOptions {

@@ -159,7 +159,7 @@ export function viewOf(grant: Grant): AdminView {
  * ADMIN, every permission) on a scope when: the scope names no project and the entry names neither
  * a project nor an environment; or the scope's project is the entry's (or the entry names none),
  * and the scope's environment, if any, is the entry's (or the entry names none). Checked that way,
- * the list agrees with `refusal` (test/core/access/permissions.test.ts holds them to it).
+ * the list agrees with `refusal` (test/core/access/permissions.unit.test.ts holds them to it).
  */
 export function permissionsOf(grant: Grant): PermissionEntry[] {
   if (grant.kind === 'everything') return [{ permission: 'ADMIN' }];

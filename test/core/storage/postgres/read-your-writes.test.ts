@@ -2,7 +2,7 @@
 // very next admin request to another node (the node asks the database for the log's head and
 // applies up to it before answering). 300 flags created on node A, each switched on at once
 // through node B and read back through A; concurrent requests share lookups of the log's head
-// (which of them may share one is test/core/single-flight.test.ts's); the latency per admin request is
+// (which of them may share one is test/core/single-flight.unit.test.ts's); the latency per admin request is
 // measured.
 import t from 'tap';
 import { clusterFor } from '../../../helpers/cluster.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import t from 'tap';
 import { createLogger } from '../../../src/core/logger.js';
 import { KEY_FILE, loadHashKey } from '../../../src/concepts/tokens/hash-key.js';
-import { tempDataDir } from '../../helpers/server.js';
+import { tempDataDir } from '../../helpers/paths.js';
 
 const log = createLogger('silent');
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { ROOT } from '../helpers/server.js';
+import { ROOT } from '../helpers/paths.js';
 
 const SUPPORTED = [22, 24];
 const ENDED = [18, 20];

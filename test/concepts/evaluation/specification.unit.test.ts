@@ -11,7 +11,7 @@ import { evaluate } from '../../../src/concepts/evaluation/evaluate.js';
 import { PreparedFlags } from '../../../src/concepts/evaluation/prepared.js';
 import { missingSegmentLinks, specFiles, stateDocument } from '../../helpers/client-spec.js';
 import { openTestFanion } from '../../helpers/fanion.js';
-import { tempDataDir } from '../../helpers/server.js';
+import { tempDataDir } from '../../helpers/paths.js';
 import { HOSTNAME, specContext } from '../../helpers/evaluation.js';
 
 const runtime = (): Runtime => ({ random: Math.random, now: Date.now, hostname: HOSTNAME, volatile: false });

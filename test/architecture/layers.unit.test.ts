@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { ROOT } from '../helpers/server.js';
+import { ROOT } from '../helpers/paths.js';
 
 const LAYERS = ['core', 'core/state', 'core/access', 'core/log', 'core/engine', 'core/storage', 'http', 'concepts', 'modes', 'entry'] as const;
 type Layer = (typeof LAYERS)[number];

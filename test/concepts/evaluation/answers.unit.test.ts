@@ -8,7 +8,7 @@ import { PreparedFlags } from '../../../src/concepts/evaluation/prepared.js';
 import { createFeature, setEnvironmentEnabled } from '../../../src/concepts/features/logic.js';
 import { addStrategy } from '../../../src/concepts/strategies/logic.js';
 import { openTestFanion } from '../../helpers/fanion.js';
-import { tempDataDir } from '../../helpers/server.js';
+import { tempDataDir } from '../../helpers/paths.js';
 
 const actor = { name: 'test', userId: null };
 const scope = { environment: 'development', projects: ['*'], key: 'all', actor };

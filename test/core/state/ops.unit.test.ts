@@ -8,7 +8,7 @@ import { storeEvent } from '../../../src/core/state/events/stored.js';
 import { dumpState, loadDump } from '../../../src/core/state/dump.js';
 import { applyOp, type Op } from '../../../src/core/state/ops.js';
 import { strategiesOf, type State } from '../../../src/core/state/state.js';
-import { ROOT } from '../../helpers/server.js';
+import { ROOT } from '../../helpers/paths.js';
 import { addon, feature, featureEnv, fixtureState, snapshot, strategy, T0, user } from './fixture.js';
 
 const T1 = '2026-03-03T03:03:03.000Z';
