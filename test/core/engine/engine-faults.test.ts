@@ -2,7 +2,7 @@
 // (ServiceUnavailableError), leaves the state exactly as before, takes every change queued
 // behind it down too, and once the fault is healed LSNs and event ids go on without gaps;
 // the log on disk then replays to the same state. What the engine does whichever log it has (a
-// non-durable change, a command bug, publication order) is in engine.test.ts, on the in-memory log.
+// non-durable change, a command bug, publication order) is in engine.unit.test.ts, on the in-memory log.
 import fs from 'node:fs';
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
