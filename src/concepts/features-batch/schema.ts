@@ -1,5 +1,5 @@
 // Bodies of /api/admin/features-batch: the export query, and the import request whose `data` is
-// a document in the format Unleash 6–8 export (`../shared/examples/unleash-8.2-export.json`).
+// a document in the format Unleash 6–8 export (a real one: `test/fixtures/unleash-8.2-export.json`).
 // Items may carry more fields than listed (Unleash adds some between versions); those are ignored.
 import { importedConstraintListSchema } from '../constraints/constraints.js';
 import { legalValuesSchema } from '../context-fields/schema.js';
