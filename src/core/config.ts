@@ -80,6 +80,8 @@ export interface Config {
   maxConnections: number | undefined;
   /** Byte budget of the in-memory SDK metrics (applications, instances, counts). */
   clientMetricsMaxBytes: number;
+  /** IMPACT_METRICS_MAX_BYTES: what the impact metrics' series may hold, each counted with its history full. */
+  impactMetricsMaxBytes: number;
   /** Byte budget of the flag names SDKs report that the server does not have (UNKNOWN_FLAGS_MAX_BYTES). */
   unknownFlagsMaxBytes: number;
   /**
@@ -636,6 +638,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs,
     maxConnections: env.MAX_CONNECTIONS ? positive(env, 'MAX_CONNECTIONS', 0) : undefined,
     clientMetricsMaxBytes: int(env, 'CLIENT_METRICS_MAX_BYTES', 32 * 1024 * 1024),
+    impactMetricsMaxBytes: int(env, 'IMPACT_METRICS_MAX_BYTES', 64 * 1024 * 1024),
     streamingMaxConnections,
     // A leaked client token must not take every slot and push every other SDK back to polling.
     streamingMaxConnectionsPerToken: positive(env, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN', Math.max(1, Math.ceil(streamingMaxConnections / 10))),
