@@ -303,7 +303,11 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       };
     }
     leadership?.start();
-    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks: admin?.webhooks ?? null, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
+    // A relay forwards impact metrics with the rest (its tap); a server keeps them.
+    const impact = new ImpactStore(engine, log, config.impactMetricsMaxBytes);
+    const keepsImpact = !config.relay && !config.offline;
+    if (keepsImpact) metrics.impact = impact;
+    const operations = new FanionMetrics({ engine, store: metrics, impact: keepsImpact ? impact : null, push, checkpointer, webhooks: admin?.webhooks ?? null, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
     const repeatPolls = new RepeatPolls(operations.hot);
     engine.onChange(() => repeatPolls.forget());
     const flusher = new MetricsFlusher(engine, metrics, log, tokens, people, cluster?.nodeId ?? null);
@@ -315,12 +319,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       });
     }
     flusher.start(config.metricsFlushMs);
-    // A relay forwards impact metrics with the rest (its tap); a server keeps them.
-    const impact = new ImpactStore(engine, log, config.impactMetricsMaxBytes);
-    if (!config.relay && !config.offline) {
-      metrics.impact = impact;
-      impact.start(config.metricsFlushMs);
-    }
+    if (keepsImpact) impact.start(config.metricsFlushMs);
     const readiness = deps.readiness ?? new Readiness();
     // A relay is a change source like the admin API: what it applies is served by all of the above.
     const relay = config.relay ? new Relay({ engine, config: config.relay, log, hasher, metrics, readiness, maxAnswerBytes: config.importBodyLimit }) : null;

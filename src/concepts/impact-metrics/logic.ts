@@ -460,3 +460,38 @@ export function prometheusText(series: Iterable<ImpactSeries>): string {
   }
   return lines.join('\n');
 }
+
+// ---- forwarding ---------------------------------------------------------------------------------
+
+/** What a relay holds of one series until it sends it upstream: the sum of its deltas (a gauge: its last value). */
+export interface HeldSeries {
+  head: SeriesHead;
+  point: number[];
+}
+
+/** Adds one delta to what a relay holds (a delta of another type or other bounds replaces it). */
+export function holdDelta(held: Map<string, HeldSeries>, d: Delta): void {
+  const had = held.get(d.key);
+  const point = pointOfDelta(d.head.type, d.v);
+  held.set(d.key, { head: d.head, point: had && continues(had.head, d.head) ? mergePoints(d.head.type, had.point, point) : point });
+}
+
+/** Bytes a held series takes (an estimate, for the relay's budget of what waits). */
+export const heldBytes = (h: HeldSeries) => seriesBytes(h.head) - POINTS_PER_SERIES * (objectBytes(2) + 16 + 8 * h.point.length) + 8 * h.point.length;
+
+/** Held series as `impactMetrics` entries again, one per metric name, as SDKs send them. */
+export function toEntries(held: Iterable<HeldSeries>): ImpactEntry[] {
+  const byName = new Map<string, ImpactEntry>();
+  for (const { head, point } of held) {
+    let entry = byName.get(head.name);
+    if (!entry || entry.type !== head.type) byName.set(head.name, (entry = { name: head.name, help: head.help, type: head.type, samples: [] }));
+    const labels = Object.fromEntries(head.labels);
+    if (head.type !== 'histogram') entry.samples.push({ labels, value: point[0] });
+    else {
+      const buckets: { le: number | string; count: number }[] = head.le.map((le, i) => ({ le, count: point[2 + i] }));
+      buckets.push({ le: '+Inf', count: point[2 + head.le.length] });
+      entry.samples.push({ labels, count: point[0], sum: point[1], buckets });
+    }
+  }
+  return [...byName.values()];
+}

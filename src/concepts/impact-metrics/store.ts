@@ -10,10 +10,27 @@ import type { Engine } from '../../core/engine/engine.js';
 import type { Logger } from '../../core/logger.js';
 import type { Actor, ImpactSeries } from '../../core/state/types.js';
 import { Flushing } from '../../core/single-flight.js';
-import { continues, entryDeltas, flushImpact, foldPending, mergePoints, seriesBytes, stateBytes, type ImpactEntry, type PendingSeries } from './logic.js';
+import { continues, entryDeltas, flushImpact, foldPending, mergePoints, seriesBytes, stateBytes, type Delta, type ImpactEntry, type PendingSeries } from './logic.js';
 import { MAX_ENTRIES_PER_BODY, impactEntrySchema } from './schema.js';
 
 const ACTOR: Actor = { name: 'impact-metrics', userId: null };
+const checkEntry: ValidateFunction = new Ajv({ allErrors: false, strict: false }).compile(impactEntrySchema);
+
+/**
+ * The deltas of a body's `impactMetrics`, whatever it is: each entry checked on its own, those
+ * that are malformed described in `problems` (at most the first 1,000 entries are read).
+ */
+export function readImpactMetrics(raw: unknown): { deltas: Delta[]; problems: string[] } {
+  const out = { deltas: [] as Delta[], problems: [] as string[] };
+  if (raw === undefined || raw === null) return out;
+  if (!Array.isArray(raw)) return { deltas: [], problems: ['impactMetrics is not a list'] };
+  for (const entry of raw.slice(0, MAX_ENTRIES_PER_BODY)) {
+    if (checkEntry(entry)) out.deltas.push(...entryDeltas(entry as ImpactEntry));
+    else out.problems.push(`${checkEntry.errors?.[0]?.instancePath || 'entry'} ${checkEntry.errors?.[0]?.message ?? 'is malformed'}`);
+  }
+  if (raw.length > MAX_ENTRIES_PER_BODY) out.problems.push(`more than ${MAX_ENTRIES_PER_BODY} entries`);
+  return out;
+}
 
 /** Where the SDK metrics routes hand a body's `impactMetrics` (client-metrics/store.ts). */
 export interface ImpactSink {
@@ -25,9 +42,8 @@ export class ImpactStore extends Flushing implements ImpactSink {
   /** Bytes reserved by waiting series the state does not hold yet. */
   private pendingBytes = 0;
   private cached = { revision: -1, bytes: 0 };
-  private readonly check: ValidateFunction;
-  /** Entries taken, entries refused as malformed, series refused for the budget (since start). */
-  readonly counts = { accepted: 0, rejected: 0, refused: 0 };
+  /** Entries refused as malformed, series refused for the budget (since start). */
+  readonly counts = { rejected: 0, refused: 0 };
   private lastProblem: string | null = null;
 
   constructor(
@@ -37,7 +53,6 @@ export class ImpactStore extends Flushing implements ImpactSink {
     readonly maxBytes: number,
   ) {
     super();
-    this.check = new Ajv({ allErrors: false, strict: false }).compile(impactEntrySchema);
   }
 
   /** The series kept (each node's reports included, on a cluster). */
@@ -58,26 +73,20 @@ export class ImpactStore extends Flushing implements ImpactSink {
 
   /** A body's `impactMetrics`, whatever it is: what is well-formed is taken, the rest counted. */
   received(raw: unknown, nowMs: number): void {
-    if (raw === undefined || raw === null) return;
-    if (!Array.isArray(raw)) return this.reject('impactMetrics is not a list');
-    raw.slice(0, MAX_ENTRIES_PER_BODY).forEach((entry) => {
-      if (!this.check(entry)) return this.reject(`${this.check.errors?.[0]?.instancePath || 'entry'} ${this.check.errors?.[0]?.message ?? 'is malformed'}`);
-      this.counts.accepted++;
-      for (const d of entryDeltas(entry as ImpactEntry)) {
-        const kept = this.engine.state.impactSeries.get(d.key);
-        const waiting = this.pending.get(d.key);
-        if (!(kept && continues(kept, d.head)) && !waiting) {
-          const size = seriesBytes(d.head);
-          if (this.bytes + size > this.maxBytes) {
-            this.counts.refused++;
-            continue;
-          }
-          this.pendingBytes += size;
+    const { deltas, problems } = readImpactMetrics(raw);
+    for (const why of problems) this.reject(why);
+    for (const d of deltas) {
+      const kept = this.engine.state.impactSeries.get(d.key);
+      if (!(kept && continues(kept, d.head)) && !this.pending.has(d.key)) {
+        const size = seriesBytes(d.head);
+        if (this.bytes + size > this.maxBytes) {
+          this.counts.refused++;
+          continue;
         }
-        foldPending(this.pending, d, nowMs);
+        this.pendingBytes += size;
       }
-    });
-    if (raw.length > MAX_ENTRIES_PER_BODY) this.reject(`more than ${MAX_ENTRIES_PER_BODY} entries`);
+      foldPending(this.pending, d, nowMs);
+    }
   }
 
   private reject(why: string): void {
