@@ -5,7 +5,9 @@ import { ValidationError } from '../../core/errors.js';
 import { NOSNIFF } from '../../http/respond.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
 import { AGGREGATIONS, RANGES, metricList, prometheusText, timeSeries, type Aggregation, type LabelSelectors, type Range } from './logic.js';
-import { impactMetricsReplies } from './schema.js';
+import { requireFeature } from '../../core/state/lookup.js';
+import { chartsOf, deleteChart, saveChart, type ChartInput } from './charts.js';
+import { impactMetricsReplies, impactMetricsSchemas } from './schema.js';
 import type { ImpactStore } from './store.js';
 
 const TAG = 'Impact metrics';
@@ -44,9 +46,59 @@ function labelsParam(raw: string | string[] | undefined): LabelSelectors {
   return out;
 }
 
+const CONFIG = '/api/admin/impact-metrics/config';
+const FEATURE_CONFIG = '/api/admin/projects/:projectId/features/:featureName/impact-metrics/config';
+const inProject = (p: Record<string, string>) => ({ project: p.projectId });
+
+/** What a body says of a chart (the console sends fields of its own too). */
+function chartInput(body: ChartInput): ChartInput {
+  const { id, title, metricName, timeRange, yAxisMin, aggregationMode, labelSelectors } = body;
+  return { ...(id !== undefined ? { id } : {}), ...(title !== undefined ? { title } : {}), metricName, timeRange, yAxisMin, aggregationMode, labelSelectors };
+}
+
+/** Saved charts (Unleash's impact-metrics config routes): the impact metrics page's, and each flag's. */
+function chartRoutes(ctx: AppContext): RouteDef[] {
+  const flag = (p: Record<string, string>) => requireFeature(ctx.engine.state, p.projectId, p.featureName).name;
+  const saved = { reply: impactMetricsReplies.impactChartReplySchema, body: impactMetricsSchemas.impactChartSchema, responses: { 200: 'The chart as saved', 400: 'A field out of range', 404: 'No such chart (or flag)' } };
+  return [
+    {
+      method: 'GET', path: CONFIG, tag: TAG, permission: 'READ', summary: 'The charts of the impact metrics page', reply: impactMetricsReplies.impactChartsSchema,
+      handler: () => ({ status: 200, body: { configs: chartsOf(ctx.engine.state, null) } }),
+    },
+    {
+      method: 'POST', path: CONFIG, tag: TAG, permission: 'ADMIN', summary: 'Save a chart of the impact metrics page (a new one, or the one of `id`)', ...saved,
+      handler: async ({ body, actor }) => ({ status: 200, body: await ctx.engine.run(actor, saveChart(chartInput(body), null)) }),
+    },
+    {
+      method: 'DELETE', path: `${CONFIG}/:id`, tag: TAG, permission: 'ADMIN', summary: 'Delete a chart of the impact metrics page', responses: { 204: 'Deleted', 404: 'No such chart' },
+      handler: async ({ params, actor }) => {
+        await ctx.engine.run(actor, deleteChart(params.id, null));
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'GET', path: FEATURE_CONFIG, tag: TAG, permission: 'READ', scope: inProject, summary: "The impact metrics charts of a flag's page", reply: impactMetricsReplies.impactChartsSchema,
+      handler: ({ params }) => ({ status: 200, body: { configs: chartsOf(ctx.engine.state, flag(params)) } }),
+    },
+    {
+      method: 'POST', path: FEATURE_CONFIG, tag: TAG, permission: 'UPDATE_FEATURE', scope: inProject, summary: "Save an impact metrics chart of a flag's page (a new one, or the one of `id`)", ...saved,
+      handler: async ({ params, body, actor }) => ({ status: 200, body: await ctx.engine.run(actor, (s, env) => saveChart(chartInput(body), requireFeature(s, params.projectId, params.featureName).name)(s, env)) }),
+    },
+    {
+      method: 'DELETE', path: `${FEATURE_CONFIG}/:id`, tag: TAG, permission: 'UPDATE_FEATURE', scope: inProject, summary: "Delete an impact metrics chart of a flag's page", responses: { 204: 'Deleted', 404: 'No such chart (or flag)' },
+      handler: async ({ params, actor }) => {
+        await ctx.engine.run(actor, (s, env) => deleteChart(params.id, requireFeature(s, params.projectId, params.featureName).name)(s, env));
+        return { status: 204 };
+      },
+    },
+  ];
+}
+
 export function impactMetricsRoutes(ctx: AppContext, store: ImpactStore): RouteDef[] {
+  ctx.schemas.addAll(impactMetricsSchemas);
   ctx.schemas.describe(impactMetricsReplies);
   return [
+    ...chartRoutes(ctx),
     {
       method: 'GET', path: '/internal-backstage/impact/metrics', tag: TAG, eventual: true, ...(ctx.config.prometheusOpen ? {} : { permission: 'ADMIN' }),
       summary: "Applications' impact metrics in Prometheus' text format, totals since they were first kept (an admin token, unless PROMETHEUS_OPEN=true)",

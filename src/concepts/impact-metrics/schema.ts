@@ -54,7 +54,37 @@ export const impactEntrySchema = {
   ],
 };
 
+const chartProperties = {
+  id: { type: 'string', maxLength: 100 },
+  title: { type: 'string', maxLength: 255 },
+  metricName: name,
+  timeRange: { enum: ['hour', 'day', 'week', 'month'] },
+  yAxisMin: { enum: ['auto', 'zero'] },
+  aggregationMode: { enum: ['rps', 'count', 'avg', 'sum', 'p50', 'p95', 'p99'] },
+  labelSelectors: {
+    type: 'object', maxProperties: MAX_LABELS_PER_SAMPLE, propertyNames: { maxLength: 100 },
+    additionalProperties: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: MAX_LABEL_VALUE_LENGTH } },
+  },
+};
+
+/** A chart to save (Unleash's console also sends fields of its own, such as `source` and `feature`: ignored). */
+export const impactMetricsSchemas = {
+  impactChartSchema: {
+    type: 'object',
+    required: ['metricName', 'timeRange', 'yAxisMin', 'aggregationMode', 'labelSelectors'],
+    properties: chartProperties,
+  },
+};
+
+const chart = {
+  type: 'object',
+  required: ['id', 'metricName', 'timeRange', 'yAxisMin', 'aggregationMode', 'labelSelectors', 'feature', 'createdAt'],
+  properties: { ...chartProperties, feature: { type: ['string', 'null'] }, createdAt: { type: 'string' } },
+};
+
 export const impactMetricsReplies = {
+  impactChartReplySchema: chart,
+  impactChartsSchema: { type: 'object', required: ['configs'], properties: { configs: { type: 'array', items: chart } } },
   impactMetricsDataSchema: {
     type: 'object',
     required: ['start', 'end', 'step', 'series', 'labels'],

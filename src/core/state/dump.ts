@@ -30,6 +30,7 @@ export interface StateDump {
   passwordLinks?: unknown[];
   /** Impact metrics' series as [key, series] (absent in checkpoints written before them). */
   impactSeries?: [string, unknown][];
+  impactCharts?: unknown[];
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId?: number;
@@ -65,6 +66,7 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     sessions: byKey(s.sessions),
     personalTokens: byKey(s.personalTokens),
     passwordLinks: byKey(s.passwordLinks),
+    impactCharts: byKey(s.impactCharts),
     impactSeries: [...s.impactSeries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
@@ -113,6 +115,7 @@ export function loadDump(d: StateDump): State {
   m<any>(d.personalTokens ?? [], (x) => x.hash, s.personalTokens);
   m<any>(d.passwordLinks ?? [], (x) => x.hash, s.passwordLinks);
   for (const [key, series] of d.impactSeries ?? []) s.impactSeries.set(key, series as any);
+  m<any>(d.impactCharts ?? [], (x) => x.id, s.impactCharts);
   s.nextUserId = d.nextUserId ?? 1;
   s.nextPersonalTokenId = d.nextPersonalTokenId ?? 1;
   s.nextSegmentId = d.nextSegmentId;

@@ -2,7 +2,7 @@
 // Commands produce them (with every generated id and timestamp already filled in), the WAL
 // stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
   StrategyType, Tag, TagType, User,
 } from './types.js';
 import { featureEnvKey, tagKey, type State } from './state.js';
@@ -63,7 +63,9 @@ export type Op =
   | { o: 'impact.put'; key: string; head: Omit<ImpactSeries, 'tiers'> }
   /** A point of a series' tier set (replacing one of the same time); points before `since` are dropped. */
   | { o: 'impact.point'; key: string; tier: number; point: ImpactPoint; since: number }
-  | { o: 'impact.del'; key: string };
+  | { o: 'impact.del'; key: string }
+  | { o: 'impactChart.put'; chart: ImpactChart }
+  | { o: 'impactChart.del'; id: string };
 
 /**
  * Every op this version knows, checked against `Op` by the compiler (a name missing or extra does
@@ -80,6 +82,7 @@ const OP_NAMES: Record<Op['o'], true> = {
   'addon.cursor': true, 'webhooks.lead': true, 'metrics.report': true, 'user.put': true, 'user.del': true,
   'session.put': true, 'session.del': true, 'pat.put': true, 'pat.del': true, 'passwordLink.put': true,
   'passwordLink.del': true, 'impact.put': true, 'impact.point': true, 'impact.del': true,
+  'impactChart.put': true, 'impactChart.del': true,
 };
 
 /** Whether `op` names an op this version applies. */
@@ -406,6 +409,10 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
     }
     case 'impact.del':
       return delIn(s.impactSeries, op.key, withUndo, order);
+    case 'impactChart.put':
+      return putIn(s.impactCharts, op.chart.id, op.chart, withUndo);
+    case 'impactChart.del':
+      return delIn(s.impactCharts, op.id, withUndo, order);
     default: {
       const never: never = op;
       throw new Error(`unknown op ${(never as { o: string }).o}`);

@@ -279,6 +279,20 @@ export interface ImpactSeries {
   tiers: ImpactPoint[][];
 }
 
+/** A chart of an impact metric someone saved (Unleash's impact-metrics config), for the console or one flag's page. */
+export interface ImpactChart {
+  id: string;
+  title?: string;
+  metricName: string;
+  timeRange: 'hour' | 'day' | 'week' | 'month';
+  yAxisMin: 'auto' | 'zero';
+  aggregationMode: 'rps' | 'count' | 'avg' | 'sum' | 'p50' | 'p95' | 'p99';
+  labelSelectors: Record<string, string[]>;
+  /** The flag whose page shows it, or null for the impact metrics page. */
+  feature: string | null;
+  createdAt: string;
+}
+
 /**
  * What one step of a tier received, starting at `t` (Unix seconds). Counter: [sum of deltas];
  * gauge: [last value, sum of values, number of values]; histogram: as ImpactSeries.total, deltas.

@@ -131,3 +131,35 @@ t.test('a flood of label values stays within IMPACT_METRICS_MAX_BYTES', async (t
   t.comment(`rss before the flood ${(rssBefore / 2 ** 20).toFixed(1)} MiB, after ${(rssAfter / 2 ** 20).toFixed(1)} MiB, ${kept} flood series kept within ${budget / 2 ** 20} MiB`);
   t.ok(rssAfter - rssBefore < 64 * 2 ** 20, 'the process grew by less than 64 MiB under 100,000 label values of 255 characters');
 });
+
+t.test('saved charts: the impact metrics page\'s and a flag\'s, kept in the log, checked and scoped', async (t) => {
+  const dataDir = tempDataDir();
+  let srv = await spawnServer({ dataDir, env: env() });
+  const api = () => client(srv.url, { authorization: ADMIN });
+  const ok = succeeding(api);
+  await ok('POST', '/api/admin/projects/default/features', { name: 'checkout' });
+  const FLAG = '/api/admin/projects/default/features/checkout/impact-metrics/config';
+  const chart = { metricName: 'checkout_errors', timeRange: 'day', yAxisMin: 'zero', aggregationMode: 'rps', labelSelectors: { appName: ['shop'] }, title: 'Errors', source: 'internal' };
+  const page = await ok('POST', '/api/admin/impact-metrics/config', chart);
+  t.match(page, { id: String, metricName: 'checkout_errors', feature: null, title: 'Errors' });
+  t.notOk('source' in page, 'fields of the console\'s own are not kept');
+  const mine = await ok('POST', FLAG, { ...chart, feature: 'checkout', timeRange: 'hour' });
+  t.equal(mine.feature, 'checkout');
+  t.same((await ok('GET', '/api/admin/impact-metrics/config')).configs.map((c: any) => c.id), [page.id], 'the page lists its own chart only');
+  t.same((await ok('GET', FLAG)).configs.map((c: any) => c.id), [mine.id], "and the flag's page its own");
+  const edited = await ok('POST', FLAG, { ...chart, id: mine.id, aggregationMode: 'count' });
+  t.same([edited.id, edited.aggregationMode, edited.createdAt], [mine.id, 'count', mine.createdAt], 'saved again under its id');
+
+  const bad = await api()('POST', FLAG, { ...chart, timeRange: 'year' });
+  t.match(bad, { status: 400, json: { name: 'ValidationError', message: /timeRange/ } });
+  t.equal((await api()('POST', FLAG, { ...chart, id: page.id })).status, 404, "the page's chart cannot be saved as the flag's");
+  t.equal((await api()('GET', '/api/admin/projects/default/features/nope/impact-metrics/config')).status, 404, 'an unknown flag: 404');
+  t.equal((await api()('DELETE', `/api/admin/impact-metrics/config/${mine.id}`)).status, 404, "the flag's chart is not the page's to delete");
+
+  t.equal(await srv.stop(), 0);
+  srv = await spawnServer({ dataDir, env: env() });
+  t.teardown(() => srv.stop());
+  t.same((await ok('GET', FLAG)).configs.map((c: any) => [c.id, c.aggregationMode]), [[mine.id, 'count']], 'kept across a restart');
+  t.equal((await api()('DELETE', `${FLAG}/${mine.id}`)).status, 204);
+  t.same((await ok('GET', FLAG)).configs, [], 'deleted');
+});

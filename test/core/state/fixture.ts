@@ -68,6 +68,7 @@ export function fixtureOps(): Op[] {
     { o: 'passwordLink.put', link: { hash: 'l1', userId: 1, kind: 'invite', createdAt: T0, expiresAt: '2026-01-02T00:00:00.000Z', createdBy: 'admin' } },
     { o: 'impact.put', key: 'errors', head: { name: 'errors', help: 'h', type: 'counter', labels: [['origin', 'sdk']], le: [], total: [3] } },
     { o: 'impact.point', key: 'errors', tier: 0, point: { t: 60, v: [3] }, since: 0 },
+    { o: 'impactChart.put', chart: { id: 'c1', metricName: 'errors', timeRange: 'hour', yAxisMin: 'auto', aggregationMode: 'count', labelSelectors: {}, feature: null, createdAt: T0 } },
   ];
 }
 

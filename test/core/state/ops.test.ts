@@ -194,6 +194,14 @@ const CASES: Record<string, Case[]> = {
     { name: 'removes a series', changes: true, op: { o: 'impact.del', key: 'errors' } },
     { name: 'is a no-op for an unknown series', changes: false, op: { o: 'impact.del', key: 'nope' } },
   ],
+  'impactChart.put': [
+    { name: 'adds a chart', changes: true, op: { o: 'impactChart.put', chart: { id: 'c2', metricName: 'm', timeRange: 'day', yAxisMin: 'zero', aggregationMode: 'rps', labelSelectors: { appName: ['a'] }, feature: 'alpha', createdAt: T1 } } },
+    { name: 'replaces a chart', changes: true, op: { o: 'impactChart.put', chart: { id: 'c1', title: 'Errors', metricName: 'errors', timeRange: 'week', yAxisMin: 'auto', aggregationMode: 'count', labelSelectors: {}, feature: null, createdAt: T0 } } },
+  ],
+  'impactChart.del': [
+    { name: 'removes a chart', changes: true, op: { o: 'impactChart.del', id: 'c1' } },
+    { name: 'is a no-op for an unknown chart', changes: false, op: { o: 'impactChart.del', id: 'nope' } },
+  ],
   lastSeen: [
     { name: 'moves lastSeenAt forward (in place)', changes: true, op: { o: 'lastSeen', feature: 'alpha', environment: 'development', at: T1 } },
     { name: 'is a no-op for an unknown flag', changes: false, op: { o: 'lastSeen', feature: 'nope', environment: 'development', at: T1 } },
