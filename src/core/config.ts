@@ -103,6 +103,8 @@ export interface MetricsConfig {
   /** How often buffered client metrics are written to the WAL (ms). */
   flushMs: number;
   clientMaxBytes: number;
+  /** What the impact metrics' series may hold, each counted with its history full (IMPACT_METRICS_MAX_BYTES). */
+  impactMaxBytes: number;
   unknownFlagsMaxBytes: number;
   prometheusOpen: boolean;
 }
@@ -400,6 +402,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     metrics: {
       flushMs: env.get('METRICS_FLUSH_MS'),
       clientMaxBytes: env.get('CLIENT_METRICS_MAX_BYTES'),
+      impactMaxBytes: env.get('IMPACT_METRICS_MAX_BYTES'),
       unknownFlagsMaxBytes: env.get('UNKNOWN_FLAGS_MAX_BYTES'),
       // A relay has no admin token to show them to: open by default, as Edge's /internal-backstage/metrics.
       prometheusOpen: env.get('PROMETHEUS_OPEN', edgeLike !== null),

@@ -55,3 +55,35 @@ export class FreshFlight<T> {
     return p;
   }
 }
+
+/**
+ * What writes buffered work to the log every interval and on demand, one write at a time
+ * (SingleFlight): the metrics flushers. `stop` ends the timer, lets a write in progress finish,
+ * then writes once more so nothing buffered before the stop is left behind.
+ */
+export abstract class Flushing {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly flight = new SingleFlight(() => this.write());
+
+  /** One write of what is buffered. */
+  protected abstract write(): Promise<void>;
+
+  /** Writes every `intervalMs` (never when 0 or less); the timer does not keep the process alive. */
+  start(intervalMs: number): void {
+    if (intervalMs <= 0) return;
+    this.timer = setInterval(() => void this.flush(), intervalMs);
+    this.timer.unref();
+  }
+
+  /** Writes what is pending; concurrent calls share one write. */
+  flush(): Promise<void> {
+    return this.flight.run();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flight.current;
+    await this.flush();
+  }
+}

@@ -19,6 +19,7 @@ import { RepeatPolls } from '../concepts/client-api/repeat-polls.js';
 import { MetricsFlusher } from '../concepts/client-metrics/flusher.js';
 import { ClientMetricsStore, type MetricsReport } from '../concepts/client-metrics/store.js';
 import { UnknownFlags } from '../concepts/client-metrics/unknown-flags.js';
+import { ImpactStore } from '../concepts/impact-metrics/store.js';
 import type { Config } from '../core/config.js';
 import { Engine } from '../core/engine/engine.js';
 import { NOSNIFF } from '../http/respond.js';
@@ -125,6 +126,8 @@ export interface Fanion {
   /** Each connection's last poll, answered 304 again at once until the state changes. */
   repeatPolls: RepeatPolls;
   flusher: MetricsFlusher;
+  /** Impact metrics SDKs send, kept as series in the state (written every METRICS_FLUSH_MS). */
+  impact: ImpactStore;
   /** Relay mode (UPSTREAM_URL): what follows the upstream and forwards SDK metrics; null otherwise. */
   relay: Relay | null;
   /** Offline mode (BOOTSTRAP_FILE): what reads the features file; null otherwise. */
@@ -300,7 +303,11 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       };
     }
     leadership?.start();
-    const operations = new FanionMetrics({ engine, store: metrics, push, checkpointer, webhooks: admin?.webhooks ?? null, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
+    // A relay forwards impact metrics with the rest (its tap); a server keeps them.
+    const impact = new ImpactStore(engine, log, config.metrics.impactMaxBytes);
+    const keepsImpact = !config.relay && !config.offline;
+    if (keepsImpact) metrics.impact = impact;
+    const operations = new FanionMetrics({ engine, store: metrics, impact: keepsImpact ? impact : null, push, checkpointer, webhooks: admin?.webhooks ?? null, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
     const repeatPolls = new RepeatPolls(operations.hot);
     engine.onChange(() => repeatPolls.forget());
     const flusher = new MetricsFlusher(engine, metrics, log, tokens, people, cluster?.nodeId ?? null);
@@ -312,6 +319,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       });
     }
     flusher.start(config.metrics.flushMs);
+    if (keepsImpact) impact.start(config.metrics.flushMs);
     const readiness = deps.readiness ?? new Readiness();
     // A relay is a change source like the admin API: what it applies is served by all of the above.
     const relay = config.relay ? new Relay({ engine, config: config.relay, log, hasher, metrics, readiness, maxAnswerBytes: config.http.importBodyLimit }) : null;
@@ -344,13 +352,14 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
         .then(step('webhook deliveries', () => admin?.webhooks.close()))
         .then(step('webhook leadership', () => leadership?.close()))
         .then(step('the last SDK metrics', () => flusher.stop()))
+        .then(step('the last impact metrics', () => impact.stop()))
         .then(step(cluster ? 'the database log' : 'the write-ahead log', closeStorage))
         .then(step('done', () => undefined));
       return closing;
     };
     return {
       engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, people, admin, oidc, snapshot, push, evaluator, metrics, operations, repeatPolls,
-      flusher, relay, offline, readiness, close, closingStep: () => closingStep,
+      flusher, impact, relay, offline, readiness, close, closingStep: () => closingStep,
     };
   } catch (err) {
     await closeStorage();

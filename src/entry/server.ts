@@ -13,6 +13,7 @@ import { pushRoutes } from '../concepts/push/routes.js';
 import { frontendRoutes } from '../concepts/frontend/routes.js';
 import { ofrepRoutes } from '../concepts/ofrep/routes.js';
 import { operationsRoutes } from '../concepts/operations/routes.js';
+import { impactMetricsRoutes } from '../concepts/impact-metrics/routes.js';
 import { Readiness } from '../concepts/operations/readiness.js';
 import { clientMetricsRoutes } from '../concepts/client-metrics/routes.js';
 import { edgeRoutes } from '../concepts/edge/routes.js';
@@ -338,6 +339,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...frontend,
     ...ofrepRoutes(ctx, fanion.evaluator),
     ...operations,
+    // A server keeps impact metrics; a relay forwards them upstream.
+    ...(fanion.admin ? impactMetricsRoutes(ctx, fanion.impact) : []),
     ...admin.after,
   ];
   if (flagsAt) {

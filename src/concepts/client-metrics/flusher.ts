@@ -13,7 +13,7 @@ import { recordLastSeen } from './logic.js';
 import type { ClientMetricsStore } from './store.js';
 import { recordTokensSeen } from '../tokens/logic.js';
 import { recordPeopleSeen, type Seen } from '../people/logic.js';
-import { SingleFlight } from '../../core/single-flight.js';
+import { Flushing } from '../../core/single-flight.js';
 
 /** The part of the token authenticator the flusher uses. */
 export interface TokenUse {
@@ -30,9 +30,7 @@ export interface PeopleUse {
 
 const METRICS_ACTOR: Actor = { name: 'client-metrics', userId: null };
 
-export class MetricsFlusher {
-  private timer: NodeJS.Timeout | null = null;
-  private readonly flight = new SingleFlight(() => this.write());
+export class MetricsFlusher extends Flushing {
 
   constructor(
     private readonly engine: Engine,
@@ -45,28 +43,11 @@ export class MetricsFlusher {
     /** On a cluster: this node's id, which its reports to the other nodes carry. */
     private readonly node: string | null = null,
   ) {
+    super();
     if (node) store.share();
   }
 
-  start(intervalMs: number): void {
-    if (intervalMs <= 0) return;
-    this.timer = setInterval(() => void this.flush(), intervalMs);
-    this.timer.unref();
-  }
-
-  /** Writes what is pending; concurrent calls share one write. */
-  flush(): Promise<void> {
-    return this.flight.run();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.flight.current;
-    await this.flush();
-  }
-
-  private async write(): Promise<void> {
+  protected async write(): Promise<void> {
     const pending = this.store.takePending();
     const seen = this.tokens?.takeSeen() ?? [];
     const people = this.people?.takeSeen() ?? null;

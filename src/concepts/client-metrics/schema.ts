@@ -120,8 +120,8 @@ export const clientMetricsSchemas = {
           },
         },
       },
-      // Accepted as Unleash 8 accepts them; Fanion has no use for them yet.
-      impactMetrics: { type: 'array', maxItems: 1000, items: { type: 'object' } },
+      // Any JSON: the impact-metrics store checks each entry on its own, so a bad one costs only itself.
+      impactMetrics: { description: 'impact metrics of the SDKs behind the relay (checked entry by entry; see impact-metrics/schema.ts)' },
       /** Tokens the relay saw its SDKs use: counted as used (`seenAt`), like a request of their own. */
       seenTokens: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 1000 } },
     },
@@ -171,6 +171,8 @@ export interface BulkMetricsBody {
   applications: (InstanceReport & { environment?: string | null })[];
   metrics: (ToggleCounts & { featureName: string; appName: string; environment?: string | null })[];
   seenTokens?: string[];
+  /** Unchecked here: the impact-metrics store checks each entry. */
+  impactMetrics?: unknown;
 }
 
 // Answers.

@@ -5,6 +5,7 @@
 // does not have go to the unknown flags (unknown-flags.ts). Each count is also kept by the hour it
 // arrived in, for USAGE_HOURS (the usage over time of a flag's page, and Unleash's
 // /api/admin/client-metrics/features/:name/raw), inside the same byte budget.
+import type { ImpactSink } from '../impact-metrics/store.js';
 import { inClientScope, type ClientScope } from '../../core/access/access.js';
 import type { State } from '../../core/state/state.js';
 import type { BulkMetricsBody, InstanceReport, MetricsBody, ToggleCounts } from './schema.js';
@@ -177,6 +178,8 @@ export class ClientMetricsStore {
   private sharing: { instances: Set<string>; counts: Map<string, ReportedCounts>; unknown: Map<string, MetricsReport['unknown'][number]> } | null = null;
   /** Set in relay mode (app.ts). */
   tap: MetricsTap | null = null;
+  /** Where a body's `impactMetrics` go (a server's impact-metrics store; app.ts). */
+  impact: ImpactSink | null = null;
 
   constructor(
     private readonly state: State,
@@ -217,6 +220,7 @@ export class ClientMetricsStore {
     this.instance(app, scope.environment, body.instanceId, now, (inst) => describe(inst, { connectionId, sdkVersion, sdkFlavor, sdkFlavorVersion, platformName, platformVersion }, headers));
     for (const [name, c] of Object.entries(body.bucket?.toggles ?? {})) this.count(scope, app, name, c, now);
     this.enforceBudget();
+    this.impact?.received((body as { impactMetrics?: unknown }).impactMetrics, Date.parse(now));
   }
 
   /**
@@ -244,6 +248,7 @@ export class ClientMetricsStore {
       this.count(scope, app, m.featureName, m, now);
     }
     this.enforceBudget();
+    this.impact?.received(body.impactMetrics, Date.parse(now));
   }
 
   private count(scope: ClientScope, app: Application, name: string, c: ToggleCounts, now: string): void {

@@ -14,6 +14,7 @@ import type { PgLog } from '../../core/log/postgres/pg-log.js';
 import type { LogBarrier } from '../../core/storage/postgres/barrier.js';
 import type { WebhookDeliverer } from '../webhooks/deliverer.js';
 import type { WebhookLeadership } from '../webhooks/leadership.js';
+import type { ImpactStore } from '../impact-metrics/store.js';
 
 export interface MetricsDeps {
   engine: Engine;
@@ -22,6 +23,8 @@ export interface MetricsDeps {
   checkpointer: Checkpoints;
   /** Null on a relay, which has no webhooks. */
   webhooks: WebhookDeliverer | null;
+  /** Impact metrics a server keeps (absent on a relay, which forwards them). */
+  impact?: ImpactStore | null;
   /** How long replaying the data folder took at start-up. */
   replayMs: number;
   /** A cluster node's log and follower: replication lag and the log's state. */
@@ -71,6 +74,12 @@ export class FanionMetrics {
     gauge('client_metrics_bytes', 'Estimated bytes the SDK metrics store holds: applications, instances, counts and their hourly history (at most CLIENT_METRICS_MAX_BYTES)', () => store.size().bytes);
     gauge('unknown_flag_reports', 'Reports of flag names SDKs use that the server does not have (name, application, environment), kept within UNKNOWN_FLAGS_MAX_BYTES', () => store.unknown.size().reports);
     gauge('unknown_flags_bytes', 'Estimated bytes those reports hold (at most UNKNOWN_FLAGS_MAX_BYTES)', () => store.unknown.size().bytes);
+    const impact = deps.impact;
+    if (impact) {
+      gauge('impact_metrics_series', 'Series of impact metrics kept (every node\'s, on a cluster)', () => engine.state.impactSeries.size);
+      gauge('impact_metrics_bytes', 'Bytes the impact metrics\' series hold, each counted with its history full (at most IMPACT_METRICS_MAX_BYTES)', () => impact.bytes);
+      gauge('impact_metrics_refused_total', 'Impact metrics entries refused as malformed, and new series refused for the budget, since start', () => impact.counts.rejected + impact.counts.refused);
+    }
     gauge('streaming_connections', 'Open SDK streams (GET /api/client/streaming)', () => push.streams);
     gauge('event_log_events', 'Events in the log (the newest id)', () => engine.state.events.lastId);
     gauge('event_log_events_kept', 'Events held in memory (fewer than the newest id on a relay, which keeps only the newest)', () => engine.state.events.size);

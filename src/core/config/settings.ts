@@ -90,6 +90,7 @@ export const SETTINGS = {
   // metrics
   METRICS_FLUSH_MS: s({ kind: int({ unit: 'ms' }), default: 10_000, group: 'metrics', doc: 'How often buffered SDK metrics are written to the log.' }),
   CLIENT_METRICS_MAX_BYTES: s({ kind: int({ unit: 'bytes' }), default: 32 * MiB, group: 'metrics', doc: 'Memory budget of SDK metrics (applications, instances, counts).' }),
+  IMPACT_METRICS_MAX_BYTES: s({ kind: int({ unit: 'bytes' }), default: 64 * MiB, group: 'metrics', doc: 'Memory budget of the impact metrics\' series, each counted with its whole history; past it, new series are refused.' }),
   UNKNOWN_FLAGS_MAX_BYTES: s({ kind: int({ unit: 'bytes' }), default: 4 * MiB, group: 'metrics', doc: 'Memory budget of the flag names SDKs report that the server does not have.' }),
   PROMETHEUS_OPEN: s({ kind: bool, default: false, group: 'metrics', doc: '/internal-backstage/prometheus answers without a token.', defaultDoc: '`false`; `true` in relay and offline modes (which have no admin token)' }),
   // streaming

@@ -28,6 +28,9 @@ export interface StateDump {
   sessions?: unknown[];
   personalTokens?: unknown[];
   passwordLinks?: unknown[];
+  /** Impact metrics' series as [key, series] (absent in checkpoints written before them). */
+  impactSeries?: [string, unknown][];
+  impactCharts?: unknown[];
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId?: number;
@@ -63,6 +66,8 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     sessions: byKey(s.sessions),
     personalTokens: byKey(s.personalTokens),
     passwordLinks: byKey(s.passwordLinks),
+    impactCharts: byKey(s.impactCharts),
+    impactSeries: [...s.impactSeries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
     nextAddonId: s.nextAddonId,
@@ -109,6 +114,8 @@ export function loadDump(d: StateDump): State {
   m<any>(d.sessions ?? [], (x) => x.hash, s.sessions);
   m<any>(d.personalTokens ?? [], (x) => x.hash, s.personalTokens);
   m<any>(d.passwordLinks ?? [], (x) => x.hash, s.passwordLinks);
+  for (const [key, series] of d.impactSeries ?? []) s.impactSeries.set(key, series as any);
+  m<any>(d.impactCharts ?? [], (x) => x.id, s.impactCharts);
   s.nextUserId = d.nextUserId ?? 1;
   s.nextPersonalTokenId = d.nextPersonalTokenId ?? 1;
   s.nextSegmentId = d.nextSegmentId;

@@ -2,7 +2,7 @@
 // Commands produce them (with every generated id and timestamp already filled in), the WAL
 // stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
   StrategyType, Tag, TagType, User,
 } from './types.js';
 import { featureEnvKey, tagKey, type State } from './state.js';
@@ -55,7 +55,17 @@ export type Op =
   | { o: 'pat.put'; token: PersonalToken }
   | { o: 'pat.del'; hash: string }
   | { o: 'passwordLink.put'; link: PasswordLink }
-  | { o: 'passwordLink.del'; hash: string };
+  | { o: 'passwordLink.del'; hash: string }
+  /**
+   * An impact metric's series described and its total set; its history is kept when its type and
+   * bucket bounds are unchanged, else it starts over (as Unleash recreates such a metric).
+   */
+  | { o: 'impact.put'; key: string; head: Omit<ImpactSeries, 'tiers'> }
+  /** A point of a series' tier set (replacing one of the same time); points before `since` are dropped. */
+  | { o: 'impact.point'; key: string; tier: number; point: ImpactPoint; since: number }
+  | { o: 'impact.del'; key: string }
+  | { o: 'impactChart.put'; chart: ImpactChart }
+  | { o: 'impactChart.del'; id: string };
 
 /**
  * Every op this version knows, checked against `Op` by the compiler (a name missing or extra does
@@ -71,7 +81,8 @@ const OP_NAMES: Record<Op['o'], true> = {
   'token.del': true, 'token.revoke': true, 'lastSeen': true, 'addon.put': true, 'addon.del': true,
   'addon.cursor': true, 'webhooks.lead': true, 'metrics.report': true, 'user.put': true, 'user.del': true,
   'session.put': true, 'session.del': true, 'pat.put': true, 'pat.del': true, 'passwordLink.put': true,
-  'passwordLink.del': true,
+  'passwordLink.del': true, 'impact.put': true, 'impact.point': true, 'impact.del': true,
+  'impactChart.put': true, 'impactChart.del': true,
 };
 
 /** Whether `op` names an op this version applies. */
@@ -379,6 +390,29 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return putIn(s.passwordLinks, op.link.hash, op.link, withUndo);
     case 'passwordLink.del':
       return delIn(s.passwordLinks, op.hash, withUndo, order);
+    case 'impact.put': {
+      const had = s.impactSeries.get(op.key);
+      const same = had && had.type === op.head.type && had.le.length === op.head.le.length && had.le.every((b, i) => b === op.head.le[i]);
+      return putIn(s.impactSeries, op.key, { ...op.head, tiers: same ? had.tiers : [] }, withUndo);
+    }
+    case 'impact.point': {
+      const had = s.impactSeries.get(op.key);
+      if (!had) return NO_UNDO;
+      // Copy-on-write: a checkpoint may be writing the old arrays in the background.
+      const tiers = had.tiers.slice();
+      while (tiers.length <= op.tier) tiers.push([]);
+      const kept = tiers[op.tier].filter((p) => p.t >= op.since && p.t !== op.point.t);
+      kept.push(op.point);
+      kept.sort((a, b) => a.t - b.t);
+      tiers[op.tier] = kept;
+      return putIn(s.impactSeries, op.key, { ...had, tiers }, withUndo);
+    }
+    case 'impact.del':
+      return delIn(s.impactSeries, op.key, withUndo, order);
+    case 'impactChart.put':
+      return putIn(s.impactCharts, op.chart.id, op.chart, withUndo);
+    case 'impactChart.del':
+      return delIn(s.impactCharts, op.id, withUndo, order);
     default: {
       const never: never = op;
       throw new Error(`unknown op ${(never as { o: string }).o}`);

@@ -1,7 +1,7 @@
 // The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
 import { EventLog } from './events/event-log.js';
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactSeries, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
   StrategyType, Tag, TagType, User,
 } from './types.js';
 
@@ -34,6 +34,10 @@ export interface State {
   personalTokens: Map<string, PersonalToken>;
   /** Invitation and reset link hash → link. */
   passwordLinks: Map<string, PasswordLink>;
+  /** Impact metrics: series key (name and labels) → series, within IMPACT_METRICS_MAX_BYTES. */
+  impactSeries: Map<string, ImpactSeries>;
+  /** Saved impact metrics charts, by id. */
+  impactCharts: Map<string, ImpactChart>;
   events: EventLog;
   /** On a cluster: the webhook delivery term and the node that leads it (0 and '' before any). */
   webhookTerm: number;
@@ -69,6 +73,8 @@ export function emptyState(): State {
     sessions: new Map(),
     personalTokens: new Map(),
     passwordLinks: new Map(),
+    impactSeries: new Map(),
+    impactCharts: new Map(),
     events: new EventLog(),
     webhookTerm: 0,
     webhookLeader: '',

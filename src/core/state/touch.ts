@@ -209,6 +209,11 @@ export class Toucher {
         case 'addon.cursor':
         case 'webhooks.lead':
         case 'metrics.report':
+        case 'impact.put':
+        case 'impact.point':
+        case 'impact.del':
+        case 'impactChart.put':
+        case 'impactChart.del':
           break;
         // People and their sessions, personal tokens and links: SDKs never authenticate with them
         // (client() takes client tokens only), so no stream or cached answer depends on them, and

@@ -260,6 +260,48 @@ export interface PasswordLink {
   createdBy: string;
 }
 
+/**
+ * One series of an impact metric (what an application's SDK reports of itself, concepts/impact-metrics):
+ * its description, its running total since it was first kept, and its history in tiers of coarser
+ * steps. Points are immutable; an op replaces a series' arrays rather than changing them.
+ */
+export interface ImpactSeries {
+  name: string;
+  help: string;
+  type: 'counter' | 'gauge' | 'histogram';
+  /** Label name → value, sorted by name (`origin` included). */
+  labels: [string, string][];
+  /** A histogram's finite bucket bounds, ascending ([] for the others; `+Inf` is implied). */
+  le: number[];
+  /** Counter: [sum]; gauge: [last value]; histogram: [count, sum, count per bound (cumulative)…, count at +Inf]. */
+  total: number[];
+  /** One array per tier (concepts/impact-metrics/logic.ts TIERS), oldest point first. */
+  tiers: ImpactPoint[][];
+}
+
+/** A chart of an impact metric someone saved (Unleash's impact-metrics config), for the console or one flag's page. */
+export interface ImpactChart {
+  id: string;
+  title?: string;
+  metricName: string;
+  timeRange: 'hour' | 'day' | 'week' | 'month';
+  yAxisMin: 'auto' | 'zero';
+  aggregationMode: 'rps' | 'count' | 'avg' | 'sum' | 'p50' | 'p95' | 'p99';
+  labelSelectors: Record<string, string[]>;
+  /** The flag whose page shows it, or null for the impact metrics page. */
+  feature: string | null;
+  createdAt: string;
+}
+
+/**
+ * What one step of a tier received, starting at `t` (Unix seconds). Counter: [sum of deltas];
+ * gauge: [last value, sum of values, number of values]; histogram: as ImpactSeries.total, deltas.
+ */
+export interface ImpactPoint {
+  t: number;
+  v: number[];
+}
+
 export interface EventRecord {
   id: number;
   type: string;

@@ -15,6 +15,8 @@ import type { Logger } from '../../core/logger.js';
 import { inScope, normalizeScope, scopeKey, type RelayScope } from './scope.js';
 import { UpstreamError, type Upstream } from './upstream.js';
 import { SingleFlight } from '../../core/single-flight.js';
+import { heldBytes, holdDelta, toEntries, type HeldSeries } from '../../concepts/impact-metrics/logic.js';
+import { readImpactMetrics } from '../../concepts/impact-metrics/store.js';
 
 export interface ForwardedApp {
   appName: string;
@@ -39,6 +41,8 @@ interface Batch {
   scope: RelayScope;
   apps: Map<string, ForwardedApp>;
   metrics: Map<string, ForwardedMetric>;
+  /** Impact metrics (impact-metrics/logic.ts): the sum of each series' deltas since the last send. */
+  impact: Map<string, HeldSeries>;
   bytes: number;
 }
 
@@ -52,7 +56,7 @@ function appOf(body: InstanceReport, environment: string, sdkType: 'backend' | '
   return app;
 }
 
-const emptyBatch = (scope: RelayScope): Batch => ({ scope, apps: new Map(), metrics: new Map(), bytes: 0 });
+const emptyBatch = (scope: RelayScope): Batch => ({ scope, apps: new Map(), metrics: new Map(), impact: new Map(), bytes: 0 });
 const str = (s: string | undefined) => (s === undefined ? 0 : 40 + 2 * s.length);
 const add = (a: number, b: number) => Math.min(a + b, Number.MAX_SAFE_INTEGER);
 const appBytes = (a: ForwardedApp) => 200 + str(a.appName) * 2 + str(a.instanceId) * 2 + str(a.environment) + str(a.sdkVersion) + str(a.started) +
@@ -84,7 +88,7 @@ export class MetricsForwarder implements MetricsTap {
   private timer: NodeJS.Timeout | null = null;
   private readonly flight = new SingleFlight(() => this.sendAll());
   /** Sent and accepted upstream, dropped (budget, or refused by the upstream), and failed sends. */
-  readonly counts = { sentMetrics: 0, sentApplications: 0, droppedMetrics: 0, droppedApplications: 0, failures: 0, requests: 0 };
+  readonly counts = { sentMetrics: 0, sentApplications: 0, droppedMetrics: 0, droppedApplications: 0, sentImpactSeries: 0, droppedImpactSeries: 0, failures: 0, requests: 0 };
   private droppedSinceLog = 0;
 
   constructor(private readonly opts: ForwarderOptions) {}
@@ -107,6 +111,7 @@ export class MetricsForwarder implements MetricsTap {
     for (const [featureName, c] of Object.entries(body.bucket?.toggles ?? {})) {
       this.addMetric(b, { featureName, appName: body.appName, environment, timestamp: start, yes: c.yes ?? 0, no: c.no ?? 0, variants: { ...(c.variants ?? {}) } });
     }
+    this.addImpact(b, (body as { impactMetrics?: unknown }).impactMetrics);
   }
 
   /**
@@ -133,6 +138,28 @@ export class MetricsForwarder implements MetricsTap {
         yes: m.yes ?? 0, no: m.no ?? 0, variants: { ...(m.variants ?? {}) },
       });
     }
+    this.addImpact(b, body.impactMetrics);
+  }
+
+  /** A body's impact metrics, each entry checked on its own (a malformed one is left out; the upstream would refuse it). */
+  private addImpact(b: Batch, raw: unknown): void {
+    for (const d of readImpactMetrics(raw).deltas) this.holdImpact(b, d.key, () => holdDelta(b.impact, d));
+  }
+
+  /** Holds a series' delta (through `hold`), within the budget when the series is new to the batch. */
+  private holdImpact(b: Batch, key: string, hold: () => void): void {
+    const had = b.impact.get(key);
+    const before = had ? heldBytes(had) : 0;
+    hold();
+    const grow = heldBytes(b.impact.get(key)!) - before;
+    if (!had && this.bytes + grow > this.opts.maxBytes) {
+      b.impact.delete(key);
+      this.counts.droppedImpactSeries++;
+      this.droppedSinceLog++;
+      return;
+    }
+    b.bytes += grow;
+    this.bytes += grow;
   }
 
   /** The batch of the sender's scope. */
@@ -225,7 +252,7 @@ export class MetricsForwarder implements MetricsTap {
       // A wider token would carry counts the sender may not give: only flags the relay knows to
       // be in the sender's projects go with it (it holds every flag of a scope it serves).
       if (!token.exact) this.keepKnown(b);
-      if (b.apps.size === 0 && b.metrics.size === 0) continue;
+      if (b.apps.size === 0 && b.metrics.size === 0 && b.impact.size === 0) continue;
       try {
         await this.send(b.scope.environment, token.raw, b);
       } catch (err) {
@@ -249,9 +276,10 @@ export class MetricsForwarder implements MetricsTap {
     const self = this.opts.self;
     const applications = [...b.apps.values()].map((a) => ({ ...a, connectVia: [...(a.connectVia ?? []), self] }));
     const metrics = [...b.metrics.values()];
+    const impact = b.impact.size > 0 ? { impactMetrics: toEntries(b.impact.values()) } : {};
     if (this.bulk) {
       this.counts.requests++;
-      const answer = await this.call(() => this.opts.upstream.post('/api/client/metrics/bulk', token, { applications, metrics }), b);
+      const answer = await this.call(() => this.opts.upstream.post('/api/client/metrics/bulk', token, { applications, metrics, ...impact }), b);
       if (answer.status < 300) return this.sent(b);
       if (answer.status !== 404 && answer.status !== 405) return this.refusedBy(answer.status, b, environment, token);
       this.bulk = false;
@@ -279,12 +307,14 @@ export class MetricsForwarder implements MetricsTap {
   private sent(b: Batch): void {
     this.counts.sentMetrics += b.metrics.size;
     this.counts.sentApplications += b.apps.size;
+    this.counts.sentImpactSeries += b.impact.size;
   }
 
   /** The upstream refused the batch itself (400, 401, 403, 413): sending it again would not help. */
-  private refusedBy(status: number, b: Pick<Batch, 'apps' | 'metrics'>, environment: string, token: string): void {
+  private refusedBy(status: number, b: Pick<Batch, 'apps' | 'metrics'> & { impact?: Map<string, HeldSeries> }, environment: string, token: string): void {
     this.counts.droppedMetrics += b.metrics.size;
     this.counts.droppedApplications += b.apps.size;
+    this.counts.droppedImpactSeries += b.impact?.size ?? 0;
     if (status === 401 || status === 403) this.opts.onTokenRefused?.(token);
     this.opts.log.warn({ environment, status, metrics: b.metrics.size }, 'the upstream refused a batch of SDK metrics; it is dropped');
   }
@@ -312,7 +342,7 @@ export class MetricsForwarder implements MetricsTap {
           await this.call(() => upstream.post('/api/client/register', token, {
             appName, instanceId: a.instanceId, strategies: a.strategies ?? [], started: a.started ?? new Date().toISOString(), interval: a.interval ?? 0,
             ...(a.sdkVersion ? { sdkVersion: a.sdkVersion } : {}),
-          }), { scope: b.scope, apps: new Map(), metrics: one.metrics, bytes: 0 });
+          }), { ...emptyBatch(b.scope), metrics: one.metrics });
         }
         this.counts.sentApplications += one.apps.size;
         if (one.metrics.size === 0) continue;
@@ -324,11 +354,24 @@ export class MetricsForwarder implements MetricsTap {
         }
         const instanceId = one.apps.values().next().value?.instanceId ?? this.opts.self.instanceId;
         this.counts.requests++;
-        const answer = await this.call(() => upstream.post('/api/client/metrics', token, { appName, instanceId, bucket: { start, stop: new Date().toISOString(), toggles } }), { scope: b.scope, apps: new Map(), metrics: one.metrics, bytes: 0 });
+        const answer = await this.call(() => upstream.post('/api/client/metrics', token, { appName, instanceId, bucket: { start, stop: new Date().toISOString(), toggles } }), { ...emptyBatch(b.scope), metrics: one.metrics });
         if (answer.status < 300) this.counts.sentMetrics += one.metrics.size;
         else this.refusedBy(answer.status, { apps: new Map(), metrics: one.metrics }, b.scope.environment, token);
       } catch (err) {
         failed = err;
+      }
+    }
+    if (b.impact.size > 0) {
+      // Without the bulk route, impact metrics go in a metrics post of their own, in the relay's name.
+      const held = { ...emptyBatch(b.scope), impact: b.impact };
+      if (failed) this.putBack(held);
+      else {
+        const now = new Date().toISOString();
+        const body = { appName: this.opts.self.appName, instanceId: this.opts.self.instanceId, bucket: { start: now, stop: now, toggles: {} }, impactMetrics: toEntries(b.impact.values()) };
+        this.counts.requests++;
+        const answer = await this.call(() => upstream.post('/api/client/metrics', token, body), held);
+        if (answer.status < 300) this.counts.sentImpactSeries += b.impact.size;
+        else this.refusedBy(answer.status, held, b.scope.environment, token);
       }
     }
     if (failed) throw failed;
@@ -339,5 +382,12 @@ export class MetricsForwarder implements MetricsTap {
     const into = this.batch(b.scope);
     for (const a of b.apps.values()) if (!into.apps.has(`${a.appName}\u0000${a.instanceId}`)) this.addApp(into, a);
     for (const m of b.metrics.values()) this.addMetric(into, { ...m, variants: { ...m.variants } });
+    for (const [key, h] of b.impact) {
+      this.holdImpact(into, key, () => {
+        const now = into.impact.get(key);
+        // What came meanwhile is newer: a gauge keeps its value, counts add up.
+        into.impact.set(key, now ? { head: now.head, point: now.head.type === 'gauge' ? now.point : now.point.map((x, i) => x + (h.point[i] ?? 0)) } : h);
+      });
+    }
   }
 }

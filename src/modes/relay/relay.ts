@@ -320,10 +320,12 @@ export class Relay implements TokenHost {
     labelled('relay_metrics_forwarded_total', 'SDK metrics entries and applications the upstream took', ['kind'], (set) => {
       set({ kind: 'metrics' }, this.forwarder.counts.sentMetrics);
       set({ kind: 'applications' }, this.forwarder.counts.sentApplications);
+      set({ kind: 'impact_series' }, this.forwarder.counts.sentImpactSeries);
     }, 'counter');
     labelled('relay_metrics_dropped_total', 'SDK metrics entries and applications dropped (budget full, or refused by the upstream)', ['kind'], (set) => {
       set({ kind: 'metrics' }, this.forwarder.counts.droppedMetrics);
       set({ kind: 'applications' }, this.forwarder.counts.droppedApplications);
+      set({ kind: 'impact_series' }, this.forwarder.counts.droppedImpactSeries);
     }, 'counter');
     labelled('relay_metrics_forward_failures_total', 'Sends of SDK metrics that failed (kept for the next try)', [], (set) => set({}, this.forwarder.counts.failures), 'counter');
     labelled('relay_metrics_waiting_bytes', 'SDK metrics waiting to go upstream (estimated bytes)', [], (set) => set({}, this.forwarder.waitingBytes));

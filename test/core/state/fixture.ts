@@ -66,6 +66,9 @@ export function fixtureOps(): Op[] {
     { o: 'session.put', session: { hash: 's1', userId: 1, method: 'password', createdAt: T0, expiresAt: '2026-01-03T00:00:00.000Z', seenAt: T0 } },
     { o: 'pat.put', token: { hash: 'p1', id: 1, userId: 1, description: 'ci', expiresAt: '2027-01-01T00:00:00.000Z', createdAt: T0, seenAt: null } },
     { o: 'passwordLink.put', link: { hash: 'l1', userId: 1, kind: 'invite', createdAt: T0, expiresAt: '2026-01-02T00:00:00.000Z', createdBy: 'admin' } },
+    { o: 'impact.put', key: 'errors', head: { name: 'errors', help: 'h', type: 'counter', labels: [['origin', 'sdk']], le: [], total: [3] } },
+    { o: 'impact.point', key: 'errors', tier: 0, point: { t: 60, v: [3] }, since: 0 },
+    { o: 'impactChart.put', chart: { id: 'c1', metricName: 'errors', timeRange: 'hour', yAxisMin: 'auto', aggregationMode: 'count', labelSelectors: {}, feature: null, createdAt: T0 } },
   ];
 }
 

@@ -179,6 +179,29 @@ const CASES: Record<string, Case[]> = {
     { name: 'removes a password link', changes: true, op: { o: 'passwordLink.del', hash: 'l1' } },
     { name: 'is a no-op for an unknown link', changes: false, op: { o: 'passwordLink.del', hash: 'nope' } },
   ],
+  'impact.put': [
+    { name: 'adds a series', changes: true, op: { o: 'impact.put', key: 'new', head: { name: 'new', help: '', type: 'gauge', labels: [], le: [], total: [1] } } },
+    { name: 'sets a series\' total, keeping its points', changes: true, op: { o: 'impact.put', key: 'errors', head: { name: 'errors', help: 'h', type: 'counter', labels: [['origin', 'sdk']], le: [], total: [5] } } },
+    { name: 'starts a series of another type over', changes: true, op: { o: 'impact.put', key: 'errors', head: { name: 'errors', help: 'h', type: 'gauge', labels: [['origin', 'sdk']], le: [], total: [5] } } },
+  ],
+  'impact.point': [
+    { name: 'adds a point, dropping those before since', changes: true, op: { o: 'impact.point', key: 'errors', tier: 0, point: { t: 180, v: [1] }, since: 120 } },
+    { name: 'replaces the point of the same time', changes: true, op: { o: 'impact.point', key: 'errors', tier: 0, point: { t: 60, v: [9] }, since: 0 } },
+    { name: 'adds a tier', changes: true, op: { o: 'impact.point', key: 'errors', tier: 2, point: { t: 0, v: [1] }, since: 0 } },
+    { name: 'is a no-op for an unknown series', changes: false, op: { o: 'impact.point', key: 'nope', tier: 0, point: { t: 60, v: [1] }, since: 0 } },
+  ],
+  'impact.del': [
+    { name: 'removes a series', changes: true, op: { o: 'impact.del', key: 'errors' } },
+    { name: 'is a no-op for an unknown series', changes: false, op: { o: 'impact.del', key: 'nope' } },
+  ],
+  'impactChart.put': [
+    { name: 'adds a chart', changes: true, op: { o: 'impactChart.put', chart: { id: 'c2', metricName: 'm', timeRange: 'day', yAxisMin: 'zero', aggregationMode: 'rps', labelSelectors: { appName: ['a'] }, feature: 'alpha', createdAt: T1 } } },
+    { name: 'replaces a chart', changes: true, op: { o: 'impactChart.put', chart: { id: 'c1', title: 'Errors', metricName: 'errors', timeRange: 'week', yAxisMin: 'auto', aggregationMode: 'count', labelSelectors: {}, feature: null, createdAt: T0 } } },
+  ],
+  'impactChart.del': [
+    { name: 'removes a chart', changes: true, op: { o: 'impactChart.del', id: 'c1' } },
+    { name: 'is a no-op for an unknown chart', changes: false, op: { o: 'impactChart.del', id: 'nope' } },
+  ],
   lastSeen: [
     { name: 'moves lastSeenAt forward (in place)', changes: true, op: { o: 'lastSeen', feature: 'alpha', environment: 'development', at: T1 } },
     { name: 'is a no-op for an unknown flag', changes: false, op: { o: 'lastSeen', feature: 'nope', environment: 'development', at: T1 } },

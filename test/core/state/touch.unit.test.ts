@@ -48,6 +48,8 @@ t.test('people, sessions and personal tokens touch nothing an SDK sees, whatever
     ['a person deactivated and signed out', [{ o: 'user.put', user: { ...state.users.get(1)!, active: false } }, { o: 'session.del', hash: 's1' }]],
     ['a password link used', [{ o: 'passwordLink.del', hash: 'l1' }]],
     ['a person deleted', [{ o: 'pat.del', hash: 'p1' }, { o: 'user.del', id: 1 }]],
+    ['an impact metrics flush', [{ o: 'impact.put', key: 'k', head: { name: 'k', help: '', type: 'counter', labels: [], le: [], total: [1] } }, { o: 'impact.point', key: 'k', tier: 0, point: { t: 0, v: [1] }, since: 0 }, { o: 'impact.del', key: 'errors' }]],
+    ['an impact metrics chart saved', [{ o: 'impactChart.del', id: 'c1' }]],
   ];
   for (const [what, ops] of cases) {
     const touched = touch(ops);
