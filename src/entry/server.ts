@@ -3,7 +3,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import polka from 'polka';
 import { openFanion, type AdminSide, type Fanion, type FanionDeps } from './app.js';
 import { modeOf, type Mode } from '../core/config.js';
 import { clientApiRoutes } from '../concepts/client-api/routes.js';
@@ -31,7 +30,7 @@ import { hostGuard } from '../http/hosts.js';
 import { openApiDocument } from '../http/openapi.js';
 import { mount } from '../http/pipeline.js';
 import type { AppContext, RouteDef } from '../http/route.js';
-import { indexRoutes } from '../http/route-index.js';
+import { Router } from '../http/route-index.js';
 import { SchemaRegistry } from '../http/validation.js';
 import type { Checkpoints } from '../core/storage/checkpointer.js';
 import { SECRET_PATH_PREFIX } from '../concepts/tokens/routes.js';
@@ -280,7 +279,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const barrier = cluster ? { wait: () => cluster.barrier.wait(), position: () => cluster.log.durableLsn } : undefined;
   const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access, barrier };
 
-  const app = polka({
+  const app = new Router({
     onError: (err, req, res) => {
       const started = performance.now();
       sendError(res, err, log, { method: req.method, path: loggablePath(req, words) });
@@ -366,7 +365,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   mount(app, ctx, routes);
   await letWaitingRequestsIn();
   words = fixedWords([...routes.map((r) => r.path), HEALTH, READY, '/api/openapi.json', '/docs/openapi', '/ui']);
-  indexRoutes(app);
   const openapi = openApiDocument(routes, ctx.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
   mountApiDocs(app);
@@ -377,7 +375,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const answerPoll = poll ? directGet(ctx, poll) : null;
   const frontendGet = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === FRONTEND);
   const answerFrontend = frontendGet ? directGet(ctx, frontendGet) : null;
-  const appHandler = app.handler as unknown as http.RequestListener;
+  const appHandler = app.handler;
   // Relay mode: a token the relay does not hold yet is checked with the upstream first (the
   // request waits, bounded); then the request goes on as any other, and authentication decides.
   const admit = relay ? (req: http.IncomingMessage) => relay.admit(req) : null;
