@@ -15,7 +15,7 @@ import type { WebhookDeliverer } from '../concepts/webhooks/deliverer.js';
 import type { WebhookLeadership } from '../concepts/webhooks/leadership.js';
 import { OpenAuthenticator, type Authenticator } from '../core/access/access.js';
 import { ClientSnapshot } from '../concepts/client-api/snapshot.js';
-import { RepeatPolls } from '../concepts/client-api/repeat-polls.js';
+import { FrontDoor } from '../concepts/client-api/front-door.js';
 import { MetricsFlusher } from '../concepts/client-metrics/flusher.js';
 import { ClientMetricsStore, type MetricsReport } from '../concepts/client-metrics/store.js';
 import { UnknownFlags } from '../concepts/client-metrics/unknown-flags.js';
@@ -123,8 +123,8 @@ export interface Fanion {
   metrics: ClientMetricsStore;
   /** What /internal-backstage/prometheus shows. */
   operations: FanionMetrics;
-  /** Each connection's last poll, answered 304 again at once until the state changes. */
-  repeatPolls: RepeatPolls;
+  /** Where SDK polls are decided, each connection's last poll kept, and a poll's answer written. */
+  frontDoor: FrontDoor;
   flusher: MetricsFlusher;
   /** Impact metrics SDKs send, kept as series in the state (written every METRICS_FLUSH_MS). */
   impact: ImpactStore;
@@ -308,8 +308,8 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
     const keepsImpact = !config.relay && !config.offline;
     if (keepsImpact) metrics.impact = impact;
     const operations = new FanionMetrics({ engine, store: metrics, impact: keepsImpact ? impact : null, push, checkpointer, webhooks: admin?.webhooks ?? null, replayMs: opened.replayed.ms, cluster: cluster && leadership ? { ...cluster, leadership } : null });
-    const repeatPolls = new RepeatPolls(operations.hot);
-    engine.onChange(() => repeatPolls.forget());
+    const frontDoor = new FrontDoor(snapshot, operations.hot, () => engine.applying);
+    engine.onChange(() => frontDoor.forget());
     const flusher = new MetricsFlusher(engine, metrics, log, tokens, people, cluster?.nodeId ?? null);
     if (cluster) {
       // What SDKs reported to the other nodes joins this node's views.
@@ -358,7 +358,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       return closing;
     };
     return {
-      engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, people, admin, oidc, snapshot, push, evaluator, metrics, operations, repeatPolls,
+      engine, storage: opened.storage, cluster, checkpointer, hasher, auth, tokens, people, admin, oidc, snapshot, push, evaluator, metrics, operations, frontDoor,
       flusher, impact, relay, offline, readiness, close, closingStep: () => closingStep,
     };
   } catch (err) {

@@ -3,11 +3,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import polka from 'polka';
 import { openFanion, type AdminSide, type Fanion, type FanionDeps } from './app.js';
 import { modeOf, type Mode } from '../core/config.js';
 import { clientApiRoutes } from '../concepts/client-api/routes.js';
-import type { RepeatPolls } from '../concepts/client-api/repeat-polls.js';
+import type { FrontDoor, Gate } from '../concepts/client-api/front-door.js';
 import type { PushHub } from '../concepts/push/hub.js';
 import { pushRoutes } from '../concepts/push/routes.js';
 import { frontendRoutes } from '../concepts/frontend/routes.js';
@@ -27,20 +26,17 @@ import {
   type ConnectionGuard,
 } from '../http/connections.js';
 import { NOSNIFF, sendError, sendJson } from '../http/respond.js';
-import { directGet } from '../http/fast-path.js';
 import { hostGuard } from '../http/hosts.js';
 import { openApiDocument } from '../http/openapi.js';
 import { mount } from '../http/pipeline.js';
 import type { AppContext, RouteDef } from '../http/route.js';
-import { indexRoutes } from '../http/route-index.js';
+import { Router } from '../http/route-index.js';
 import { SchemaRegistry } from '../http/validation.js';
 import type { Checkpoints } from '../core/storage/checkpointer.js';
 import { SECRET_PATH_PREFIX } from '../concepts/tokens/routes.js';
 import { ensureFirstAdminToken } from '../concepts/tokens/seed.js';
 import { backstageRoutes, proxyAliases, relayRoutes, validateThroughUpstream } from '../modes/relay/routes.js';
 
-const CLIENT_FEATURES = '/api/client/features';
-const FRONTEND = '/api/frontend';
 const READY = '/ready';
 const HEALTH = '/health';
 
@@ -177,7 +173,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
   };
   let handler: http.RequestListener | null = null;
-  let repeats: RepeatPolls | null = null;
+  let door: FrontDoor | null = null;
   const unavailable = (req: http.IncomingMessage, res: http.ServerResponse, message: string) => {
     const started = performance.now();
     const { status, body } = toErrorResponse(new ServiceUnavailableError(message));
@@ -197,8 +193,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // A page that rebound its own name to this server (http/hosts.ts): before anything is
     // answered, SDK polls included, but health and readiness, which tell it nothing.
     if (checkHost !== null && !hostServed(req, res)) return;
-    // An SDK's repeated poll, when nothing changed: before anything else (client-api/repeat-polls.ts).
-    if (repeats !== null && repeats.answer(req, res)) return;
+    // SDK polls: decided and answered by the front door (client-api/front-door.ts), the rest goes on.
+    if (door !== null && door.serve(req, res)) return;
     if ((req.method === 'GET' || req.method === 'HEAD') && isPath(req.url!, READY)) answerReady(readiness, res);
     else if (handler) handler(req, res);
     // Liveness: the process is up while it replays or waits for its database. A 503 here would
@@ -281,7 +277,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const barrier = cluster ? { wait: () => cluster.barrier.wait(), position: () => cluster.log.durableLsn } : undefined;
   const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access, barrier };
 
-  const app = polka({
+  const app = new Router({
     onError: (err, req, res) => {
       const started = performance.now();
       sendError(res, err, log, { method: req.method, path: loggablePath(req, words) });
@@ -332,7 +328,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const admin = fanion.admin ? await adminRoutes(ctx, fanion, fanion.admin) : { before: [], after: [] };
   let routes = [
     ...admin.before,
-    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.operations.hot, () => fanion.engine.applying, fanion.repeatPolls),
+    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.frontDoor),
     ...pushRoutes(fanion.push, ctx.schemas),
     ...clientMetricsRoutes(ctx, fanion.metrics, fanion.tokens),
     ...edgeRoutes(ctx, fanion.tokens),
@@ -369,55 +365,41 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   mount(app, ctx, routes);
   await letWaitingRequestsIn();
   words = fixedWords([...routes.map((r) => r.path), HEALTH, READY, '/api/openapi.json', '/docs/openapi', '/ui']);
-  indexRoutes(app);
   const openapi = openApiDocument(routes, ctx.schemas);
   app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
   mountApiDocs(app);
 
-  // The path SDKs poll is answered before polka routes anything; every other request, SDK
-  // register/metrics included, goes through the one polka app.
-  const poll = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === CLIENT_FEATURES);
-  const answerPoll = poll ? directGet(ctx, poll) : null;
-  const frontendGet = routes.find((r) => r.fastPath && r.method === 'GET' && r.path === FRONTEND);
-  const answerFrontend = frontendGet ? directGet(ctx, frontendGet) : null;
-  const appHandler = app.handler as unknown as http.RequestListener;
+  const appHandler = app.handler;
   // Relay mode: a token the relay does not hold yet is checked with the upstream first (the
   // request waits, bounded); then the request goes on as any other, and authentication decides.
   const admit = relay ? (req: http.IncomingMessage) => relay.admit(req) : null;
   // A TOKENS entry whose flags the relay does not have yet (its upstream not reached since it
   // started) is not a wrong token: 503, which SDKs retry, not the 401 authentication would give.
-  const afterAdmit: http.RequestListener = (req, res) => {
+  const afterAdmit: Gate = (req, res, next) => {
     const waiting = relay!.notReadyFor(req);
-    if (waiting === null) dispatch(req, res);
+    if (waiting === null) next(req, res);
     else unavailable(req, res, `This relay is not ready for the token ${waiting}…: it has not had its flags from the upstream ${config.relay!.upstreamUrl} yet. Try again in a moment.`);
   };
-  const dispatch: http.RequestListener = (req, res) => {
-    const url = req.url!;
-    if (answerPoll && req.method === 'GET' && isPath(url, CLIENT_FEATURES)) {
-      answerPoll(req, res);
-    } else if (answerFrontend && req.method === 'GET' && isPath(url, FRONTEND)) {
-      // Browsers poll the Frontend API too: the same shortcut past polka.
-      answerFrontend(req, res);
-    } else {
-      appHandler(req, res);
-    }
-  };
-  repeats = fanion.repeatPolls;
   // Offline mode: a configured token before a good features file was read gets 503, as a relay's does.
   const offline = fanion.offline;
-  const offlineGate: http.RequestListener | null = offline
-    ? (req, res) => {
-      if (!offline.notReadyFor(req)) dispatch(req, res);
-      else unavailable(req, res, `Not ready: no good features file was read from ${config.offline!.bootstrapFile} yet. Try again in a moment.`);
-    }
-    : null;
-  handler = admit
-    ? (req, res) => {
+  // What a relay or offline mode checks before any request goes on, SDK polls included.
+  const gate: Gate | null = admit
+    ? (req, res, next) => {
       const wait = admit(req);
-      if (wait) void wait.then(() => afterAdmit(req, res));
-      else dispatch(req, res);
+      if (wait) void wait.then(() => afterAdmit(req, res, next));
+      else next(req, res);
     }
-    : offlineGate ?? dispatch;
+    : offline
+      ? (req, res, next) => {
+        if (!offline.notReadyFor(req)) next(req, res);
+        else unavailable(req, res, `Not ready: no good features file was read from ${config.offline!.bootstrapFile} yet. Try again in a moment.`);
+      }
+      : null;
+  // SDK polls past the gate are answered by the front door; every other request, SDK
+  // register/metrics included, goes through the router.
+  fanion.frontDoor.open(ctx, routes, gate ?? undefined);
+  door = fanion.frontDoor;
+  handler = gate ? (req, res) => gate(req, res, appHandler) : appHandler;
   if (!flagsAt) await ensureFirstAdminToken({ engine, config, hasher, log });
   // A relay has no admin API, so no people either.
   if (fanion.admin) await (await import('../concepts/people/seed.js')).ensureFirstAdmin({ engine, config, passwords: fanion.admin.passwords, log });

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Polka } from 'polka';
+import type { Routes } from './route-index.js';
 
 const DOCS = '/docs/openapi';
 
@@ -59,7 +59,7 @@ const PAGE_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'un
 const PAGE_HEADERS = { 'Content-Security-Policy': PAGE_POLICY, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' };
 
 /** Mounts the page and its files on `app`. */
-export function mountApiDocs(app: Polka): void {
+export function mountApiDocs(app: Routes): void {
   const dir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Buffer>();
   const send = (res: import('node:http').ServerResponse, type: string, body: Buffer | string, extra?: Record<string, string>) => {

@@ -1,4 +1,4 @@
-// The SDK hot path: GETs served by a synchronous handler, and the poll answered before polka.
+// The SDK hot path: GETs served by a synchronous handler, and routes answered before polka.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request } from 'polka';
 import type { Actor } from '../core/state/types.js';
@@ -48,9 +48,10 @@ export function syncGet(ctx: AppContext, route: RouteDef): (req: Request, res: S
 }
 
 /**
- * The one route SDKs poll, answered before polka routes anything. Measured: polka's URL parse,
- * route lookup and middleware loop cost about as much CPU as the whole 304 answer, which kept
- * the 304 path well under the raw node:http baseline. Everything else still goes through polka.
+ * A route answered before polka routes anything (the SDK poll and the Frontend API's GET, chosen
+ * by the client API's front door). Measured: polka's URL parse, route lookup and middleware loop
+ * cost about as much CPU as the whole 304 answer, which kept the 304 path well under the raw
+ * node:http baseline.
  */
 export function directGet(ctx: AppContext, route: RouteDef): (req: IncomingMessage, res: ServerResponse) => void {
   if (route.method !== 'GET' || route.permission || route.path.includes(':')) {

@@ -2,7 +2,8 @@
 // (before the body is read), content type, body limit, schema, body-named scopes, handler, and
 // errors out through the one catalogue.
 import type { ServerResponse } from 'node:http';
-import type { Polka, Request } from 'polka';
+import type { Request } from 'polka';
+import type { Routes } from './route-index.js';
 import { readJson, readLargeJson, requireJson } from './body.js';
 import { syncGet } from './fast-path.js';
 import { crossOriginGuard } from './origin.js';
@@ -16,7 +17,7 @@ import { Slicer } from '../core/slices.js';
 const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
 
 
-export function mount(app: Polka, ctx: AppContext, routes: RouteDef[]): void {
+export function mount(app: Routes, ctx: AppContext, routes: RouteDef[]): void {
   const refuseCrossOrigin = crossOriginGuard(ctx.config.http.corsOrigins);
   const preflight = preflightFor(ctx.config.frontend.origins);
   const preflighted = new Set<string>();

@@ -79,7 +79,8 @@ export interface RouteDef {
   protocolErrors?: (err: unknown, call: { params: Record<string, string> }) => Reply | null;
   /**
    * An SDK GET served with a synchronous handler (no promise of ours per request); the client
-   * features poll is also answered before polka routes anything (server.ts). Only for GETs
+   * features poll and the Frontend API's GET are also answered before polka routes anything (the
+   * client API's front door). Only for GETs
    * without a permission: mount refuses it anywhere else.
    */
   fastPath?: boolean;

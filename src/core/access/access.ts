@@ -59,7 +59,7 @@ export interface ClientScope {
   actor: Actor;
   /** The token's hash, naming the token itself (tokens may share a scope); none with AUTH_TYPE=none. */
   token?: string;
-  /** The token's expiry and last use, for a repeated poll answered without authenticating again (client-api/repeat-polls.ts). */
+  /** The token's expiry and last use, for a repeated poll answered without authenticating again (the client API's front door). */
   credential?: CredentialUse;
 }
 

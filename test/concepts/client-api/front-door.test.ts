@@ -1,95 +1,50 @@
-// A connection's repeated poll answered 304 before anything else (src/concepts/client-api/repeat-polls.ts):
-// which requests it answers, in process over real sockets; and, against a real server process,
-// that it never answers what the whole path would refuse or answer otherwise.
+// The SDK poll's front door (src/concepts/client-api/front-door.ts): which answer `decide` picks for
+// a request and its connection's remembered poll; and, against a real server process, that a
+// connection repeating its poll is never answered what the whole path would refuse or answer otherwise.
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import type { ClientScope, CredentialUse } from '../../../src/core/access/access.js';
-import { RepeatPolls } from '../../../src/concepts/client-api/repeat-polls.js';
-import { HotCounters } from '../../../src/http/counters.js';
+import { decide, type Knock, type Remembered } from '../../../src/concepts/client-api/front-door.js';
 import { batchDocument } from '../../helpers/big-import.js';
-import { oneConnection, request, type Answer } from '../../helpers/connection.js';
+import { oneConnection, request } from '../../helpers/connection.js';
 import { serve } from '../../helpers/server.js';
 
 const F = '/api/client/features';
 
-t.test('RepeatPolls answers only an exact repeat on the same connection, until forgotten or expired', async (t) => {
-  const hot = new HotCounters();
-  let clock = 1_000;
-  const repeats = new RepeatPolls(hot, () => clock);
-  const credential: CredentialUse = { expiresAtMs: 5_000, usedAt: 0 };
-  const scope: ClientScope = { environment: 'production', projects: ['*'], key: 'k', actor: { name: 'sdk', userId: null }, credential };
+t.test('decide: a repeat only for the exact poll, on the same state, before the token expires', async (t) => {
   const ETAG = '"abc"';
-  const NOT_MODIFIED = ['ETag', ETAG, 'Vary', 'Accept-Encoding'];
-  // The whole path stands for Fanion's: it counts what reached it and remembers what it answered.
-  let whole = 0;
-  const server = http.createServer((req, res) => {
-    if (repeats.answer(req, res)) return;
-    whole++;
-    repeats.remember(req, scope, ETAG, NOT_MODIFIED);
-    if (req.headers['if-none-match'] === ETAG) {
-      res.writeHead(304, NOT_MODIFIED);
-      res.end();
-    } else {
-      res.writeHead(200, ['ETag', ETAG, 'Content-Type', 'application/json']);
-      res.end('{"features":[]}');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const agent = oneConnection();
-  t.teardown(() => agent.destroy());
-  const poll = { authorization: 'token-a', 'if-none-match': ETAG };
-
-  const first = await request(agent, `${base}${F}`, poll);
-  t.equal(first.status, 304);
-  t.equal(whole, 1, 'the first poll takes the whole path');
-  clock = 2_000;
-  const again = await request(agent, `${base}${F}`, poll);
-  t.equal(again.status, 304);
-  t.equal(again.headers.etag, ETAG);
-  t.equal(again.headers.vary, 'Accept-Encoding', 'the remembered headers are sent');
-  t.equal(whole, 1, 'the repeat is answered before the whole path');
-  t.equal(credential.usedAt, 2_000, "the token's use is recorded");
-  t.same(hot.polls.get('production'), [0, 1], 'and counted as a 304 poll of its environment');
-
-  const differing: [string, () => Promise<Answer>][] = [
-    ['another Authorization header', () => request(agent, `${base}${F}`, { ...poll, authorization: 'token-b' })],
-    ['no Authorization header', () => request(agent, `${base}${F}`, { 'if-none-match': ETAG })],
-    ['another URL (a query)', () => request(agent, `${base}${F}?project=default`, poll)],
-    ['another ETag', () => request(agent, `${base}${F}`, { ...poll, 'if-none-match': '"other"' })],
-    ['a weak form of the same ETag', () => request(agent, `${base}${F}`, { ...poll, 'if-none-match': `W/${ETAG}` })],
-    ['HEAD', () => request(agent, `${base}${F}`, poll, 'HEAD')],
+  const remembered: Remembered = {
+    url: F, authorization: 'token-a', etag: ETAG, notModified: ['ETag', ETAG], environment: 'production', credential: { expiresAtMs: 5_000, usedAt: 0 }, generation: 7,
+  };
+  const poll: Knock = { method: 'GET', url: F, headers: { authorization: 'token-a', 'if-none-match': ETAG } };
+  let reads = 0;
+  const at = (ms: number) => () => {
+    reads++;
+    return ms;
+  };
+  t.equal(decide(poll, remembered, 7, at(1_000)), 'repeat', 'the exact poll, nothing changed: 304 from memory');
+  t.equal(reads, 1, 'the clock is read for a token that expires');
+  t.equal(decide(poll, { ...remembered, credential: undefined }, 7, at(9_999)), 'repeat', 'no credential (AUTH_TYPE=none): nothing expires');
+  t.equal(decide(poll, remembered, 7, at(5_000)), 'poll', 'the token has expired: the whole path, which refuses it');
+  t.equal(decide(poll, remembered, 8, at(1_000)), 'poll', 'the state changed since: the whole path');
+  t.equal(decide(poll, undefined, 7, at(1_000)), 'poll', 'nothing remembered (another connection, or its first poll): the whole path');
+  const differing: [string, Knock][] = [
+    ['another Authorization header', { ...poll, headers: { ...poll.headers, authorization: 'token-b' } }],
+    ['no Authorization header', { ...poll, headers: { 'if-none-match': ETAG } }],
+    ['another URL (a query)', { ...poll, url: `${F}?project=default` }],
+    ['another ETag', { ...poll, headers: { ...poll.headers, 'if-none-match': '"other"' } }],
+    ['a weak form of the same ETag', { ...poll, headers: { ...poll.headers, 'if-none-match': `W/${ETAG}` } }],
+    ['no If-None-Match', { ...poll, headers: { authorization: 'token-a' } }],
+    ['HEAD', { ...poll, method: 'HEAD' }],
   ];
-  for (const [what, send] of differing) {
-    // Make the exact poll the remembered one again, then send the differing one.
-    await request(agent, `${base}${F}`, poll);
-    const before = whole;
-    await send();
-    t.equal(whole, before + 1, `${what}: the whole path`);
+  for (const [what, knock] of differing) t.equal(decide(knock, remembered, 7, at(1_000)), 'poll', `${what}: the whole poll path`);
+  t.equal(decide({ ...poll, url: `${F}/` }, remembered, 7, at(1_000)), 'router', 'a trailing slash: the router (whose poll route is the same handler)');
+  t.equal(decide({ ...poll, url: `${F}/` }, { ...remembered, url: `${F}/` }, 7, at(1_000)), 'repeat', 'its exact repeat: 304 from memory too');
+  t.equal(decide({ method: 'GET', url: '/api/frontend?appName=x', headers: {} }, undefined, 7, at(1_000)), 'frontend');
+  t.equal(decide({ method: 'HEAD', url: '/api/frontend', headers: {} }, undefined, 7, at(1_000)), 'router');
+  for (const [method, url] of [['POST', F], ['DELETE', F], ['GET', `${F}/alpha`], ['GET', `${F}x`], ['GET', '/api/client/featuresx?y'], ['GET', '/health'], ['POST', '/api/frontend']]) {
+    t.equal(decide({ method, url, headers: poll.headers }, undefined, 7, at(1_000)), 'router', `${method} ${url}: the router`);
   }
-
-  await request(agent, `${base}${F}`, poll);
-  let before = whole;
-  await request(agent, `${base}${F}`, poll);
-  t.equal(whole, before, 'an exact repeat again: answered here');
-  repeats.forget();
-  await request(agent, `${base}${F}`, poll);
-  t.equal(whole, before + 1, 'after a change of the state: the whole path');
-
-  const other = oneConnection();
-  t.teardown(() => other.destroy());
-  before = whole;
-  await request(other, `${base}${F}`, poll);
-  t.equal(whole, before + 1, "another connection's first poll: the whole path (what one connection proved is its own)");
-
-  await request(agent, `${base}${F}`, poll);
-  before = whole;
-  clock = 5_000;
-  await request(agent, `${base}${F}`, poll);
-  t.equal(whole, before + 1, 'once the token has expired: the whole path (which refuses it)');
+  t.equal(decide({ method: 'POST', url: F, headers: poll.headers }, remembered, 7, at(1_000)), 'router', 'a POST repeating the URL: the router (its 405)');
 });
 
 t.test('against a real server, a connection repeating its poll is refused or answered anew exactly when the whole path would', async (t) => {
@@ -153,6 +108,28 @@ t.test('against a real server, a connection repeating its poll is refused or ans
     t.equal(other.status, 200, "the development answer's ETag is not production's");
     t.equal((await request(agent, url, { authorization: 'default:development.unknown', 'if-none-match': etag })).status, 401, 'an unknown token: 401');
   });
+});
+
+t.test("every way to the poll is written by the door: GET, HEAD and the router's path with a trailing slash answer alike", async (t) => {
+  const { srv, ok } = await serve(t);
+  await ok('POST', '/api/admin/projects/default/features', { name: 'alpha' });
+  const agent = oneConnection();
+  t.teardown(() => agent.destroy());
+  const url = srv.url + F;
+  const get = await request(agent, url);
+  t.equal(get.status, 200);
+  const etag = get.headers.etag!;
+  const shown = (h: Record<string, unknown>) => ({ etag: h.etag, type: h['content-type'], length: h['content-length'], vary: h.vary, nosniff: h['x-content-type-options'] });
+  for (const [what, path, method] of [['HEAD', F, 'HEAD'], ['a trailing slash', `${F}/`, 'GET'], ['HEAD with a trailing slash', `${F}/`, 'HEAD']]) {
+    const answer = await request(agent, srv.url + path, {}, method);
+    t.equal(answer.status, 200, `${what}: 200`);
+    t.same(shown(answer.headers), shown(get.headers), `${what}: the same headers`);
+    t.equal(answer.body, method === 'HEAD' ? '' : get.body, `${what}: ${method === 'HEAD' ? 'no body' : 'the same body'}`);
+    const again = await request(agent, srv.url + path, { 'if-none-match': etag }, method);
+    t.equal(again.status, 304, `${what} with the ETag: 304`);
+    t.same(shown(again.headers), { ...shown(get.headers), type: undefined, length: undefined }, `${what}: the 304's headers`);
+  }
+  t.equal((await request(agent, url, {}, 'POST')).status, 405, 'POST: 405, the router knows the path');
 });
 
 t.test('a large import applied in slices: a connection polling throughout gets the new flags once it is applied', async (t) => {
