@@ -28,6 +28,9 @@ export interface StateDump {
   sessions?: unknown[];
   personalTokens?: unknown[];
   passwordLinks?: unknown[];
+  /** Release templates and plans (absent in dumps written before them). */
+  releaseTemplates?: unknown[];
+  releasePlans?: unknown[];
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId?: number;
@@ -63,6 +66,8 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     sessions: byKey(s.sessions),
     personalTokens: byKey(s.personalTokens),
     passwordLinks: byKey(s.passwordLinks),
+    releaseTemplates: byKey(s.releaseTemplates),
+    releasePlans: byKey(s.releasePlans),
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
     nextAddonId: s.nextAddonId,
@@ -109,6 +114,8 @@ export function loadDump(d: StateDump): State {
   m<any>(d.sessions ?? [], (x) => x.hash, s.sessions);
   m<any>(d.personalTokens ?? [], (x) => x.hash, s.personalTokens);
   m<any>(d.passwordLinks ?? [], (x) => x.hash, s.passwordLinks);
+  m<any>(d.releaseTemplates ?? [], (x) => x.id, s.releaseTemplates);
+  m<any>(d.releasePlans ?? [], (x) => `${x.featureName}\u0000${x.environment}`, s.releasePlans);
   s.nextUserId = d.nextUserId ?? 1;
   s.nextPersonalTokenId = d.nextPersonalTokenId ?? 1;
   s.nextSegmentId = d.nextSegmentId;

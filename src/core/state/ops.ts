@@ -2,8 +2,8 @@
 // Commands produce them (with every generated id and timestamp already filled in), the WAL
 // stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
-  StrategyType, Tag, TagType, User,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken,
+  Segment, Session, Strategy, StrategyType, Tag, TagType, User,
 } from './types.js';
 import { featureEnvKey, tagKey, type State } from './state.js';
 
@@ -55,7 +55,12 @@ export type Op =
   | { o: 'pat.put'; token: PersonalToken }
   | { o: 'pat.del'; hash: string }
   | { o: 'passwordLink.put'; link: PasswordLink }
-  | { o: 'passwordLink.del'; hash: string };
+  | { o: 'passwordLink.del'; hash: string }
+  | { o: 'releaseTemplate.put'; template: ReleaseTemplate }
+  | { o: 'releaseTemplate.del'; id: string }
+  /** Puts the plan on its flag's environment (replacing the one there): a milestone start is a put too. */
+  | { o: 'releasePlan.put'; plan: ReleasePlan }
+  | { o: 'releasePlan.del'; feature: string; environment: string };
 
 /**
  * Every op this version knows, checked against `Op` by the compiler (a name missing or extra does
@@ -71,7 +76,7 @@ const OP_NAMES: Record<Op['o'], true> = {
   'token.del': true, 'token.revoke': true, 'lastSeen': true, 'addon.put': true, 'addon.del': true,
   'addon.cursor': true, 'webhooks.lead': true, 'metrics.report': true, 'user.put': true, 'user.del': true,
   'session.put': true, 'session.del': true, 'pat.put': true, 'pat.del': true, 'passwordLink.put': true,
-  'passwordLink.del': true,
+  'passwordLink.del': true, 'releaseTemplate.put': true, 'releaseTemplate.del': true, 'releasePlan.put': true, 'releasePlan.del': true,
 };
 
 /** Whether `op` names an op this version applies. */
@@ -199,6 +204,10 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return putIn(s.features, op.feature.name, op.feature, withUndo);
     case 'feature.del': {
       const undos = [delIn(s.features, op.name, withUndo, order), delIn(s.featureEnvs, op.name, withUndo, order), delIn(s.featureTags, op.name, withUndo, order)];
+      // A release plan never outlives its flag (whatever removed it: a delete, an import, a relay).
+      for (const plan of [...s.releasePlans.values()]) {
+        if (plan.featureName === op.name) undos.push(delIn(s.releasePlans, featureEnvKey(plan.featureName, plan.environment), withUndo, order));
+      }
       return () => undos.reverse().forEach((u) => u());
     }
     case 'featureEnv.put': {
@@ -213,11 +222,16 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
     case 'featureEnv.del': {
       const envs = s.featureEnvs.get(op.feature);
       if (!envs) return NO_UNDO;
+      // Nor its flag's environment.
+      const plan = delIn(s.releasePlans, featureEnvKey(op.feature, op.environment), withUndo, order);
       if (!withUndo) return delIn(envs, op.environment, false);
       const next = new Map(envs);
       next.delete(op.environment);
       s.featureEnvs.set(op.feature, next);
-      return () => void s.featureEnvs.set(op.feature, envs);
+      return () => {
+        s.featureEnvs.set(op.feature, envs);
+        plan();
+      };
     }
     case 'strategy.put': {
       const st = op.strategy;
@@ -379,6 +393,14 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return putIn(s.passwordLinks, op.link.hash, op.link, withUndo);
     case 'passwordLink.del':
       return delIn(s.passwordLinks, op.hash, withUndo, order);
+    case 'releaseTemplate.put':
+      return putIn(s.releaseTemplates, op.template.id, op.template, withUndo);
+    case 'releaseTemplate.del':
+      return delIn(s.releaseTemplates, op.id, withUndo, order);
+    case 'releasePlan.put':
+      return putIn(s.releasePlans, featureEnvKey(op.plan.featureName, op.plan.environment), op.plan, withUndo);
+    case 'releasePlan.del':
+      return delIn(s.releasePlans, featureEnvKey(op.feature, op.environment), withUndo, order);
     default: {
       const never: never = op;
       throw new Error(`unknown op ${(never as { o: string }).o}`);

@@ -1,8 +1,8 @@
 // The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
 import { EventLog } from './events/event-log.js';
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
-  StrategyType, Tag, TagType, User,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken,
+  Segment, Session, Strategy, StrategyType, Tag, TagType, User,
 } from './types.js';
 
 export interface State {
@@ -34,6 +34,10 @@ export interface State {
   personalTokens: Map<string, PersonalToken>;
   /** Invitation and reset link hash → link. */
   passwordLinks: Map<string, PasswordLink>;
+  /** Release templates by id. */
+  releaseTemplates: Map<string, ReleaseTemplate>;
+  /** `${feature}\u0000${environment}` → the release plan applied there (one at most). */
+  releasePlans: Map<string, ReleasePlan>;
   events: EventLog;
   /** On a cluster: the webhook delivery term and the node that leads it (0 and '' before any). */
   webhookTerm: number;
@@ -69,6 +73,8 @@ export function emptyState(): State {
     sessions: new Map(),
     personalTokens: new Map(),
     passwordLinks: new Map(),
+    releaseTemplates: new Map(),
+    releasePlans: new Map(),
     events: new EventLog(),
     webhookTerm: 0,
     webhookLeader: '',
@@ -96,4 +102,22 @@ export function strategiesOf(state: State, feature: string, environment: string)
   const list = ids.map((id) => state.strategies.get(id)!);
   list.sort((a, b) => a.sortOrder - b.sortOrder || a.seq - b.seq);
   return list;
+}
+
+/** The strategies of the active milestone of the release plan on a flag's environment (none without one). */
+export function milestoneStrategiesOf(state: State, feature: string, environment: string): Strategy[] {
+  if (state.releasePlans.size === 0) return [];
+  const plan = state.releasePlans.get(featureEnvKey(feature, environment));
+  if (!plan || plan.activeMilestoneId === null) return [];
+  return plan.milestones.find((m) => m.id === plan.activeMilestoneId)?.strategies ?? [];
+}
+
+/**
+ * What SDKs are served for a flag in an environment: the active release milestone's strategies
+ * first, then the flag's own (as Unleash orders them). Admin views of the flag list only its own.
+ */
+export function servedStrategiesOf(state: State, feature: string, environment: string): Strategy[] {
+  const own = strategiesOf(state, feature, environment);
+  const milestone = milestoneStrategiesOf(state, feature, environment);
+  return milestone.length === 0 ? own : [...milestone, ...own];
 }
