@@ -154,7 +154,6 @@ export const EVENT_TYPES = [
   'release-plan-milestone-started',
   'milestone-progression-changed',
   'milestone-progression-deleted',
-  'milestone-progression-executed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -7,7 +7,7 @@ import { normalizeTag } from '../tags/logic.js';
 import { servedStrategiesOf, strategiesOf, tagKey, type State } from '../../core/state/state.js';
 import type { Feature, Tag } from '../../core/state/types.js';
 import { defaultRolloutStrategy, strategyView } from '../strategies/logic.js';
-import { startOnEnable } from '../release-plans/logic.js';
+import { onEnvironmentSwitch } from '../release-plans/logic.js';
 import { featureMetadata, requireFeatureEnv, requireFeature, requireProject } from '../../core/state/lookup.js';
 
 export interface CreateFeatureInput {
@@ -160,8 +160,9 @@ export function setEnvironmentEnabled(project: string, name: string, environment
     if (fe.enabled === enabled) return { ops: [], events: [], result: null };
     const ops: Op[] = [];
     const events: EventDraft[] = [];
-    // A release plan that never started starts with its first milestone once its environment is on.
-    const plan = enabled ? startOnEnable(state, feature, environment, env.now) : { ops: [], events: [], strategies: [] };
+    // A release plan that never started starts with its first milestone once its environment is on;
+    // switched off, its progression pauses.
+    const plan = onEnvironmentSwitch(state, feature, environment, enabled, env.now);
     // A release milestone's strategies count: a 100 % default next to them would undo the rollout.
     if (enabled && ![...plan.strategies, ...servedStrategiesOf(state, name, environment)].some((s) => !s.disabled)) {
       const strategy = defaultRolloutStrategy(state, env, feature, environment);

@@ -409,14 +409,32 @@ export function startMilestone(where: PlanWhere, planId: string, milestoneId: st
   };
 }
 
-/** Ops and events that start a plan's first milestone when its environment is switched on and none has started. */
-export function startOnEnable(state: State, feature: Feature, environment: string, now: string): { ops: Op[]; events: EventDraft[]; strategies: Strategy[] } {
+/**
+ * What switching a flag's environment does to its release plan. On: a plan that never started
+ * starts its first milestone; one paused by an earlier switch-off resumes, its progression
+ * counting again from now. Off: the active milestone's progression is paused (nothing is served
+ * from the plan meanwhile, so the time does not count). `strategies` are those the change starts
+ * serving.
+ */
+export function onEnvironmentSwitch(
+  state: State, feature: Feature, environment: string, enabled: boolean, now: string,
+): { ops: Op[]; events: EventDraft[]; strategies: Strategy[] } {
+  const none = { ops: [], events: [], strategies: [] };
   const plan = state.releasePlans.get(featureEnvKey(feature.name, environment));
-  if (!plan || plan.activeMilestoneId !== null || plan.milestones.length === 0) return { ops: [], events: [], strategies: [] };
-  const first = plan.milestones[0];
-  const after = withStarted(plan, first.id, now);
-  const where = { project: feature.project, feature: feature.name, environment };
-  return { ops: [{ o: 'releasePlan.put', plan: after }], events: [startedEvent(where, after, first.id, null)], strategies: first.strategies };
+  if (!plan || plan.milestones.length === 0) return none;
+  const active = plan.milestones.find((m) => m.id === plan.activeMilestoneId);
+  if (!active) {
+    if (!enabled) return none;
+    const first = plan.milestones[0];
+    const after = withStarted(plan, first.id, now);
+    const where = { project: feature.project, feature: feature.name, environment };
+    return { ops: [{ o: 'releasePlan.put', plan: after }], events: [startedEvent(where, after, first.id, null)], strategies: first.strategies };
+  }
+  const pausedAt = enabled ? null : now;
+  if ((active.pausedAt === null) === enabled) return none;
+  if (!enabled && (active.transitionCondition === null || active.progressionExecutedAt !== null)) return none;
+  const resumed = { ...active, pausedAt, ...(enabled ? { startedAt: now } : {}) };
+  return { ops: [{ o: 'releasePlan.put', plan: { ...plan, milestones: plan.milestones.map((m) => (m === active ? resumed : m)) } }], events: [], strategies: [] };
 }
 
 /** Where a segment is used by release templates and plans, for the refusal to delete it. */

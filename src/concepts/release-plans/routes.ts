@@ -5,10 +5,14 @@ import {
   addPlan, archiveTemplate, createTemplate, deletePlan, deleteTemplate, planAt, planView, requirePlan, requireTemplate, startMilestone,
   templateMilestoneView, templateView, updateTemplate, type PlanWhere, type TemplateInput,
 } from './logic.js';
+import { deleteProgression, resumeProgressions, setProgression } from './progressions.js';
 import { releasePlanReplies, releasePlanSchemas } from './schema.js';
+import type { TransitionCondition } from '../../core/state/types.js';
 
 const TEMPLATES = '/api/admin/release-plan-templates';
-const PLANS = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/release-plans';
+const FLAG_ENV = '/api/admin/projects/:projectId/features/:featureName/environments/:environment';
+const PLANS = `${FLAG_ENV}/release-plans`;
+const PROGRESSIONS = `${FLAG_ENV}/progressions`;
 const TAG = 'Release plans';
 
 const where = (p: Record<string, string>): PlanWhere => ({ project: p.projectId, feature: p.featureName, environment: p.environment });
@@ -110,6 +114,32 @@ export function releasePlanRoutes(ctx: AppContext): RouteDef[] {
       responses: { 200: 'Started', 404: 'Unknown flag, environment, plan or milestone' },
       handler: async ({ params, actor }) => {
         await engine.run(actor, startMilestone(where(params), params.planId, params.milestoneId));
+        return { status: 200 };
+      },
+    },
+    {
+      method: 'PUT', path: `${PROGRESSIONS}/:sourceMilestoneId`, tag: TAG, summary: 'Set the progression out of a milestone: the target starts by itself after an interval',
+      body: releasePlanSchemas.changeMilestoneProgressionSchema, reply: releasePlanReplies.milestoneProgressionReply, permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: planScope,
+      responses: { 200: 'The progression', 400: 'Invalid, or a target outside the plan', 404: 'Unknown flag, environment, plan or milestone' },
+      handler: async ({ params, body, actor }) => ({
+        status: 200,
+        body: await engine.run(actor, setProgression(where(params), params.sourceMilestoneId, body as { targetMilestone: string; transitionCondition: TransitionCondition })),
+      }),
+    },
+    {
+      method: 'DELETE', path: `${PROGRESSIONS}/:sourceMilestoneId`, tag: TAG, summary: 'Remove the progression out of a milestone', permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: planScope,
+      responses: { 204: 'Removed', 404: 'Unknown flag, environment, plan, milestone or progression' },
+      handler: async ({ params, actor }) => {
+        await engine.run(actor, deleteProgression(where(params), params.sourceMilestoneId));
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'POST', path: `${PROGRESSIONS}/:planId/resume`, tag: TAG, summary: "Resume a paused plan's progressions (the interval counts from now)",
+      permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: planScope, anyContentType: true,
+      responses: { 200: 'Resumed (or was not paused)', 404: 'Unknown flag, environment or plan' },
+      handler: async ({ params, actor }) => {
+        await engine.run(actor, resumeProgressions(where(params), params.planId));
         return { status: 200 };
       },
     },
