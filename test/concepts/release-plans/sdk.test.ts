@@ -43,7 +43,7 @@ t.test('each milestone of a plan reaches polling, delta and streaming SDKs befor
   t.ok(Object.values(sdks).every((u) => share(u) === 0 && u.isEnabled(FLAG, { userId: 'vip' })), 'before the plan: only the flag\'s own strategy');
 
   const plan = await ok('POST', PLANS, { templateId: builtin.id });
-  t.equal(plan.discriminator, 'plan');
+  t.equal(plan.discriminator, 'plan', 'the answer is a plan');
   t.equal(plan.activeMilestoneId, plan.milestones[0].id, 'the environment is on: the first milestone started');
   t.equal(plan.milestones[0].strategies[0].parameters.groupId, FLAG, '{{featureName}} became the flag\'s name');
   t.ok(plan.milestones[0].startedAt, 'with its start time');

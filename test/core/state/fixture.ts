@@ -66,7 +66,7 @@ export function fixtureOps(): Op[] {
     { o: 'session.put', session: { hash: 's1', userId: 1, method: 'password', createdAt: T0, expiresAt: '2026-01-03T00:00:00.000Z', seenAt: T0 } },
     { o: 'pat.put', token: { hash: 'p1', id: 1, userId: 1, description: 'ci', expiresAt: '2027-01-01T00:00:00.000Z', createdAt: T0, seenAt: null } },
     { o: 'passwordLink.put', link: { hash: 'l1', userId: 1, kind: 'invite', createdAt: T0, expiresAt: '2026-01-02T00:00:00.000Z', createdBy: 'admin' } },
-    { o: 'releasePlan.put', plan: releasePlan('rp1', 'alpha', 'production') },
+    { o: 'releasePlan.put', plan: releasePlan('rp1', 'gone', 'development') },
   ];
 }
 
