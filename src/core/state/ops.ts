@@ -205,8 +205,10 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
     case 'feature.del': {
       const undos = [delIn(s.features, op.name, withUndo, order), delIn(s.featureEnvs, op.name, withUndo, order), delIn(s.featureTags, op.name, withUndo, order)];
       // A release plan never outlives its flag (whatever removed it: a delete, an import, a relay).
-      for (const plan of [...s.releasePlans.values()]) {
-        if (plan.featureName === op.name) undos.push(delIn(s.releasePlans, featureEnvKey(plan.featureName, plan.environment), withUndo, order));
+      if (s.releasePlans.size > 0) {
+        for (const plan of [...s.releasePlans.values()]) {
+          if (plan.featureName === op.name) undos.push(delIn(s.releasePlans, featureEnvKey(plan.featureName, plan.environment), withUndo, order));
+        }
       }
       return () => undos.reverse().forEach((u) => u());
     }
@@ -223,7 +225,7 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       const envs = s.featureEnvs.get(op.feature);
       if (!envs) return NO_UNDO;
       // Nor its flag's environment.
-      const plan = delIn(s.releasePlans, featureEnvKey(op.feature, op.environment), withUndo, order);
+      const plan = s.releasePlans.size > 0 ? delIn(s.releasePlans, featureEnvKey(op.feature, op.environment), withUndo, order) : NO_UNDO;
       if (!withUndo) return delIn(envs, op.environment, false);
       const next = new Map(envs);
       next.delete(op.environment);
