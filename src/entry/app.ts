@@ -71,6 +71,8 @@ export interface FanionDeps {
   newId?: () => string;
   /** How long a failed checkpoint waits before the next try (tests retry at once). */
   checkpointRetryMs?: number;
+  /** How often due release plan progressions are looked for (tests with an injected clock look often). */
+  progressionCheckMs?: number;
   /**
    * What `GET /ready` waits for. The HTTP server makes it (it answers /ready while the data folder
    * is replayed) and passes it here, so a part built below can hold readiness too.
@@ -146,6 +148,8 @@ export interface Fanion {
  */
 /** A webhook leader starts a send only this soon after its last fenced write began (leadership.ts). */
 const WEBHOOK_LEASE_MS = 2_000;
+/** How often due release plan progressions are looked for: they are counted in whole minutes. */
+const PROGRESSION_CHECK_MS = 1_000;
 
 /** Where the state comes from and where records go: the data folder, or the cluster's database. */
 interface Opened {
@@ -216,13 +220,15 @@ async function openClusterNode(deps: FanionDeps): Promise<Opened> {
 
 /** The classes of people and webhooks, loaded by a server only. */
 async function adminParts() {
-  const [deliverer, leadership, logic, sender, passwords, people, guard] = await Promise.all([
+  const [deliverer, leadership, logic, sender, passwords, people, guard, scheduler] = await Promise.all([
     import('../concepts/webhooks/deliverer.js'), import('../concepts/webhooks/leadership.js'), import('../concepts/webhooks/logic.js'), import('../concepts/webhooks/sender.js'),
     import('../concepts/people/password-hasher.js'), import('../concepts/people/people-authenticator.js'), import('../concepts/people/sign-in-guard.js'),
+    import('../concepts/release-plans/scheduler.js'),
   ]);
   return {
     WebhookDeliverer: deliverer.WebhookDeliverer, WebhookLeadership: leadership.WebhookLeadership, webhookLimits: logic.webhookLimits, httpSender: sender.httpSender,
     PasswordHasher: passwords.PasswordHasher, PeopleAuthenticator: people.PeopleAuthenticator, SignInGuard: guard.SignInGuard,
+    ProgressionScheduler: scheduler.ProgressionScheduler,
   };
 }
 
@@ -303,6 +309,13 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       };
     }
     leadership?.start();
+    // Release plan progressions: time is a change source, acted on by one node (the webhook leader).
+    const progressions = adminCode
+      ? new adminCode.ProgressionScheduler(engine, {
+        clock: deps.clock ?? (() => new Date()), checkMs: deps.progressionCheckMs ?? PROGRESSION_CHECK_MS, leads: () => !leadership || leadership.leading,
+      }, log)
+      : null;
+    progressions?.start();
     // A relay forwards impact metrics with the rest (its tap); a server keeps them.
     const impact = new ImpactStore(engine, log, config.metrics.impactMaxBytes);
     const keepsImpact = !config.relay && !config.offline;
@@ -349,6 +362,7 @@ export async function openFanion(deps: FanionDeps): Promise<Fanion> {
       closing ??= Promise.resolve()
         .then(step('the relay', () => relay?.close()))
         .then(step('the features file', () => offline?.close()))
+        .then(step('release plan progressions', () => progressions?.close()))
         .then(step('webhook deliveries', () => admin?.webhooks.close()))
         .then(step('webhook leadership', () => leadership?.close()))
         .then(step('the last SDK metrics', () => flusher.stop()))

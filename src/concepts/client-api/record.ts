@@ -1,6 +1,6 @@
 // The client feature record (docs/decisions/0010-client-record-shape.md): what an SDK evaluates for one flag in
 // one environment. Pure: reads state, returns a new plain object.
-import { strategiesOf, type State } from '../../core/state/state.js';
+import { servedStrategiesOf, type State } from '../../core/state/state.js';
 import type { Constraint, Dependency, Feature, Segment, Strategy, Variant } from '../../core/state/types.js';
 
 export interface ClientStrategy {
@@ -69,7 +69,7 @@ function clientDependency(d: Dependency): ClientDependency {
 export function clientFeature(state: State, f: Feature, environment: string, form: SegmentForm = 'inline'): ClientFeature {
   const fe = state.featureEnvs.get(f.name)?.get(environment);
   const strategies: ClientStrategy[] = [];
-  for (const s of strategiesOf(state, f.name, environment)) {
+  for (const s of servedStrategiesOf(state, f.name, environment)) {
     if (!s.disabled) strategies.push(clientStrategy(state, s, form));
   }
   if (strategies.length === 0) strategies.push(SYNTHETIC_DEFAULT);

@@ -3,7 +3,7 @@
 // for that environment. Each environment has a generation that moves whenever one of its flags
 // changes, so answers cached for a context can tell they are stale.
 import type { StateChange } from '../../core/state/change.js';
-import { strategiesOf, type State } from '../../core/state/state.js';
+import { servedStrategiesOf, type State } from '../../core/state/state.js';
 import { segmentUsers, Toucher } from '../../core/state/touch.js';
 import { prepareFlag, type PreparedFlag } from './evaluate.js';
 
@@ -83,6 +83,6 @@ export class PreparedFlags {
     const f = this.state.features.get(name);
     if (!f || f.archived) return null;
     this.prepared++;
-    return prepareFlag(f, environment, strategiesOf(this.state, name, environment), this.state.featureEnvs.get(name)?.get(environment), this.state.segments, this.hostname);
+    return prepareFlag(f, environment, servedStrategiesOf(this.state, name, environment), this.state.featureEnvs.get(name)?.get(environment), this.state.segments, this.hostname);
   }
 }

@@ -145,6 +145,15 @@ export const EVENT_TYPES = [
   'actions-created',
   'actions-updated',
   'actions-deleted',
+  'release-plan-template-created',
+  'release-plan-template-updated',
+  'release-plan-template-deleted',
+  'release-plan-template-archived',
+  'release-plan-added',
+  'release-plan-removed',
+  'release-plan-milestone-started',
+  'milestone-progression-changed',
+  'milestone-progression-deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -4,9 +4,10 @@ import { invalid, NameExistsError, NoAccessError, NotFoundError, ValidationError
 import type { Op } from '../../core/state/ops.js';
 import { checkFlagName } from '../../core/state/names.js';
 import { normalizeTag } from '../tags/logic.js';
-import { strategiesOf, tagKey, type State } from '../../core/state/state.js';
+import { servedStrategiesOf, strategiesOf, tagKey, type State } from '../../core/state/state.js';
 import type { Feature, Tag } from '../../core/state/types.js';
 import { defaultRolloutStrategy, strategyView } from '../strategies/logic.js';
+import { onEnvironmentSwitch } from '../release-plans/logic.js';
 import { featureMetadata, requireFeatureEnv, requireFeature, requireProject } from '../../core/state/lookup.js';
 
 export interface CreateFeatureInput {
@@ -159,13 +160,18 @@ export function setEnvironmentEnabled(project: string, name: string, environment
     if (fe.enabled === enabled) return { ops: [], events: [], result: null };
     const ops: Op[] = [];
     const events: EventDraft[] = [];
-    if (enabled && !strategiesOf(state, name, environment).some((s) => !s.disabled)) {
+    // A release plan that never started starts with its first milestone once its environment is on;
+    // switched off, its progression pauses.
+    const plan = onEnvironmentSwitch(state, feature, environment, enabled, env.now);
+    // A release milestone's strategies count: a 100 % default next to them would undo the rollout.
+    if (enabled && ![...plan.strategies, ...servedStrategiesOf(state, name, environment)].some((s) => !s.disabled)) {
       const strategy = defaultRolloutStrategy(state, env, feature, environment);
       ops.push({ o: 'strategy.put', strategy });
       events.push({ type: 'feature-strategy-add', project, featureName: name, environment, data: strategyView(strategy) });
     }
+    ops.push(...plan.ops);
     ops.push({ o: 'featureEnv.put', feature: name, env: { ...fe, enabled } });
-    events.push({ type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', project, featureName: name, environment });
+    events.push({ type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', project, featureName: name, environment }, ...plan.events);
     return { ops, events, result: null };
   };
 }

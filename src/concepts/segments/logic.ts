@@ -7,6 +7,7 @@ import { checkSegmentName } from '../../core/state/names.js';
 import type { State } from '../../core/state/state.js';
 import type { Segment, Strategy } from '../../core/state/types.js';
 import { checkLegalValues } from '../context-fields/logic.js';
+import { releaseUsesOfSegment } from '../release-plans/logic.js';
 
 export const MAX_SEGMENTS = 300;
 /** Unleash's segment values limit: all constraint values of one segment together. */
@@ -122,6 +123,9 @@ export function deleteSegment(rawId: string) {
       const flags = [...new Set(users.map((s) => `${s.featureName}/${s.environment}`))].join(', ');
       throw new NoAccessError(`Segment ${before.id} is used by ${users.length} strateg${users.length === 1 ? 'y' : 'ies'} (${flags}); remove it from them first.`);
     }
+    // A milestone strategy that lost its segment would be served without its constraints: to more people.
+    const releases = releaseUsesOfSegment(state, before.id);
+    if (releases.length > 0) throw new NoAccessError(`Segment ${before.id} is used by ${releases.join(', ')}; remove it from them first.`);
     return {
       ops: [{ o: 'segment.del', id: before.id }],
       events: [{ type: 'segment-deleted', project: before.project, preData: segmentView(before) }],

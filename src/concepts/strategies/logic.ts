@@ -5,7 +5,7 @@ import { invalid, NotFoundError, ValidationError } from '../../core/errors.js';
 import { normalizeConstraints, type ConstraintInput } from '../constraints/constraints.js';
 import { requireFeature, requireFeatureEnv } from '../../core/state/lookup.js';
 import type { Op } from '../../core/state/ops.js';
-import { featureEnvKey, strategiesOf, type State } from '../../core/state/state.js';
+import { featureEnvKey, milestoneStrategiesOf, strategiesOf, type State } from '../../core/state/state.js';
 import type { Constraint, Feature, Strategy, StrategyType } from '../../core/state/types.js';
 import { normalizeVariants, type VariantInput } from '../variants/weights.js';
 import { checkParameters } from '../strategy-types/logic.js';
@@ -163,7 +163,8 @@ export function requireStrategy(state: State, where: Where, id: string): Strateg
 /** When no enabled strategy is left, an enabled environment is switched off (as Unleash does). */
 function disableIfNoneEnabled(state: State, where: Where, remaining: Strategy[]): { ops: Op[]; events: EventDraft[] } {
   const fe = state.featureEnvs.get(where.feature)?.get(where.environment);
-  if (!fe || !fe.enabled || remaining.some((s) => !s.disabled)) return { ops: [], events: [] };
+  // A release milestone's strategies are served too: the environment stays on for them.
+  if (!fe || !fe.enabled || remaining.some((s) => !s.disabled) || milestoneStrategiesOf(state, where.feature, where.environment).length > 0) return { ops: [], events: [] };
   return {
     ops: [{ o: 'featureEnv.put', feature: where.feature, env: { ...fe, enabled: false } }],
     events: [{ type: 'feature-environment-disabled', project: where.project, featureName: where.feature, environment: where.environment }],

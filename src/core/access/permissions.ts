@@ -35,7 +35,7 @@ const PROJECT_OWNER = new Set([...PROJECT_MEMBER, 'UPDATE_PROJECT', 'DELETE_PROJ
 /** What an Editor may do that no project role gives (their project-level rights are an Owner's, everywhere). */
 const EDITOR_GLOBAL = [
   'CREATE_PROJECT', 'CREATE_STRATEGY', 'UPDATE_STRATEGY', 'DELETE_STRATEGY', 'CREATE_CONTEXT_FIELD', 'UPDATE_CONTEXT_FIELD', 'DELETE_CONTEXT_FIELD',
-  'CREATE_TAG_TYPE', 'UPDATE_TAG_TYPE', 'DELETE_TAG_TYPE',
+  'CREATE_TAG_TYPE', 'UPDATE_TAG_TYPE', 'DELETE_TAG_TYPE', 'CREATE_RELEASE_TEMPLATE', 'UPDATE_RELEASE_TEMPLATE', 'DELETE_RELEASE_TEMPLATE',
 ];
 
 /** Every permission a route may name, in the order GET /api/admin/user lists them. */

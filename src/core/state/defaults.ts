@@ -1,7 +1,7 @@
 // What exists on first start (docs/decisions/0029-first-start-defaults.md). Written as the first WAL record, so a
 // data folder's whole history, defaults included, replays from the log.
 import type { Op } from './ops.js';
-import type { StrategyType } from './types.js';
+import type { ReleaseTemplate, StrategyType } from './types.js';
 
 const p = (name: string, type: string, description: string, required = false) => ({ name, type, description, required });
 
@@ -42,6 +42,38 @@ export const BUILTIN_STRATEGY_TYPES: StrategyType[] = [
   },
 ];
 
+/**
+ * The release template a new server offers (as Unleash does): a gradual rollout to 25, 50, 75, then
+ * 100 % of users, grouped by the flag's name. Its ids are fixed so that every new server, and every
+ * node of a cluster, names it alike.
+ */
+export function builtinReleaseTemplate(now: string): ReleaseTemplate {
+  const steps = [25, 50, 75, 100];
+  return {
+    id: '01JBYFRWNGYRKV0BHH8J6X0FTP',
+    name: 'Gradual rollout',
+    description: 'Roll the flag out to 25 %, 50 %, 75 %, then 100 % of users.',
+    createdByUserId: null,
+    createdAt: now,
+    archivedAt: null,
+    milestones: steps.map((rollout, i) => ({
+      id: `01JBYFRWNGYRKV0BHH8J6X0FM${i}`,
+      name: `Rollout ${rollout}%`,
+      sortOrder: i,
+      strategies: [{
+        id: `01JBYFRWNGYRKV0BHH8J6X0FS${i}`,
+        sortOrder: 0,
+        title: null,
+        strategyName: 'flexibleRollout',
+        parameters: { rollout: String(rollout), stickiness: 'default', groupId: '{{featureName}}' },
+        constraints: [],
+        variants: [],
+        segments: [],
+      }],
+    })),
+  };
+}
+
 export function defaultOps(now: string): Op[] {
   return [
     {
@@ -52,5 +84,7 @@ export function defaultOps(now: string): Op[] {
     { o: 'env.put', environment: { name: 'production', type: 'production', enabled: true, protected: false, sortOrder: 200 } },
     ...BUILTIN_STRATEGY_TYPES.map((strategyType): Op => ({ o: 'strategyType.put', strategyType })),
     { o: 'tagType.put', tagType: { name: 'simple', description: 'Used to simplify filtering of features', icon: '#' } },
+    // Only in the first record: a data folder made before release templates existed gets none on replay.
+    { o: 'releaseTemplate.put', template: builtinReleaseTemplate(now) },
   ];
 }

@@ -31,6 +31,9 @@ export interface StateDump {
   /** Impact metrics' series as [key, series] (absent in checkpoints written before them). */
   impactSeries?: [string, unknown][];
   impactCharts?: unknown[];
+  /** Release templates and plans (absent in dumps written before them). */
+  releaseTemplates?: unknown[];
+  releasePlans?: unknown[];
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId?: number;
@@ -68,6 +71,8 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     passwordLinks: byKey(s.passwordLinks),
     impactCharts: byKey(s.impactCharts),
     impactSeries: [...s.impactSeries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    releaseTemplates: byKey(s.releaseTemplates),
+    releasePlans: byKey(s.releasePlans),
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
     nextAddonId: s.nextAddonId,
@@ -116,6 +121,8 @@ export function loadDump(d: StateDump): State {
   m<any>(d.passwordLinks ?? [], (x) => x.hash, s.passwordLinks);
   for (const [key, series] of d.impactSeries ?? []) s.impactSeries.set(key, series as any);
   m<any>(d.impactCharts ?? [], (x) => x.id, s.impactCharts);
+  m<any>(d.releaseTemplates ?? [], (x) => x.id, s.releaseTemplates);
+  m<any>(d.releasePlans ?? [], (x) => `${x.featureName}\u0000${x.environment}`, s.releasePlans);
   s.nextUserId = d.nextUserId ?? 1;
   s.nextPersonalTokenId = d.nextPersonalTokenId ?? 1;
   s.nextSegmentId = d.nextSegmentId;

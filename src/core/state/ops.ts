@@ -2,8 +2,7 @@
 // Commands produce them (with every generated id and timestamp already filled in), the WAL
 // stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
-  StrategyType, Tag, TagType, User,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
 } from './types.js';
 import { featureEnvKey, tagKey, type State } from './state.js';
 
@@ -65,7 +64,12 @@ export type Op =
   | { o: 'impact.point'; key: string; tier: number; point: ImpactPoint; since: number }
   | { o: 'impact.del'; key: string }
   | { o: 'impactChart.put'; chart: ImpactChart }
-  | { o: 'impactChart.del'; id: string };
+  | { o: 'impactChart.del'; id: string }
+  | { o: 'releaseTemplate.put'; template: ReleaseTemplate }
+  | { o: 'releaseTemplate.del'; id: string }
+  /** Puts the plan on its flag's environment (replacing the one there): a milestone start is a put too. */
+  | { o: 'releasePlan.put'; plan: ReleasePlan }
+  | { o: 'releasePlan.del'; feature: string; environment: string };
 
 /**
  * Every op this version knows, checked against `Op` by the compiler (a name missing or extra does
@@ -83,6 +87,7 @@ const OP_NAMES: Record<Op['o'], true> = {
   'session.put': true, 'session.del': true, 'pat.put': true, 'pat.del': true, 'passwordLink.put': true,
   'passwordLink.del': true, 'impact.put': true, 'impact.point': true, 'impact.del': true,
   'impactChart.put': true, 'impactChart.del': true,
+  'releaseTemplate.put': true, 'releaseTemplate.del': true, 'releasePlan.put': true, 'releasePlan.del': true,
 };
 
 /** Whether `op` names an op this version applies. */
@@ -210,6 +215,12 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return putIn(s.features, op.feature.name, op.feature, withUndo);
     case 'feature.del': {
       const undos = [delIn(s.features, op.name, withUndo, order), delIn(s.featureEnvs, op.name, withUndo, order), delIn(s.featureTags, op.name, withUndo, order)];
+      // A release plan never outlives its flag (whatever removed it: a delete, an import, a relay).
+      if (s.releasePlans.size > 0) {
+        for (const plan of [...s.releasePlans.values()]) {
+          if (plan.featureName === op.name) undos.push(delIn(s.releasePlans, featureEnvKey(plan.featureName, plan.environment), withUndo, order));
+        }
+      }
       return () => undos.reverse().forEach((u) => u());
     }
     case 'featureEnv.put': {
@@ -224,11 +235,16 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
     case 'featureEnv.del': {
       const envs = s.featureEnvs.get(op.feature);
       if (!envs) return NO_UNDO;
+      // Nor its flag's environment.
+      const plan = s.releasePlans.size > 0 ? delIn(s.releasePlans, featureEnvKey(op.feature, op.environment), withUndo, order) : NO_UNDO;
       if (!withUndo) return delIn(envs, op.environment, false);
       const next = new Map(envs);
       next.delete(op.environment);
       s.featureEnvs.set(op.feature, next);
-      return () => void s.featureEnvs.set(op.feature, envs);
+      return () => {
+        s.featureEnvs.set(op.feature, envs);
+        plan();
+      };
     }
     case 'strategy.put': {
       const st = op.strategy;
@@ -413,6 +429,14 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return putIn(s.impactCharts, op.chart.id, op.chart, withUndo);
     case 'impactChart.del':
       return delIn(s.impactCharts, op.id, withUndo, order);
+    case 'releaseTemplate.put':
+      return putIn(s.releaseTemplates, op.template.id, op.template, withUndo);
+    case 'releaseTemplate.del':
+      return delIn(s.releaseTemplates, op.id, withUndo, order);
+    case 'releasePlan.put':
+      return putIn(s.releasePlans, featureEnvKey(op.plan.featureName, op.plan.environment), op.plan, withUndo);
+    case 'releasePlan.del':
+      return delIn(s.releasePlans, featureEnvKey(op.feature, op.environment), withUndo, order);
     default: {
       const never: never = op;
       throw new Error(`unknown op ${(never as { o: string }).o}`);

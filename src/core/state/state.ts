@@ -1,8 +1,7 @@
 // The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
 import { EventLog } from './events/event-log.js';
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactSeries, PasswordLink, PersonalToken, Project, RevokedToken, Segment, Session, Strategy,
-  StrategyType, Tag, TagType, User,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
 } from './types.js';
 
 export interface State {
@@ -38,6 +37,10 @@ export interface State {
   impactSeries: Map<string, ImpactSeries>;
   /** Saved impact metrics charts, by id. */
   impactCharts: Map<string, ImpactChart>;
+  /** Release templates by id. */
+  releaseTemplates: Map<string, ReleaseTemplate>;
+  /** `${feature}\u0000${environment}` → the release plan applied there (one at most). */
+  releasePlans: Map<string, ReleasePlan>;
   events: EventLog;
   /** On a cluster: the webhook delivery term and the node that leads it (0 and '' before any). */
   webhookTerm: number;
@@ -75,6 +78,8 @@ export function emptyState(): State {
     passwordLinks: new Map(),
     impactSeries: new Map(),
     impactCharts: new Map(),
+    releaseTemplates: new Map(),
+    releasePlans: new Map(),
     events: new EventLog(),
     webhookTerm: 0,
     webhookLeader: '',
@@ -102,4 +107,22 @@ export function strategiesOf(state: State, feature: string, environment: string)
   const list = ids.map((id) => state.strategies.get(id)!);
   list.sort((a, b) => a.sortOrder - b.sortOrder || a.seq - b.seq);
   return list;
+}
+
+/** The strategies of the active milestone of the release plan on a flag's environment (none without one). */
+export function milestoneStrategiesOf(state: State, feature: string, environment: string): Strategy[] {
+  if (state.releasePlans.size === 0) return [];
+  const plan = state.releasePlans.get(featureEnvKey(feature, environment));
+  if (!plan || plan.activeMilestoneId === null) return [];
+  return plan.milestones.find((m) => m.id === plan.activeMilestoneId)?.strategies ?? [];
+}
+
+/**
+ * What SDKs are served for a flag in an environment: the active release milestone's strategies
+ * first, then the flag's own (as Unleash orders them). Admin views of the flag list only its own.
+ */
+export function servedStrategiesOf(state: State, feature: string, environment: string): Strategy[] {
+  const own = strategiesOf(state, feature, environment);
+  const milestone = milestoneStrategiesOf(state, feature, environment);
+  return milestone.length === 0 ? own : [...milestone, ...own];
 }

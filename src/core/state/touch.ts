@@ -61,6 +61,10 @@ export function segmentUsers(state: State, segments: Iterable<number>): { flag: 
   const out: { flag: string; environment: string }[] = [];
   if (ids.size === 0) return out;
   for (const s of state.strategies.values()) if (s.segments.some((id) => ids.has(id))) out.push({ flag: s.featureName, environment: s.environment });
+  // Strategies of release milestones fold segments in too (only the active one is served, but any may start).
+  for (const plan of state.releasePlans.values()) {
+    if (plan.milestones.some((m) => m.strategies.some((s) => s.segments.some((id) => ids.has(id))))) out.push({ flag: plan.featureName, environment: plan.environment });
+  }
   return out;
 }
 
@@ -169,6 +173,13 @@ export class Toucher {
           else t.everything = true;
           break;
         }
+        // A plan's active milestone is served with the flag's strategies in its environment.
+        case 'releasePlan.put':
+          flag(op.plan.featureName, op.plan.environment);
+          break;
+        case 'releasePlan.del':
+          flag(op.feature, op.environment);
+          break;
         case 'segment.put':
           segment(op.segment.id);
           break;
@@ -214,6 +225,8 @@ export class Toucher {
         case 'impact.del':
         case 'impactChart.put':
         case 'impactChart.del':
+        case 'releaseTemplate.put':
+        case 'releaseTemplate.del':
           break;
         // People and their sessions, personal tokens and links: SDKs never authenticate with them
         // (client() takes client tokens only), so no stream or cached answer depends on them, and

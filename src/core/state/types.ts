@@ -321,3 +321,78 @@ export interface Actor {
   name: string;
   userId: number | null;
 }
+
+/**
+ * One strategy of a release template's milestone, as Unleash shapes it (`strategyName`, not
+ * `name`). In a template, parameters may hold `{{featureName}}`, replaced when the template is
+ * applied to a flag.
+ */
+export interface MilestoneStrategy {
+  id: string;
+  sortOrder: number;
+  title: string | null;
+  strategyName: string;
+  parameters: Record<string, string>;
+  constraints: Constraint[];
+  variants: Variant[];
+  segments: number[];
+}
+
+/** A step of a release template: the strategies served while it is the active one. */
+export interface TemplateMilestone {
+  id: string;
+  name: string;
+  sortOrder: number;
+  strategies: MilestoneStrategy[];
+}
+
+/** A reusable sequence of milestones (Unleash's release plan template). */
+export interface ReleaseTemplate {
+  id: string;
+  name: string;
+  description: string | null;
+  createdByUserId: number | null;
+  createdAt: string;
+  milestones: TemplateMilestone[];
+  /** Archived templates can no longer be applied; plans made from them go on. */
+  archivedAt: string | null;
+}
+
+/** A milestone moves on by itself this long after it started (a progression). */
+export interface TransitionCondition {
+  intervalMinutes: number;
+}
+
+/**
+ * A milestone of a plan: its strategies are complete flag strategies (the flag, its project and
+ * environment filled in), so SDK answers serve them like the flag's own.
+ */
+export interface PlanMilestone {
+  id: string;
+  name: string;
+  sortOrder: number;
+  strategies: Strategy[];
+  startedAt: string | null;
+  /** The progression from this milestone to `progressionTarget`, if any. */
+  transitionCondition: TransitionCondition | null;
+  progressionTarget: string | null;
+  /** When the progression out of this milestone ran (it runs once per start). */
+  progressionExecutedAt: string | null;
+  /** When its progression was paused (the environment was switched off). */
+  pausedAt: string | null;
+}
+
+/** A template applied to one flag in one environment (at most one per flag and environment). */
+export interface ReleasePlan {
+  id: string;
+  name: string;
+  description: string | null;
+  createdByUserId: number | null;
+  createdAt: string;
+  featureName: string;
+  environment: string;
+  releasePlanTemplateId: string;
+  /** The milestone whose strategies SDKs are served; null before the first start. */
+  activeMilestoneId: string | null;
+  milestones: PlanMilestone[];
+}

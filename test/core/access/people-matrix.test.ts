@@ -66,7 +66,7 @@ function kindOf(method: string, p: string): Kind | null {
   if (p.startsWith('/api/admin/environments')) return method === 'GET' ? 'read' : 'admin';
   if (method === 'GET') return 'read';
   if (['POST /api/admin/features/validate', 'POST /api/admin/context/validate', 'POST /api/admin/tag-types/validate', 'POST /api/admin/events/search', 'POST /api/admin/features-batch/export'].includes(r)) return 'read';
-  if (/^\/api\/admin\/(strategies|context|tag-types|tags)\b/.test(p) || r === 'POST /api/admin/projects') return 'global';
+  if (/^\/api\/admin\/(strategies|context|tag-types|tags|release-plan-templates)\b/.test(p) || r === 'POST /api/admin/projects') return 'global';
   // A segment is created in the project its body names (or shared: global, see requests()).
   if (r === 'POST /api/admin/segments') return 'project';
   if (/^(PUT|DELETE) \/api\/admin\/projects\/\{projectId\}$/.test(r)) return 'project-owner';

@@ -8,7 +8,7 @@ import { defaultOps } from '../../../src/core/state/defaults.js';
 import { dumpState, loadDump, type StateDump } from '../../../src/core/state/dump.js';
 import type { Op } from '../../../src/core/state/ops.js';
 import { emptyState, type State } from '../../../src/core/state/state.js';
-import type { Addon, Constraint, Feature, FeatureEnv, Strategy, User } from '../../../src/core/state/types.js';
+import type { Addon, Constraint, Feature, FeatureEnv, ReleasePlan, Strategy, User } from '../../../src/core/state/types.js';
 
 export const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -69,7 +69,20 @@ export function fixtureOps(): Op[] {
     { o: 'impact.put', key: 'errors', head: { name: 'errors', help: 'h', type: 'counter', labels: [['origin', 'sdk']], le: [], total: [3] } },
     { o: 'impact.point', key: 'errors', tier: 0, point: { t: 60, v: [3] }, since: 0 },
     { o: 'impactChart.put', chart: { id: 'c1', metricName: 'errors', timeRange: 'hour', yAxisMin: 'auto', aggregationMode: 'count', labelSelectors: {}, feature: null, createdAt: T0 } },
+    { o: 'releasePlan.put', plan: releasePlan('rp1', 'gone', 'development') },
   ];
+}
+
+/** A release plan of two milestones (none started), as the fixture and the op tests use it. */
+export function releasePlan(id: string, featureName: string, environment: string, over: Partial<ReleasePlan> = {}): ReleasePlan {
+  const milestone = (n: number) => ({
+    id: `${id}-m${n}`, name: `Step ${n}`, sortOrder: n, startedAt: null, transitionCondition: null, progressionTarget: null, progressionExecutedAt: null, pausedAt: null,
+    strategies: [strategy(`${id}-s${n}`, featureName, environment, 0, { name: 'flexibleRollout', parameters: { rollout: String(50 * n), stickiness: 'default', groupId: featureName } })],
+  });
+  return {
+    id, name: 'Plan', description: null, createdByUserId: null, createdAt: T0, featureName, environment, releasePlanTemplateId: 'tpl',
+    activeMilestoneId: null, milestones: [milestone(1), milestone(2)], ...over,
+  };
 }
 
 /** A person, as the fixture and the op tests use it. */

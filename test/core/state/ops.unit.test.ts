@@ -9,7 +9,8 @@ import { dumpState, loadDump } from '../../../src/core/state/dump.js';
 import { applyOp, type Op } from '../../../src/core/state/ops.js';
 import { strategiesOf, type State } from '../../../src/core/state/state.js';
 import { ROOT } from '../../helpers/paths.js';
-import { addon, feature, featureEnv, fixtureState, snapshot, strategy, T0, user } from './fixture.js';
+import { builtinReleaseTemplate } from '../../../src/core/state/defaults.js';
+import { addon, feature, featureEnv, fixtureState, releasePlan, snapshot, strategy, T0, user } from './fixture.js';
 
 const T1 = '2026-03-03T03:03:03.000Z';
 
@@ -202,6 +203,22 @@ const CASES: Record<string, Case[]> = {
     { name: 'removes a chart', changes: true, op: { o: 'impactChart.del', id: 'c1' } },
     { name: 'is a no-op for an unknown chart', changes: false, op: { o: 'impactChart.del', id: 'nope' } },
   ],
+  'releaseTemplate.put': [
+    { name: 'adds a template', changes: true, op: { o: 'releaseTemplate.put', template: { ...builtinReleaseTemplate(T1), id: 'tpl2', name: 'Other' } } },
+    { name: 'replaces the built-in one', changes: true, op: { o: 'releaseTemplate.put', template: { ...builtinReleaseTemplate(T0), archivedAt: T1 } } },
+  ],
+  'releaseTemplate.del': [
+    { name: 'removes a template', changes: true, op: { o: 'releaseTemplate.del', id: builtinReleaseTemplate(T0).id } },
+    { name: 'is a no-op for an unknown template', changes: false, op: { o: 'releaseTemplate.del', id: 'nope' } },
+  ],
+  'releasePlan.put': [
+    { name: 'applies a plan to a flag environment', changes: true, op: { o: 'releasePlan.put', plan: releasePlan('rp2', 'alpha', 'development') } },
+    { name: 'starts a milestone (replaces the plan)', changes: true, op: { o: 'releasePlan.put', plan: releasePlan('rp1', 'gone', 'development', { activeMilestoneId: 'rp1-m1' }) } },
+  ],
+  'releasePlan.del': [
+    { name: 'removes a plan', changes: true, op: { o: 'releasePlan.del', feature: 'gone', environment: 'development' } },
+    { name: 'is a no-op where there is none', changes: false, op: { o: 'releasePlan.del', feature: 'beta', environment: 'development' } },
+  ],
   lastSeen: [
     { name: 'moves lastSeenAt forward (in place)', changes: true, op: { o: 'lastSeen', feature: 'alpha', environment: 'development', at: T1 } },
     { name: 'is a no-op for an unknown flag', changes: false, op: { o: 'lastSeen', feature: 'nope', environment: 'development', at: T1 } },
@@ -233,6 +250,18 @@ for (const [kind, cases] of Object.entries(CASES)) {
     }
   });
 }
+
+t.test('a release plan goes with its flag, or with its flag\'s environment, and comes back on undo', async (t) => {
+  const key = 'gone\u0000development';
+  for (const op of [{ o: 'feature.del', name: 'gone' }, { o: 'featureEnv.del', feature: 'gone', environment: 'development' }] as Op[]) {
+    const s = fixtureState();
+    t.ok(s.releasePlans.has(key));
+    const undo = applyOp(s, op);
+    t.notOk(s.releasePlans.has(key), `${op.o}: the plan is gone`);
+    undo();
+    t.ok(s.releasePlans.has(key), `${op.o}: undone, the plan is back`);
+  }
+});
 
 t.test('lastSeen never moves lastSeenAt backwards', async (t) => {
   const s = fixtureState();

@@ -1,0 +1,60 @@
+// Acts on due progressions (progressions.ts): every `checkMs`, if this node leads (one node of a
+// cluster: the webhook leader; a single server always), each due start is written as an ordinary
+// change. A crash between the decision and the write loses nothing: the next leader decides
+// again from the log; a start written twice applies once (runProgression checks again).
+import type { Engine } from '../../core/engine/engine.js';
+import type { Logger } from '../../core/logger.js';
+import type { Actor } from '../../core/state/types.js';
+import { dueProgressions, runProgression } from './progressions.js';
+
+const SYSTEM: Actor = Object.freeze({ name: 'fanion', userId: null });
+
+export interface SchedulerOptions {
+  clock: () => Date;
+  checkMs: number;
+  /** Whether this node acts (on a cluster, the webhook leader). */
+  leads: () => boolean;
+}
+
+export class ProgressionScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly opts: SchedulerOptions,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.check(), this.opts.checkMs);
+    this.timer.unref();
+  }
+
+  /** One look at the clock; never two at once. */
+  check(): Promise<void> {
+    this.running ??= this.runDue().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async runDue(): Promise<void> {
+    if (!this.opts.leads() || this.engine.state.releasePlans.size === 0) return;
+    for (const due of dueProgressions(this.engine.state, this.opts.clock())) {
+      try {
+        await this.engine.run(SYSTEM, runProgression(due));
+      } catch (err) {
+        // The log refused the write (an outage): the next check decides again.
+        this.log.warn({ err, plan: due.planId }, 'a release plan progression could not be written; retrying');
+        return;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}
