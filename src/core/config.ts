@@ -557,26 +557,6 @@ function isLoopbackHost(host: string): boolean {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads every setting from the environment; throws {@link ConfigError} naming the first bad one. */
-/** Which mode runs (the start-up lines say it): a server on its data folder, a cluster node, a relay. */
-export type Mode = 'server' | 'cluster node' | 'relay' | 'offline';
-
-/**
- * The mode and where its state comes from, for the start-up lines: the data folder, the database
- * (host, port, database and user, never the password) or the upstream (its URL holds no credentials).
- */
-export function modeOf(config: Config): { mode: Mode; fields: Record<string, string>; source: string } {
-  if (config.relay) {
-    const upstream = config.relay.upstreamUrl;
-    return { mode: 'relay', fields: { upstream, dataDir: config.dataDir }, source: `the upstream ${upstream} (its copy in ${config.dataDir})` };
-  }
-  if (config.offline) {
-    const file = config.offline.bootstrapFile;
-    return { mode: 'offline', fields: { bootstrapFile: file, dataDir: config.dataDir }, source: `the file ${file} (its copy in ${config.dataDir})` };
-  }
-  if (config.database) return { mode: 'cluster node', fields: { database: config.database.label }, source: `the database ${config.database.label}` };
-  return { mode: 'server', fields: { dataDir: config.dataDir }, source: `the data folder ${config.dataDir}` };
-}
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const walSync = (env.WAL_SYNC ?? 'always').toLowerCase();
   if (walSync !== 'always' && walSync !== 'none') throw new ConfigError(`WAL_SYNC must be "always" or "none", got "${walSync}"`);

@@ -15,7 +15,7 @@ const TAG = 'Client';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The SDK poll routes, answered from the snapshot the composition root (app.ts) keeps up to date.
+ * The SDK poll routes, answered from the snapshot the core (entry/core.ts) keeps up to date.
  * `repeats` remembers each answer made from the current state for the connection's next identical poll.
  */
 export function clientApiRoutes(
