@@ -8,7 +8,7 @@
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { cpuMicros, median, startBaseline } from './ab.js';
-import { openServer } from '../src/entry/server.js';
+import { openServer } from '../src/entry/embedded.js';
 import { loadConfig } from '../src/core/config.js';
 import { HOSTNAME } from '../src/concepts/evaluation/answers.js';
 import type { Runtime } from '../src/concepts/evaluation/compile.js';

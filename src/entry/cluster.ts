@@ -5,7 +5,7 @@
 //   → webhook leadership (one node delivers) → people, sign-in limits, webhooks (admin.ts)
 //   → the core (core.ts), its metrics with the node's log, follower and leadership
 //   → other nodes' SDK metrics merged into this node's views
-//   → the port (listener.ts): the same routes as a server, each admin request first waiting for the
+//   → the port (server.ts): the same routes as a server, each admin request first waiting for the
 //     log applied up to its head (read-your-writes across nodes)
 //   → the first admin token and first Admin person, unless another node made them → ready
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ import type { Follower } from '../core/storage/postgres/follower.js';
 import { checkAdminSettings, ensureFirstAdmins, openAdminSide, type AdminSide } from './admin.js';
 import type { Composition } from './compositions.js';
 import { assembleCore, closer, closingOnFailure, openTokens, startEngine, type Core, type FanionDeps, type Source, type Tokens } from './core.js';
-import { openPort, type Parts, type RunningServer } from './listener.js';
+import { openPort, type Parts, type RunningServer } from './server.js';
 import { serverRoutes } from './routes.js';
 
 /** A webhook leader starts a send only this soon after its last fenced write began (leadership.ts). */

@@ -1,7 +1,7 @@
 // The one place that reads which runtime mode the settings ask for. Each mode is a composition in
-// its own file, assembled top to bottom over the shared core (core.ts) and HTTP side (listener.ts):
+// its own file, assembled top to bottom over the shared core (core.ts) and HTTP server (server.ts):
 //
-//   server.ts    a server on its data folder: the admin API, people, webhooks, the console
+//   embedded.ts  a server on its data folder: the admin API, people, webhooks, the console
 //   cluster.ts   a cluster node: the same, over the log in PostgreSQL, one node delivering webhooks
 //   relay.ts     a relay of an upstream: the SDK routes and Unleash Edge's, no admin API
 //   offline.ts   offline mode: a relay whose upstream is a features file
@@ -10,10 +10,10 @@
 import type { Config } from '../core/config.js';
 import { clusterNode } from './cluster.js';
 import type { FanionDeps } from './core.js';
-import type { RunningServer } from './listener.js';
+import type { RunningServer } from './server.js';
 import { offline } from './offline.js';
 import { relay } from './relay.js';
-import { server } from './server.js';
+import { server } from './embedded.js';
 
 /** Which mode runs (the start-up lines say it). */
 export type Mode = 'server' | 'cluster node' | 'relay' | 'offline';

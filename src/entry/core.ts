@@ -1,7 +1,7 @@
 // The core every runtime mode shares, assembled from what the mode hands it (never from the mode's
 // name): the engine over the mode's log, and on the engine the SDK-facing views (client snapshot,
 // push hub, prepared flags and evaluator), the SDK metrics store and flusher, and the Prometheus
-// metrics. The compositions (server.ts, cluster.ts, relay.ts, offline.ts) call these in order with
+// metrics. The compositions (embedded.ts, cluster.ts, relay.ts, offline.ts) call these in order with
 // their own parts; nothing here asks which mode runs.
 import { ClientSnapshot } from '../concepts/client-api/snapshot.js';
 import { RepeatPolls } from '../concepts/client-api/repeat-polls.js';

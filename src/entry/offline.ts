@@ -4,14 +4,14 @@
 //   → the folder checked to be a relay's → token hash key → seeded tokens (every token is in the settings)
 //   → the core (core.ts): client snapshot, push hub, evaluation, SDK metrics, Prometheus metrics
 //   → the file, read again every RELOAD_INTERVAL, applied like any change source
-//   → the port (listener.ts): the SDK routes and Unleash Edge's, no admin API (flags change in the
+//   → the port (server.ts): the SDK routes and Unleash Edge's, no admin API (flags change in the
 //     file), a configured token answered 503 until a good file was read → ready
 import type { OfflineConfig } from '../core/config.js';
 import type { Checkpointer } from '../core/storage/checkpointer.js';
 import { Offline } from '../modes/relay/offline.js';
 import type { Composition } from './compositions.js';
 import { closer, closingOnFailure, openTokens, type Core, type FanionDeps, type Tokens } from './core.js';
-import { openPort, type Parts, type RunningServer } from './listener.js';
+import { openPort, type Parts, type RunningServer } from './server.js';
 import { edgeCore, openEdgeFolder } from './relay.js';
 import { edgeSideRoutes, sdkRoutes } from './routes.js';
 

@@ -4,7 +4,7 @@
 //   → the folder checked to be a relay's → token hash key → seeded tokens
 //   → the core (core.ts): client snapshot, push hub, evaluation, SDK metrics, Prometheus metrics
 //   → the relay: follows the upstream and applies what it sends, like any change source; forwards SDK metrics
-//   → the port (listener.ts): the SDK routes and Unleash Edge's, no admin API (flags change upstream),
+//   → the port (server.ts): the SDK routes and Unleash Edge's, no admin API (flags change upstream),
 //     a token not held yet checked with the upstream before its request goes on → ready
 //
 // No people, no webhooks, no admin API: a relay neither loads their code nor compiles their schemas.
@@ -16,7 +16,7 @@ import { validateThroughUpstream } from '../modes/relay/routes.js';
 import { checkRelayFolder, Relay, RELAY_MAX_EVENTS } from '../modes/relay/relay.js';
 import type { Composition } from './compositions.js';
 import { assembleCore, closer, closingOnFailure, openDataFolder, openTokens, startEngine, type Core, type DataFolder, type FanionDeps, type Started, type Tokens } from './core.js';
-import { openPort, type Parts, type RunningServer } from './listener.js';
+import { openPort, type Parts, type RunningServer } from './server.js';
 import { edgeSideRoutes, sdkRoutes } from './routes.js';
 
 export function relay(settings: RelayConfig): Composition {

@@ -1,4 +1,4 @@
-// Each runtime mode is a composition of its own (src/entry/server.ts, cluster.ts, relay.ts,
+// Each runtime mode is a composition of its own (src/entry/embedded.ts, cluster.ts, relay.ts,
 // offline.ts) over one shared core: which mode runs is read from the settings in one place,
 // src/entry/compositions.ts, and nowhere else asks. A further mode is then a further file, not one
 // more branch in shared code.

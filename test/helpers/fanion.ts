@@ -1,7 +1,7 @@
-// A server's parts opened in-process through its composition (src/entry/server.ts), for tests that
+// A server's parts opened in-process through its composition (src/entry/embedded.ts), for tests that
 // need the engine, the WAL or the checkpointer at hand: the same wiring as a real server, minus HTTP.
 import type { FanionDeps } from '../../src/entry/core.js';
-import { openServer, type ServerParts } from '../../src/entry/server.js';
+import { openServer, type ServerParts } from '../../src/entry/embedded.js';
 import { loadConfig, type Config } from '../../src/core/config.js';
 import { createLogger } from '../../src/core/logger.js';
 

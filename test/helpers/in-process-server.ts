@@ -3,7 +3,7 @@
 import { loadConfig } from '../../src/core/config.js';
 import { createLogger } from '../../src/core/logger.js';
 import { startFanion } from '../../src/entry/compositions.js';
-import type { RunningServer } from '../../src/entry/listener.js';
+import type { RunningServer } from '../../src/entry/server.js';
 import type { EventRecord } from '../../src/core/state/types.js';
 import { client, tempDataDir } from './server.js';
 
