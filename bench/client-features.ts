@@ -16,7 +16,7 @@ import { ClientSnapshot } from '../src/concepts/client-api/snapshot.js';
 import { loadConfig } from '../src/core/config.js';
 import { createFeature, setEnvironmentEnabled } from '../src/concepts/features/logic.js';
 import { createLogger } from '../src/core/logger.js';
-import { startServer } from '../src/entry/server.js';
+import { startServer } from '../src/entry/embedded.js';
 import { addStrategy, updateStrategy } from '../src/concepts/strategies/logic.js';
 import { spawnServer, tempDataDir } from '../test/helpers/server.js';
 

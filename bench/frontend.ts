@@ -8,7 +8,7 @@
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { cpuMicros, median, startBaseline } from './ab.js';
-import { openFanion } from '../src/entry/app.js';
+import { openServer } from '../src/entry/embedded.js';
 import { loadConfig } from '../src/core/config.js';
 import { HOSTNAME } from '../src/concepts/evaluation/answers.js';
 import type { Runtime } from '../src/concepts/evaluation/compile.js';
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   }
 
   // The evaluator alone, in process, on the same data.
-  const fanion = await openFanion({ config: loadConfig({ DATA_DIR: srv.dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', METRICS_FLUSH_MS: '0', LOG_LEVEL: 'silent' }), log: createLogger('silent') });
+  const fanion = await openServer({ config: loadConfig({ DATA_DIR: srv.dataDir, WAL_SYNC: 'none', AUTH_TYPE: 'none', METRICS_FLUSH_MS: '0', LOG_LEVEL: 'silent' }), log: createLogger('silent') });
   try {
     const t0 = performance.now();
     const prepared = new PreparedFlags(fanion.engine.state, HOSTNAME).env('development');

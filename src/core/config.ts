@@ -322,26 +322,6 @@ function oidcConfig(env: Settings, publicUrl: string | null): OidcConfig | null 
   };
 }
 
-/** Which mode runs (the start-up lines say it): a server on its data folder, a cluster node, a relay. */
-export type Mode = 'server' | 'cluster node' | 'relay' | 'offline';
-
-/**
- * The mode and where its state comes from, for the start-up lines: the data folder, the database
- * (host, port, database and user, never the password) or the upstream (its URL holds no credentials).
- */
-export function modeOf(config: Config): { mode: Mode; fields: Record<string, string>; source: string } {
-  if (config.relay) {
-    const upstream = config.relay.upstreamUrl;
-    return { mode: 'relay', fields: { upstream, dataDir: config.dataDir }, source: `the upstream ${upstream} (its copy in ${config.dataDir})` };
-  }
-  if (config.offline) {
-    const file = config.offline.bootstrapFile;
-    return { mode: 'offline', fields: { bootstrapFile: file, dataDir: config.dataDir }, source: `the file ${file} (its copy in ${config.dataDir})` };
-  }
-  if (config.cluster) return { mode: 'cluster node', fields: { database: config.cluster.label }, source: `the database ${config.cluster.label}` };
-  return { mode: 'server', fields: { dataDir: config.dataDir }, source: `the data folder ${config.dataDir}` };
-}
-
 /**
  * Reads every setting from the environment; throws {@link ConfigError} naming the first bad one.
  * A setting is read only where its mode uses it, so a bad value of an unused one is not refused.

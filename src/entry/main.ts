@@ -4,16 +4,18 @@ import { ConfigError, loadConfig, type Config } from '../core/config.js';
 import { CannotStartError } from '../core/errors.js';
 import { createLogger } from '../core/logger.js';
 import { keepTickEntryShape } from './runtime-quirks.js';
-import { startServer } from './server.js';
+import { compositionFor, type Composition } from './compositions.js';
 import { checkSeedTokens } from '../concepts/tokens/seed.js';
 import { FANION_VERSION } from '../core/version.js';
 
 let config: Config;
+let composition: Composition;
 try {
   config = loadConfig();
   checkSeedTokens(config);
-  // People's password rules; a relay has no people, and does not load their code.
-  if (!config.relay) (await import('../concepts/people/seed.js')).checkDefaultAdminPassword(config);
+  // The mode the settings ask for, chosen once; its own settings checked before anything is opened.
+  composition = compositionFor(config);
+  await composition.check(config);
 } catch (err) {
   // Before anything is opened or replayed: one line a person can act on, no stack trace.
   if (!(err instanceof ConfigError)) throw err;
@@ -33,7 +35,7 @@ function browserUrl(host: string, port: number): string {
   return `http://${name}:${port}/`;
 }
 
-startServer({
+composition.start({
   config,
   log,
   onFatal: (message) => {
@@ -43,13 +45,13 @@ startServer({
 })
   .then((running) => {
     // One line says which mode runs and on what; a relay has no console to point to.
-    const consoleUrl = running.mode === 'relay' ? undefined : browserUrl(config.host, running.port);
+    const consoleUrl = running.console ? browserUrl(config.host, running.port) : undefined;
     log.info(
       {
-        version: FANION_VERSION, port: running.port, host: config.host, mode: running.mode, ...running.fields, walSync: running.mode === 'cluster node' ? undefined : config.walSync,
+        version: FANION_VERSION, port: running.port, host: config.host, mode: running.mode, ...running.fields,
         authType: config.authType, maxConnections: running.connections.cap, console: consoleUrl,
       },
-      `Fanion listening on port ${running.port}: a ${running.mode} ${running.mode === 'relay' ? 'of' : 'on'} ${running.source}${consoleUrl ? `; the console is at ${consoleUrl}` : ''}`,
+      `Fanion listening on port ${running.port}: ${running.summary}${consoleUrl ? `; the console is at ${consoleUrl}` : ''}`,
     );
     let stoppingSince: number | null = null;
     const stop = (signal: string) => {

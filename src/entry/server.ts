@@ -1,21 +1,17 @@
-// The HTTP side of Fanion: routes mounted on the parts app.ts builds, the poll fast path, timeouts
-// and connection limits. `startServer` is what main.ts and the in-process tests call.
+// The HTTP side every mode shares: the port opened before anything else (so /ready can say 503
+// while a mode opens), timeouts and connection limits, the poll fast path, polka with the routes a
+// composition hands it, and one close. It serves whatever route list it is given and never asks
+// which mode runs: the compositions (embedded.ts, cluster.ts, relay.ts, offline.ts) decide that.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { openFanion, type AdminSide, type Fanion, type FanionDeps } from './app.js';
-import { modeOf, type Mode } from '../core/config.js';
-import { clientApiRoutes } from '../concepts/client-api/routes.js';
+import type { Mode } from './compositions.js';
+import type { FanionDeps } from './core.js';
 import type { FrontDoor, Gate } from '../concepts/client-api/front-door.js';
 import type { PushHub } from '../concepts/push/hub.js';
-import { pushRoutes } from '../concepts/push/routes.js';
-import { frontendRoutes } from '../concepts/frontend/routes.js';
-import { ofrepRoutes } from '../concepts/ofrep/routes.js';
-import { operationsRoutes } from '../concepts/operations/routes.js';
-import { impactMetricsRoutes } from '../concepts/impact-metrics/routes.js';
+import type { FanionMetrics } from '../concepts/operations/metrics.js';
 import { Readiness } from '../concepts/operations/readiness.js';
-import { clientMetricsRoutes } from '../concepts/client-metrics/routes.js';
-import { edgeRoutes } from '../concepts/edge/routes.js';
+import type { Authenticator } from '../core/access/access.js';
 import type { Engine } from '../core/engine/engine.js';
 import { MethodNotAllowedError, NotFoundError, parserError, ServiceUnavailableError, toErrorResponse } from '../core/errors.js';
 import { mountApiDocs } from '../http/api-docs.js';
@@ -34,8 +30,6 @@ import { Router } from '../http/route-index.js';
 import { SchemaRegistry } from '../http/validation.js';
 import type { Checkpoints } from '../core/storage/checkpointer.js';
 import { SECRET_PATH_PREFIX } from '../concepts/tokens/routes.js';
-import { ensureFirstAdminToken } from '../concepts/tokens/seed.js';
-import { backstageRoutes, proxyAliases, relayRoutes, validateThroughUpstream } from '../modes/relay/routes.js';
 
 const READY = '/ready';
 const HEALTH = '/health';
@@ -79,7 +73,48 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export type ServerOptions = FanionDeps;
+/** What a mode says while it starts (the port line, and the 503 every request gets meanwhile). */
+export interface Opening {
+  mode: Mode;
+  /** What the mode is doing now, for the port line: "replaying the data folder …". */
+  doing: string;
+  /** What `GET /ready` waits for. */
+  waitingFor: string;
+  /** The 503's message to every other request meanwhile. */
+  startingMessage: string;
+  /** Where the mode's state comes from, as log fields (no password). */
+  fields: Record<string, string>;
+}
+
+/** Where flags change when not here (a relay: its upstream; offline mode: its file). */
+export interface Elsewhere {
+  /** "its upstream http://…": said by the page at `/`, in place of the console. */
+  flagsAt: string;
+  /** The 404 every /api/admin path gets. */
+  refusal: string;
+}
+
+/** What a composition hands over to be served. */
+export interface Serving {
+  ctx: AppContext;
+  /** Every route, in mounting order. */
+  routes: RouteDef[];
+  /** Where SDK polls are decided and answered (client-api/front-door.ts). */
+  frontDoor: FrontDoor;
+  /** Set where flags do not change here: no console, the admin API refused. Unset: the console at `/`. */
+  elsewhere?: Elsewhere;
+  /** Runs before every request past /ready goes on, SDK polls included (a relay admits tokens first). */
+  gate?: Gate;
+}
+
+/** A mode's parts as the HTTP side closes them and tests look at them. */
+export interface Parts {
+  engine: Engine;
+  checkpointer: Checkpoints;
+  push: PushHub;
+  close(): Promise<void>;
+  closingStep(): string;
+}
 
 export interface RunningServer {
   port: number;
@@ -95,10 +130,12 @@ export interface RunningServer {
   close(): Promise<void>;
   /** What close() is waiting for now. */
   closingStep(): string;
-  /** Which mode runs, and where its state comes from (for the start-up line; no password). */
+  /** Which mode runs, and what it serves from (for the start-up line: "a relay of the upstream …"; no password). */
   mode: Mode;
-  source: string;
+  summary: string;
   fields: Record<string, string>;
+  /** Whether `/` serves the console. */
+  console: boolean;
 }
 
 /** The page a relay (or offline mode) shows at `/`, in place of the console; `flagsAt` says where flags change. */
@@ -108,43 +145,31 @@ function relayPage(flagsAt: string): Buffer {
     `<h1>This is a Fanion relay</h1><p>It serves SDKs flags it does not own. Change flags on ${esc(flagsAt)}.</p></body></html>`);
 }
 
-/**
- * The admin API (every route module that changes flags, and tokens, webhooks, people), before and
- * after the SDK-facing routes, in mounting order. Loaded only by a server: a relay has no admin
- * API, so it neither loads this code nor compiles these schemas (a relay's memory is measured
- * against a target: docs/performance.md#a-relay-npm-run-benchrelay).
- */
-async function adminRoutes(ctx: AppContext, fanion: Fanion, { webhooks, passwords, guard }: AdminSide): Promise<{ before: RouteDef[]; after: RouteDef[] }> {
-  const [features, strategies, strategyTypes, contextFields, projects, environments, segments, tags, variants, events, state, featuresBatch, tokens, addons, people, releasePlans] =
-    await Promise.all([
-      import('../concepts/features/routes.js'), import('../concepts/strategies/routes.js'), import('../concepts/strategy-types/routes.js'), import('../concepts/context-fields/routes.js'),
-      import('../concepts/projects/routes.js'), import('../concepts/environments/routes.js'), import('../concepts/segments/routes.js'), import('../concepts/tags/routes.js'),
-      import('../concepts/variants/routes.js'), import('../concepts/events/routes.js'), import('../concepts/state-io/routes.js'), import('../concepts/features-batch/routes.js'),
-      import('../concepts/tokens/routes.js'), import('../concepts/webhooks/routes.js'), import('../concepts/people/routes.js'),
-      import('../concepts/release-plans/routes.js'),
-    ]);
-  const modules: ((ctx: AppContext) => RouteDef[])[] = [
-    features.featureRoutes, strategies.strategyRoutes, strategyTypes.strategyTypeRoutes, contextFields.contextFieldRoutes, projects.projectRoutes,
-    environments.environmentRoutes, segments.segmentRoutes, tags.tagRoutes, variants.variantRoutes, events.eventRoutes, state.stateRoutes,
-    featuresBatch.featuresBatchRoutes, releasePlans.releasePlanRoutes,
-  ];
-  return {
-    before: [...modules.flatMap((m) => m(ctx)), ...tokens.tokenRoutes(fanion.hasher)(ctx)],
-    after: [
-      ...addons.addonRoutes(ctx, webhooks),
-      // Sign-in and people.
-      ...people.peopleRoutes(ctx, { people: fanion.people, passwords, hasher: fanion.hasher, guard, oidc: fanion.oidc }),
-    ],
-  };
+/** The port, open: what a composition opens its parts behind, then serves them on. */
+export interface Port {
+  port: number;
+  readiness: Readiness;
+  /**
+   * Runs `open` (the mode's parts: a data folder replayed, a database reached) while /ready says
+   * 503; if it throws, the port is closed before the error goes on.
+   */
+  opening<T>(open: () => Promise<T>): Promise<T>;
+  /** What every route is given: the engine, who calls, the request counters, and on a cluster the barrier. */
+  context(parts: { engine: Engine; auth: Authenticator; operations: FanionMetrics; barrier?: AppContext['barrier'] }): AppContext;
+  /** Mounts the routes and the poll shortcuts; requests are served from then on. */
+  serve(serving: Serving): Promise<void>;
+  /** The 503 a gate answers a request it cannot let through yet. */
+  unavailable(req: http.IncomingMessage, res: http.ServerResponse, message: string): void;
+  /** Says the mode serves (/ready answers 200) and hands over what runs. */
+  running(parts: Parts, said: { summary: string; fields: Record<string, string> }): RunningServer;
 }
 
 /**
- * Opens the port (config.host:config.port), then Fanion (app.ts: the data folder replayed), and
- * serves it over HTTP. Resolves once every route is mounted and the first admin token (if one was
- * needed) has been created and printed; until then /ready answers 503 and every other path 503.
+ * Opens the port (config.host:config.port): until `serve` has mounted the routes and `running` is
+ * called, GET /ready answers 503, GET /health 200 (the process is alive), and every other path 503.
  */
-export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const { config, log } = opts;
+export async function openPort(deps: FanionDeps, opening: Opening): Promise<Port> {
+  const { config, log } = deps;
   const access = new AccessLog(log);
   /** The access line of a request no route answered (no template: its path, cleaned). */
   let words: ReadonlySet<string> = new Set();
@@ -153,12 +178,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   // The port opens before the data folder is replayed, so /ready can say 503 meanwhile (a large
   // folder takes seconds); every other request gets 503 until the routes are mounted.
-  const readiness = opts.readiness ?? new Readiness();
-  // On a cluster node this waits for the database too, and for the log to be applied to its end.
-  const serving = readiness.require(config.cluster ? 'the database reached, its log applied, and every route mounted' : 'the data folder replayed and every route mounted');
-  const startingMessage = config.cluster
-    ? 'Fanion is starting: it is waiting for its database or applying its log. Try again in a moment.'
-    : 'Fanion is starting: its data folder is being replayed. Try again in a moment.';
+  const readiness = deps.readiness ?? new Readiness();
+  const serving = readiness.require(opening.waitingFor);
   const checkHost = hostGuard(config);
   /** Whether the request's Host is served; if not, the refusal is sent. */
   const hostServed = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
@@ -182,7 +203,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     sendJson(res, status, body, { 'Retry-After': '1', 'X-Request-Id': body.id });
     logUnmatched(req, res, started);
   };
-  const starting = (req: http.IncomingMessage, res: http.ServerResponse) => unavailable(req, res, startingMessage);
+  const starting = (req: http.IncomingMessage, res: http.ServerResponse) => unavailable(req, res, opening.startingMessage);
   const server = http.createServer({
     headersTimeout: config.http.headersTimeoutMs,
     requestTimeout: config.http.requestTimeoutMs,
@@ -246,184 +267,141 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw new Error(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen on ${config.host}:${config.port}: ${e.message}`);
   }
   const port = (server.address() as AddressInfo).port;
-  const { mode, fields } = modeOf(config);
-  const doing = mode === 'server' ? `replaying the data folder ${config.dataDir}`
-    : mode === 'cluster node' ? `reaching the database ${config.cluster!.label} and applying its log`
-      : mode === 'offline' ? `replaying the offline copy in ${config.dataDir}, then reading ${config.offline!.bootstrapFile}`
-        : `replaying the relay's copy in ${config.dataDir}, then following the upstream ${config.relay!.upstreamUrl}`;
-  log.info({ port, host: config.host, mode, ...fields }, `port ${port} open; ${doing} (GET /ready answers 503 until Fanion serves)`);
-  let fanion: Fanion;
-  try {
-    fanion = await openFanion({ ...opts, readiness });
-  } catch (err) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    throw err;
-  }
-  await letWaitingRequestsIn();
-  const { engine, checkpointer, hasher, auth } = fanion;
-  if (config.authType === 'none') {
-    if (isLoopback(config.host)) {
-      log.warn({ host: config.host }, `AUTH_TYPE=none: authentication is OFF, so Fanion listens on ${config.host} only (this machine). Every caller is an admin.`);
-    } else {
-      log.warn(
-        { host: config.host },
-        `DANGER: AUTH_TYPE=none and HOST=${config.host}: authentication is OFF and Fanion is reachable from the network. ` +
-          'Anyone who can reach this port is an admin and can change or delete every flag. Use AUTH_TYPE=api-token, or leave HOST unset to listen on 127.0.0.1. ' +
-          '(Requests naming a host other than localhost or an IP address are refused unless ALLOWED_HOSTS lists it.)',
-      );
-    }
-  }
-  const cluster = fanion.cluster;
-  const barrier = cluster ? { wait: () => cluster.barrier.wait(), position: () => cluster.log.durableLsn } : undefined;
-  const ctx: AppContext = { engine, config, log, schemas: new SchemaRegistry(), auth, metrics: fanion.operations, access, barrier };
+  log.info({ port, host: config.host, mode: opening.mode, ...opening.fields }, `port ${port} open; ${opening.doing} (GET /ready answers 503 until Fanion serves)`);
 
-  const app = new Router({
-    onError: (err, req, res) => {
-      const started = performance.now();
-      sendError(res, err, log, { method: req.method, path: loggablePath(req, words) });
-      logUnmatched(req, res, started);
-    },
-    onNoMatch: (req, res) => {
-      const started = performance.now();
-      res.once('finish', () => logUnmatched(req, res, started));
-      // A token pasted into an unsupported method's path must not be echoed back.
-      const shown = req.path.startsWith(SECRET_PATH_PREFIX) ? `${SECRET_PATH_PREFIX}…` : req.path;
-      const allow: string[] = METHODS.filter((m) => app.find(m, req.path).handlers.length > 0);
-      if (allow.length > 0) {
-        if (allow.includes('GET')) allow.push('HEAD');
-        sendError(res, new MethodNotAllowedError(`${req.method} is not allowed on ${shown}; use ${allow.join(', ')}.`, allow), log);
-        return;
+  const opened = async <T>(open: () => Promise<T>): Promise<T> => {
+    let parts: T;
+    try {
+      parts = await open();
+    } catch (err) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw err;
+    }
+    await letWaitingRequestsIn();
+    if (config.authType === 'none') {
+      if (isLoopback(config.host)) {
+        log.warn({ host: config.host }, `AUTH_TYPE=none: authentication is OFF, so Fanion listens on ${config.host} only (this machine). Every caller is an admin.`);
+      } else {
+        log.warn(
+          { host: config.host },
+          `DANGER: AUTH_TYPE=none and HOST=${config.host}: authentication is OFF and Fanion is reachable from the network. ` +
+            'Anyone who can reach this port is an admin and can change or delete every flag. Use AUTH_TYPE=api-token, or leave HOST unset to listen on 127.0.0.1. ' +
+            '(Requests naming a host other than localhost or an IP address are refused unless ALLOWED_HOSTS lists it.)',
+        );
       }
-      sendError(res, new NotFoundError(`The path you were looking for (${shown}) is not available.`), log);
-    },
-  });
-  app.get(HEALTH, (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
-  // Only other methods reach polka (GET and HEAD are answered first, above): a 405 like any path's.
-  app.get(READY, (_req, res) => answerReady(readiness, res));
-  // The admin console: a client of the API below, from the files `npm ci` built.
-  const consoleAssets = loadConsole();
-  const consoleFile = (req: http.IncomingMessage & { path: string }, res: http.ServerResponse) => {
-    if (serveConsole(consoleAssets, req, res, req.path)) return;
-    const started = performance.now();
-    sendError(res, new NotFoundError(consoleAssets.size === 0
-      ? 'The console is not built: run `npm run build:ui` (npm ci does it).'
-      : 'No such file of the console.'), log);
-    logUnmatched(req, res, started);
+    }
+    return parts;
   };
-  // Where a relay's (or offline mode's) flags are changed: not here.
-  const flagsAt = config.relay ? `its upstream ${config.relay.upstreamUrl}` : config.offline ? `its features file ${config.offline.bootstrapFile}` : null;
-  if (flagsAt) {
-    // No console: a relay's flags are changed on its upstream, offline mode's in its file.
-    const page = relayPage(flagsAt);
-    app.get('/', (_req, res) => {
-      res.writeHead(200, ['Content-Type', 'text/html; charset=utf-8', 'Content-Length', String(page.length), 'Content-Security-Policy', "default-src 'none'", ...NOSNIFF]);
-      res.end(page);
+
+  const serve = async ({ ctx, routes, frontDoor, elsewhere, gate }: Serving): Promise<void> => {
+    const app = new Router({
+      onError: (err, req, res) => {
+        const started = performance.now();
+        sendError(res, err, log, { method: req.method, path: loggablePath(req, words) });
+        logUnmatched(req, res, started);
+      },
+      onNoMatch: (req, res) => {
+        const started = performance.now();
+        res.once('finish', () => logUnmatched(req, res, started));
+        // A token pasted into an unsupported method's path must not be echoed back.
+        const shown = req.path.startsWith(SECRET_PATH_PREFIX) ? `${SECRET_PATH_PREFIX}…` : req.path;
+        const allow: string[] = METHODS.filter((m) => app.find(m, req.path).handlers.length > 0);
+        if (allow.length > 0) {
+          if (allow.includes('GET')) allow.push('HEAD');
+          sendError(res, new MethodNotAllowedError(`${req.method} is not allowed on ${shown}; use ${allow.join(', ')}.`, allow), log);
+          return;
+        }
+        sendError(res, new NotFoundError(`The path you were looking for (${shown}) is not available.`), log);
+      },
     });
-  } else app.get('/', consoleFile);
-  app.get('/index.html', consoleFile);
-  app.get('/ui/:file', consoleFile);
-  const relay = fanion.relay;
-  const frontend = frontendRoutes(ctx, fanion.evaluator, fanion.metrics);
-  const operations = operationsRoutes(ctx, fanion.operations);
-  const admin = fanion.admin ? await adminRoutes(ctx, fanion, fanion.admin) : { before: [], after: [] };
-  let routes = [
-    ...admin.before,
-    ...clientApiRoutes(fanion.snapshot, ctx.schemas, fanion.frontDoor),
-    ...pushRoutes(fanion.push, ctx.schemas),
-    ...clientMetricsRoutes(ctx, fanion.metrics, fanion.tokens),
-    ...edgeRoutes(ctx, fanion.tokens),
-    ...frontend,
-    ...ofrepRoutes(ctx, fanion.evaluator),
-    ...operations,
-    // A server keeps impact metrics; a relay forwards them upstream.
-    ...(fanion.admin ? impactMetricsRoutes(ctx, fanion.impact) : []),
-    ...admin.after,
-  ];
-  if (flagsAt) {
-    // A relay's flags change on its upstream: no admin route, the SDK APIs, and Edge's paths.
-    // Offline mode is composed the same way; its tokens are all in the state from the start.
-    const sdk = routes.filter((r) => !r.permission);
-    routes = [
-      ...(relay ? validateThroughUpstream(sdk, (tokens) => relay.admitAll(tokens)) : sdk),
-      ...relayRoutes(ctx, readiness),
-      ...backstageRoutes(ctx, () => fanion.engine.state, () => relay?.pendingTokens() ?? []),
-      ...proxyAliases(frontend),
-      ...operations.filter((r) => !r.permission).map((r) => ({ ...r, path: '/internal-backstage/metrics', summary: `${r.summary} (Unleash Edge's path)` })),
-    ];
-    const refuse = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    app.get(HEALTH, (_req, res) => sendJson(res, 200, { health: 'GOOD' }));
+    // Only other methods reach polka (GET and HEAD are answered first, above): a 405 like any path's.
+    app.get(READY, (_req, res) => answerReady(readiness, res));
+    // The admin console: a client of the API below, from the files `npm ci` built.
+    const consoleAssets = loadConsole();
+    const consoleFile = (req: http.IncomingMessage & { path: string }, res: http.ServerResponse) => {
+      if (serveConsole(consoleAssets, req, res, req.path)) return;
       const started = performance.now();
-      sendError(res, new NotFoundError(`This is a Fanion ${relay ? 'relay' : 'in offline mode'}: change flags on ${flagsAt}`), log);
+      sendError(res, new NotFoundError(consoleAssets.size === 0
+        ? 'The console is not built: run `npm run build:ui` (npm ci does it).'
+        : 'No such file of the console.'), log);
       logUnmatched(req, res, started);
     };
-    for (const m of METHODS) {
-      const verb = m.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-      app[verb]('/api/admin', refuse);
-      app[verb]('/api/admin/*', refuse);
-    }
-  }
-  await letWaitingRequestsIn();
-  mount(app, ctx, routes);
-  await letWaitingRequestsIn();
-  words = fixedWords([...routes.map((r) => r.path), HEALTH, READY, '/api/openapi.json', '/docs/openapi', '/ui']);
-  const openapi = openApiDocument(routes, ctx.schemas);
-  app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
-  mountApiDocs(app);
-
-  const appHandler = app.handler;
-  // Relay mode: a token the relay does not hold yet is checked with the upstream first (the
-  // request waits, bounded); then the request goes on as any other, and authentication decides.
-  const admit = relay ? (req: http.IncomingMessage) => relay.admit(req) : null;
-  // A TOKENS entry whose flags the relay does not have yet (its upstream not reached since it
-  // started) is not a wrong token: 503, which SDKs retry, not the 401 authentication would give.
-  const afterAdmit: Gate = (req, res, next) => {
-    const waiting = relay!.notReadyFor(req);
-    if (waiting === null) next(req, res);
-    else unavailable(req, res, `This relay is not ready for the token ${waiting}…: it has not had its flags from the upstream ${config.relay!.upstreamUrl} yet. Try again in a moment.`);
-  };
-  // Offline mode: a configured token before a good features file was read gets 503, as a relay's does.
-  const offline = fanion.offline;
-  // What a relay or offline mode checks before any request goes on, SDK polls included.
-  const gate: Gate | null = admit
-    ? (req, res, next) => {
-      const wait = admit(req);
-      if (wait) void wait.then(() => afterAdmit(req, res, next));
-      else next(req, res);
-    }
-    : offline
-      ? (req, res, next) => {
-        if (!offline.notReadyFor(req)) next(req, res);
-        else unavailable(req, res, `Not ready: no good features file was read from ${config.offline!.bootstrapFile} yet. Try again in a moment.`);
-      }
-      : null;
-  // SDK polls past the gate are answered by the front door; every other request, SDK
-  // register/metrics included, goes through the router.
-  fanion.frontDoor.open(ctx, routes, gate ?? undefined);
-  door = fanion.frontDoor;
-  handler = gate ? (req, res) => gate(req, res, appHandler) : appHandler;
-  if (!flagsAt) await ensureFirstAdminToken({ engine, config, hasher, log });
-  // A relay has no admin API, so no people either.
-  if (fanion.admin) await (await import('../concepts/people/seed.js')).ensureFirstAdmin({ engine, config, passwords: fanion.admin.passwords, log });
-  serving();
-
-  let closing: Promise<void> | null = null;
-  let httpClosed = false;
-  const close = () => {
-    closing ??= (async () => {
-      // Streams first: they never end by themselves, and SDKs should reconnect elsewhere now.
-      fanion.push.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5_000).unref();
+    if (elsewhere) {
+      // No console: flags are changed elsewhere (a relay's on its upstream, offline mode's in its file).
+      const page = relayPage(elsewhere.flagsAt);
+      app.get('/', (_req, res) => {
+        res.writeHead(200, ['Content-Type', 'text/html; charset=utf-8', 'Content-Length', String(page.length), 'Content-Security-Policy', "default-src 'none'", ...NOSNIFF]);
+        res.end(page);
       });
-      httpClosed = true;
-      await fanion.close();
-    })();
-    return closing;
+    } else app.get('/', consoleFile);
+    app.get('/index.html', consoleFile);
+    app.get('/ui/:file', consoleFile);
+    if (elsewhere) {
+      const refuse = (req: http.IncomingMessage, res: http.ServerResponse) => {
+        const started = performance.now();
+        sendError(res, new NotFoundError(elsewhere.refusal), log);
+        logUnmatched(req, res, started);
+      };
+      for (const m of METHODS) {
+        const verb = m.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+        app[verb]('/api/admin', refuse);
+        app[verb]('/api/admin/*', refuse);
+      }
+    }
+    await letWaitingRequestsIn();
+    mount(app, ctx, routes);
+    await letWaitingRequestsIn();
+    words = fixedWords([...routes.map((r) => r.path), HEALTH, READY, '/api/openapi.json', '/docs/openapi', '/ui']);
+    const openapi = openApiDocument(routes, ctx.schemas);
+    app.get('/api/openapi.json', (_req, res) => sendJson(res, 200, openapi));
+    mountApiDocs(app);
+
+    // SDK polls past the gate are answered by the front door; every other request, SDK
+    // register/metrics included, goes through the router.
+    const appHandler = app.handler;
+    frontDoor.open(ctx, routes, gate);
+    door = frontDoor;
+    handler = gate ? (req, res) => gate(req, res, appHandler) : appHandler;
   };
-  const closingStep = () => (closing === null ? 'not closing' : httpClosed ? fanion.closingStep() : 'in-flight requests and open connections');
-  // The schema is known once connected: the one PostgreSQL put the tables in.
-  const source = mode === 'cluster node' ? `the database ${config.cluster!.label}, schema ${fanion.cluster!.schema}` : modeOf(config).source;
-  return { port, engine, checkpointer, server, connections, push: fanion.push, readiness, close, closingStep, mode, source, fields: { ...fields, ...(fanion.cluster ? { schema: fanion.cluster.schema } : {}) } };
+
+  let served: Serving | null = null;
+  const running = (parts: Parts, said: { summary: string; fields: Record<string, string> }): RunningServer => {
+    serving();
+    let closing: Promise<void> | null = null;
+    let httpClosed = false;
+    const close = () => {
+      closing ??= (async () => {
+        // Streams first: they never end by themselves, and SDKs should reconnect elsewhere now.
+        parts.push.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 5_000).unref();
+        });
+        httpClosed = true;
+        await parts.close();
+      })();
+      return closing;
+    };
+    const closingStep = () => (closing === null ? 'not closing' : httpClosed ? parts.closingStep() : 'in-flight requests and open connections');
+    return {
+      port, engine: parts.engine, checkpointer: parts.checkpointer, server, connections, push: parts.push, readiness, close, closingStep,
+      mode: opening.mode, summary: said.summary, fields: said.fields, console: !served?.elsewhere,
+    };
+  };
+
+  return {
+    port,
+    readiness,
+    opening: opened,
+    context: ({ engine, auth, operations, barrier }) => ({ engine, config, log, schemas: new SchemaRegistry(), auth, metrics: operations, access, barrier }),
+    serve: (s) => {
+      served = s;
+      return serve(s);
+    },
+    unavailable,
+    running,
+  };
 }

@@ -1,13 +1,12 @@
-// Fanion opened in-process through the composition root (src/entry/app.ts), for tests that need the
-// engine, the WAL or the checkpointer at hand: the same wiring as a real server, minus HTTP.
-import { openFanion, type Fanion as OpenedFanion, type FanionDeps } from '../../src/entry/app.js';
+// A server's parts opened in-process through its composition (src/entry/embedded.ts), for tests that
+// need the engine, the WAL or the checkpointer at hand: the same wiring as a real server, minus HTTP.
+import type { FanionDeps } from '../../src/entry/core.js';
+import { openServer, type ServerParts } from '../../src/entry/embedded.js';
 import { loadConfig, type Config } from '../../src/core/config.js';
 import { createLogger } from '../../src/core/logger.js';
-import type { Checkpointer } from '../../src/core/storage/checkpointer.js';
-import type { Storage } from '../../src/core/storage/storage.js';
 
-/** Fanion over a data folder (not a cluster node): its storage and checkpointer are the folder's. */
-export type Fanion = OpenedFanion & { storage: Storage; checkpointer: Checkpointer };
+/** A server over a data folder: its storage and checkpointer are the folder's. */
+export type Fanion = ServerParts;
 
 /**
  * Settings for a test over `dataDir`: no fsync, no automatic checkpoints or metrics flushes, and
@@ -26,7 +25,5 @@ export async function openTestFanion(
   env: Record<string, string> = {},
   deps: Partial<Omit<FanionDeps, 'config'>> = {},
 ): Promise<Fanion> {
-  const fanion = await openFanion({ log: createLogger('silent'), ...deps, config: testConfig(dataDir, env) });
-  if (!fanion.storage) throw new Error('openTestFanion opens a data folder, not a cluster node');
-  return fanion as Fanion;
+  return openServer({ log: createLogger('silent'), ...deps, config: testConfig(dataDir, env) });
 }

@@ -12,7 +12,7 @@ const TAG = 'Client';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The SDK poll routes, answered from the snapshot the composition root (app.ts) keeps up to date.
+ * The SDK poll routes, answered from the snapshot the core (entry/core.ts) keeps up to date.
  * The poll's handler is the front door's: mounted on the router too, it answers the paths the door
  * leaves to it (a trailing slash) and gives the router what a 405 and the OpenAPI document need.
  */

@@ -48,7 +48,7 @@ export interface SnapshotOptions {
   maxBytes?: number;
   /** Header name/value pairs added to every prebuilt answer (the HTTP layer's, e.g. nosniff). */
   extraHeaders?: readonly string[];
-  /** Reads which flags each change touched; shared with the other readers of changes (app.ts). */
+  /** Reads which flags each change touched; shared with the other readers of changes (entry/core.ts). */
   toucher?: Toucher;
 }
 

@@ -47,7 +47,7 @@ function byEnvironmentAndHour(entries: UsageEntry[]) {
   return [...sums.values()];
 }
 
-/** The SDK metrics routes, over the store the composition root (app.ts) built and flushes. */
+/** The routes SDKs report to, over the store the core (entry/core.ts) built and flushes. */
 export function clientMetricsRoutes(ctx: AppContext, store: ClientMetricsStore, tokens: SeenTokens): RouteDef[] {
   ctx.schemas.addAll(clientMetricsSchemas);
   ctx.schemas.describe(clientMetricsReplies);
@@ -80,6 +80,16 @@ export function clientMetricsRoutes(ctx: AppContext, store: ClientMetricsStore, 
         return { status: 202 };
       },
     },
+  ];
+}
+
+/**
+ * What SDKs reported, as the admin API shows it: per flag, unknown flags, applications. A server's;
+ * a relay keeps the store only to forward what its SDKs report.
+ */
+export function clientMetricsViewRoutes(ctx: AppContext, store: ClientMetricsStore): RouteDef[] {
+  ctx.schemas.describe(clientMetricsReplies);
+  return [
     {
       method: 'GET', path: '/api/admin/client-metrics/features/:name/raw', tag: TAG, permission: 'READ', scope: ofFeature, background: true,
       summary: `One flag's evaluations by the hour, per application and environment, from ?hoursBack= hours ago (24 when absent, at most ${USAGE_HOURS}); hours without any are left out`,

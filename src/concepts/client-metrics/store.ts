@@ -176,7 +176,7 @@ export class ClientMetricsStore {
   private pending = new Map<string, LastSeen>();
   /** On a cluster node: what was reported here since the last report to the other nodes (share()). */
   private sharing: { instances: Set<string>; counts: Map<string, ReportedCounts>; unknown: Map<string, MetricsReport['unknown'][number]> } | null = null;
-  /** Set in relay mode (app.ts). */
+  /** Set in relay mode (entry/relay.ts). */
   tap: MetricsTap | null = null;
   /** Where a body's `impactMetrics` go (a server's impact-metrics store; app.ts). */
   impact: ImpactSink | null = null;

@@ -298,10 +298,10 @@ function addPoint(into: Sums, s: ImpactSeries, v: number[]): void {
  * `count` and `sum` are the observations' number and total, `avg` their mean, p50/p95/p99
  * interpolated in the buckets. Null when nothing was reported.
  */
-export function valueOf(sums: Sums, mode: Aggregation, seconds: number): number | null {
+export function valueOf(sums: Sums, aggregation: Aggregation, seconds: number): number | null {
   if (sums.series === 0) return null;
   const t = sums.type;
-  switch (mode) {
+  switch (aggregation) {
     case 'count':
       return sums.n;
     case 'rps':
@@ -313,7 +313,7 @@ export function valueOf(sums: Sums, mode: Aggregation, seconds: number): number 
       return sums.n > 0 ? sums.sum / sums.n : null;
     default: {
       if (t !== 'histogram') return null;
-      const q = mode === 'p50' ? 0.5 : mode === 'p95' ? 0.95 : 0.99;
+      const q = aggregation === 'p50' ? 0.5 : aggregation === 'p95' ? 0.95 : 0.99;
       return quantile(q, sums.le, sums.buckets, sums.n);
     }
   }

@@ -117,7 +117,7 @@ export class PushHub {
     /** Re-authenticates a stream's request: the scope now, or a throw when the token is gone. */
     private readonly reauth: (req: IncomingMessage) => ClientScope,
     private readonly opts: PushOptions,
-    /** Shared with the other readers of changes (app.ts); its own when none is given. */
+    /** Shared with the other readers of changes (entry/core.ts); its own when none is given. */
     toucher?: Toucher,
   ) {
     this.toucher = toucher ?? new Toucher(engine.state);

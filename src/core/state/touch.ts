@@ -3,7 +3,7 @@
 // that could see the flag. Read from the change's ops right after they are applied; the mirrors
 // here (strategy → flag, flag → project, segment → project) hold the state as it was before.
 // One Toucher reads each change once for every reader of it: the client snapshot, the prepared
-// flags of server-side evaluation and the push hub (app.ts shares it).
+// flags of server-side evaluation and the push hub (entry/core.ts shares it).
 import type { StateChange } from './change.js';
 import type { State } from './state.js';
 import type { ApiToken } from './types.js';

@@ -6,7 +6,7 @@ import net from 'node:net';
 import t from 'tap';
 import { loadConfig } from '../../../src/core/config.js';
 import { createLogger } from '../../../src/core/logger.js';
-import { startServer } from '../../../src/entry/server.js';
+import { startServer } from '../../../src/entry/embedded.js';
 import { FaultyFiles } from '../../../src/core/log/wal/file-layer.js';
 import { client, serve, spawnServer, tempDataDir } from '../../helpers/server.js';
 import { openStream, type SseFrame } from '../../helpers/sse.js';

@@ -6,7 +6,8 @@
 import t from 'tap';
 import { loadConfig } from '../../../src/core/config.js';
 import { createLogger } from '../../../src/core/logger.js';
-import { startServer, type RunningServer } from '../../../src/entry/server.js';
+import { startServer } from '../../../src/entry/embedded.js';
+import type { RunningServer } from '../../../src/entry/server.js';
 import { dueProgressions, runProgression } from '../../../src/concepts/release-plans/progressions.js';
 import { waitFor } from '../../helpers/relay.js';
 import { client, succeeding, tempDataDir } from '../../helpers/server.js';
