@@ -178,7 +178,7 @@ export class ClientMetricsStore {
   private sharing: { instances: Set<string>; counts: Map<string, ReportedCounts>; unknown: Map<string, MetricsReport['unknown'][number]> } | null = null;
   /** Set in relay mode (entry/relay.ts). */
   tap: MetricsTap | null = null;
-  /** Where a body's `impactMetrics` go (a server's impact-metrics store; app.ts). */
+  /** Where a body's `impactMetrics` go (a server's impact-metrics store, set by entry/core.ts). */
   impact: ImpactSink | null = null;
 
   constructor(
