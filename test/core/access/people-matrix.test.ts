@@ -65,6 +65,8 @@ function kindOf(method: string, p: string): Kind | null {
   if (/^\/api\/admin\/(api-tokens|addons|state)\b/.test(p)) return 'admin';
   if (p.startsWith('/api/admin/environments')) return method === 'GET' ? 'read' : 'admin';
   if (method === 'GET') return 'read';
+  // The impact metrics page's charts are the whole server's: Admins only (a flag's charts are under its project).
+  if (p.startsWith('/api/admin/impact-metrics/config')) return 'admin';
   if (['POST /api/admin/features/validate', 'POST /api/admin/context/validate', 'POST /api/admin/tag-types/validate', 'POST /api/admin/events/search', 'POST /api/admin/features-batch/export'].includes(r)) return 'read';
   if (/^\/api\/admin\/(strategies|context|tag-types|tags|release-plan-templates)\b/.test(p) || r === 'POST /api/admin/projects') return 'global';
   // A segment is created in the project its body names (or shared: global, see requests()).
