@@ -45,7 +45,8 @@ t.test('a held tick entry keeps process.nextTick fast after a memory-reducing co
   const kept = run(true);
   const ns = (r: { before: number; after: number }) => `${r.before.toFixed(0)} → ${r.after.toFixed(0)} ns per tick`;
   t.equal(bare.heldSymbols, null, 'nothing held unless asked');
-  t.equal(kept.heldSymbols, 2, "the entry held is a tick's own (its async id and trigger id are symbol-keyed)");
+  // A tick's entry has symbol keys only: its async id and trigger id, and from Node 22 its async context frame.
+  t.ok(kept.heldSymbols !== null && kept.heldSymbols >= 2 && kept.heldSymbols <= 3, `the entry held is a tick's own (${kept.heldSymbols} symbol keys)`);
   if (bare.after / bare.before < 2.5) {
     t.pass(`this Node has no such slowdown (${ns(bare)} without the work-around): nothing to compare`);
     return;
