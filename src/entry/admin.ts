@@ -15,6 +15,7 @@ import type { Engine } from '../core/engine/engine.js';
 import type { AppContext, RouteDef } from '../http/route.js';
 import type { FanionDeps, Tokens } from './core.js';
 import type { ProgressionScheduler } from '../concepts/release-plans/scheduler.js';
+import type { SafeguardScheduler } from '../concepts/safeguards/scheduler.js';
 
 /**
  * Refuses a weak UNLEASH_DEFAULT_ADMIN_PASSWORD before anything is opened: the one check of the
@@ -43,6 +44,8 @@ export interface AdminSide {
   webhooks: WebhookDeliverer;
   /** Release plan progressions: time as a change source, acted on by one node (the webhook leader). */
   progressions: ProgressionScheduler;
+  /** Safeguards: fired by the same node, right after the impact metrics that cross their threshold are written. */
+  safeguards: SafeguardScheduler;
 }
 
 /**
@@ -51,10 +54,10 @@ export interface AdminSide {
  */
 export async function openAdminSide(deps: FanionDeps, engine: Engine, { hasher, tokens }: Tokens, leadership?: WebhookLeadership): Promise<AdminSide> {
   const { config, log } = deps;
-  const [deliverer, logic, sender, passwords, peopleCode, guard, scheduler] = await Promise.all([
+  const [deliverer, logic, sender, passwords, peopleCode, guard, scheduler, guards] = await Promise.all([
     import('../concepts/webhooks/deliverer.js'), import('../concepts/webhooks/logic.js'), import('../concepts/webhooks/sender.js'),
     import('../concepts/people/password-hasher.js'), import('../concepts/people/people-authenticator.js'), import('../concepts/people/sign-in-guard.js'),
-    import('../concepts/release-plans/scheduler.js'),
+    import('../concepts/release-plans/scheduler.js'), import('../concepts/safeguards/scheduler.js'),
   ]);
   // People sign in with a session cookie or act through personal tokens, beside API tokens.
   const people = config.authType === 'api-token' ? new peopleCode.PeopleAuthenticator(tokens, () => engine.state, hasher, config.signIn.sessionIdleMs) : null;
@@ -71,8 +74,13 @@ export async function openAdminSide(deps: FanionDeps, engine: Engine, { hasher, 
     clock: deps.clock ?? (() => new Date()), checkMs: deps.progressionCheckMs ?? PROGRESSION_CHECK_MS, leads: () => !leadership || leadership.leading,
   }, log);
   progressions.start();
+  const leads = () => !leadership || leadership.leading;
+  const safeguards = new guards.SafeguardScheduler(engine, { clock: deps.clock ?? (() => new Date()), checkMs: deps.progressionCheckMs ?? PROGRESSION_CHECK_MS, leads }, log);
+  engine.onChange((change, kind) => safeguards.onChange(change, kind));
+  safeguards.start();
   return {
     progressions,
+    safeguards,
     auth: people ?? new OpenAuthenticator(),
     people,
     oidc,
@@ -87,18 +95,18 @@ export async function openAdminSide(deps: FanionDeps, engine: Engine, { hasher, 
  * after the SDK-facing routes, in mounting order.
  */
 export async function adminRoutes(ctx: AppContext, { hasher }: Tokens, side: AdminSide): Promise<{ before: RouteDef[]; after: RouteDef[] }> {
-  const [features, strategies, strategyTypes, contextFields, projects, environments, segments, tags, variants, events, state, featuresBatch, tokens, addons, people, releasePlans] =
+  const [features, strategies, strategyTypes, contextFields, projects, environments, segments, tags, variants, events, state, featuresBatch, tokens, addons, people, releasePlans, safeguards] =
     await Promise.all([
       import('../concepts/features/routes.js'), import('../concepts/strategies/routes.js'), import('../concepts/strategy-types/routes.js'), import('../concepts/context-fields/routes.js'),
       import('../concepts/projects/routes.js'), import('../concepts/environments/routes.js'), import('../concepts/segments/routes.js'), import('../concepts/tags/routes.js'),
       import('../concepts/variants/routes.js'), import('../concepts/events/routes.js'), import('../concepts/state-io/routes.js'), import('../concepts/features-batch/routes.js'),
       import('../concepts/tokens/routes.js'), import('../concepts/webhooks/routes.js'), import('../concepts/people/routes.js'),
-      import('../concepts/release-plans/routes.js'),
+      import('../concepts/release-plans/routes.js'), import('../concepts/safeguards/routes.js'),
     ]);
   const modules: ((ctx: AppContext) => RouteDef[])[] = [
     features.featureRoutes, strategies.strategyRoutes, strategyTypes.strategyTypeRoutes, contextFields.contextFieldRoutes, projects.projectRoutes,
     environments.environmentRoutes, segments.segmentRoutes, tags.tagRoutes, variants.variantRoutes, events.eventRoutes, state.stateRoutes,
-    featuresBatch.featuresBatchRoutes, releasePlans.releasePlanRoutes,
+    featuresBatch.featuresBatchRoutes, releasePlans.releasePlanRoutes, safeguards.safeguardRoutes,
   ];
   return {
     before: [...modules.flatMap((m) => m(ctx)), ...tokens.tokenRoutes(hasher)(ctx)],

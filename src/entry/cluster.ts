@@ -111,6 +111,7 @@ export async function openClusterNode(deps: FanionDeps, db: DatabaseConfig): Pro
     // Webhooks write their last progress before the log closes.
     const { close, closingStep } = closer(core.push, [
       ['release plan progressions', () => admin.progressions.close()],
+      ['safeguards', () => admin.safeguards.close()],
       ['webhook deliveries', () => admin.webhooks.close()],
       ['webhook leadership', () => leadership.close()],
       ['the last SDK metrics', () => core.flusher.stop()],

@@ -39,6 +39,7 @@ export async function openServer(deps: FanionDeps): Promise<ServerParts> {
     // Webhooks write their last progress before the log closes.
     const { close, closingStep } = closer(core.push, [
       ['release plan progressions', () => admin.progressions.close()],
+      ['safeguards', () => admin.safeguards.close()],
       ['webhook deliveries', () => admin.webhooks.close()],
       ['the last SDK metrics', () => core.flusher.stop()],
       ['the last impact metrics', () => core.impact?.stop()],

@@ -154,6 +154,9 @@ export const EVENT_TYPES = [
   'release-plan-milestone-started',
   'milestone-progression-changed',
   'milestone-progression-deleted',
+  'safeguard-changed',
+  'safeguard-deleted',
+  'safeguard-triggered',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

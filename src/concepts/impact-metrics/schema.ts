@@ -54,7 +54,8 @@ export const impactEntrySchema = {
   ],
 };
 
-const chartProperties = {
+/** A chart's fields; a safeguard's impactMetric takes the same (safeguards/schema.ts). */
+export const chartProperties = {
   id: { type: 'string', maxLength: 100 },
   title: { type: 'string', maxLength: 255 },
   metricName: name,

@@ -5,16 +5,28 @@
 // cluster every node applies every node's flush, so each answers with what all of them received.
 // Memory: a series not kept yet is taken only while the budget (IMPACT_METRICS_MAX_BYTES) has
 // room for it with every tier full; what does not fit is refused and counted.
+// A report of a metric some safeguard watches is written within WATCHED_FLUSH_MS instead, so the
+// safeguard's decision (taken right after the write) follows the SDK's post within a second.
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Engine } from '../../core/engine/engine.js';
 import type { Logger } from '../../core/logger.js';
+import type { State } from '../../core/state/state.js';
 import type { Actor, ImpactSeries } from '../../core/state/types.js';
 import { Flushing } from '../../core/single-flight.js';
 import { continues, entryDeltas, flushImpact, foldPending, mergePoints, seriesBytes, stateBytes, type Delta, type ImpactEntry, type PendingSeries } from './logic.js';
 import { MAX_ENTRIES_PER_BODY, impactEntrySchema } from './schema.js';
 
 const ACTOR: Actor = { name: 'impact-metrics', userId: null };
+/** How soon a report of a metric a safeguard watches is written (the others wait for the next flush). */
+export const WATCHED_FLUSH_MS = 200;
 const checkEntry: ValidateFunction = new Ajv({ allErrors: false, strict: false }).compile(impactEntrySchema);
+
+/** Whether some safeguard (concepts/safeguards) watches the metric `name`: its reports are then worth writing soon. */
+export function watched(state: State, name: string): boolean {
+  if (state.safeguards.size === 0) return false;
+  for (const sg of state.safeguards.values()) if (sg.impactMetric.metricName === name) return true;
+  return false;
+}
 
 /**
  * The deltas of a body's `impactMetrics`, whatever it is: each entry checked on its own, those
@@ -45,6 +57,9 @@ export class ImpactStore extends Flushing implements ImpactSink {
   /** Entries refused as malformed, series refused for the budget (since start). */
   readonly counts = { rejected: 0, refused: 0 };
   private lastProblem: string | null = null;
+  /** The write brought forward for a watched metric, if one is due. */
+  private soon: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     private readonly engine: Engine,
@@ -86,7 +101,23 @@ export class ImpactStore extends Flushing implements ImpactSink {
         this.pendingBytes += size;
       }
       foldPending(this.pending, d, nowMs);
+      // A zero count (an idle counter's sample) cannot make a safeguard fire: it waits for the flush.
+      const moves = d.head.type === 'gauge' || d.v[0] !== 0;
+      if (moves && !this.soon && !this.stopped && watched(this.engine.state, d.head.name)) {
+        this.soon = setTimeout(() => {
+          this.soon = null;
+          void this.flush();
+        }, WATCHED_FLUSH_MS);
+        this.soon.unref();
+      }
     }
+  }
+
+  override async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.soon) clearTimeout(this.soon);
+    this.soon = null;
+    await super.stop();
   }
 
   private reject(why: string): void {

@@ -92,7 +92,8 @@ function asMilestoneStrategy(s: Strategy): MilestoneStrategy {
   };
 }
 
-export function planView(p: ReleasePlan) {
+/** A plan in Unleash's shape; `safeguards` are its safeguards' views (safeguards/logic.ts planSafeguards). */
+export function planView(p: ReleasePlan, safeguards: unknown[] = []) {
   return {
     id: p.id,
     discriminator: 'plan' as const,
@@ -115,8 +116,7 @@ export function planView(p: ReleasePlan) {
       pausedAt: m.pausedAt,
       strategies: m.strategies.map((s) => milestoneStrategyView(asMilestoneStrategy(s), m.id)),
     })),
-    // Safeguards are not kept yet: always none.
-    safeguards: [] as unknown[],
+    safeguards,
   };
 }
 

@@ -5,6 +5,7 @@
 // decided twice (two ticks, or a node that took over) applies once.
 import type { Change, CommandEnv, EventDraft } from '../../core/engine/command.js';
 import { invalid, NotFoundError } from '../../core/errors.js';
+import type { Op } from '../../core/state/ops.js';
 import type { State } from '../../core/state/state.js';
 import type { PlanMilestone, ReleasePlan, TransitionCondition } from '../../core/state/types.js';
 import { planAt, requirePlan, withStarted, type PlanWhere } from './logic.js';
@@ -130,4 +131,15 @@ export function resumeProgressions(where: PlanWhere, planId: string) {
     const after = { ...plan, milestones: plan.milestones.map((m) => (m === active ? { ...m, pausedAt: null, startedAt: env.now } : m)) };
     return { ops: [{ o: 'releasePlan.put', plan: after }], events: [], result: null };
   };
+}
+
+/**
+ * Pauses a plan's progressions (what a safeguard does when it fires): its active milestone stops
+ * counting towards its progression until the plan is resumed. Null when there is nothing to pause
+ * (no active milestone, or already paused). Pure: the ops only.
+ */
+export function pauseProgressions(plan: ReleasePlan, now: string): Op[] | null {
+  const active = plan.milestones.find((m) => m.id === plan.activeMilestoneId);
+  if (!active || active.pausedAt !== null) return null;
+  return [{ o: 'releasePlan.put', plan: { ...plan, milestones: plan.milestones.map((m) => (m === active ? { ...m, pausedAt: now } : m)) } }];
 }

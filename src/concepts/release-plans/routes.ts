@@ -7,17 +7,18 @@ import {
 } from './logic.js';
 import { deleteProgression, resumeProgressions, setProgression } from './progressions.js';
 import { releasePlanReplies, releasePlanSchemas } from './schema.js';
-import type { TransitionCondition } from '../../core/state/types.js';
+import type { ReleasePlan, TransitionCondition } from '../../core/state/types.js';
+import { planSafeguards } from '../safeguards/logic.js';
 
 const TEMPLATES = '/api/admin/release-plan-templates';
-const FLAG_ENV = '/api/admin/projects/:projectId/features/:featureName/environments/:environment';
+export const FLAG_ENV = '/api/admin/projects/:projectId/features/:featureName/environments/:environment';
 const PLANS = `${FLAG_ENV}/release-plans`;
 const PROGRESSIONS = `${FLAG_ENV}/progressions`;
 const TAG = 'Release plans';
 
-const where = (p: Record<string, string>): PlanWhere => ({ project: p.projectId, feature: p.featureName, environment: p.environment });
+export const where = (p: Record<string, string>): PlanWhere => ({ project: p.projectId, feature: p.featureName, environment: p.environment });
 /** A plan acts on its flag's environment: whoever may switch it may manage its plan. */
-const planScope = (p: Record<string, string>) => ({ project: p.projectId, environment: p.environment });
+export const planScope = (p: Record<string, string>) => ({ project: p.projectId, environment: p.environment });
 
 /**
  * Routes of release templates (`/api/admin/release-plan-templates`, for Admins and Editors) and of
@@ -28,6 +29,7 @@ export function releasePlanRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.describe(releasePlanReplies);
   const { engine } = ctx;
   const templateOf = (id: string) => requireTemplate(engine.state, id);
+  const viewOf = (plan: ReleasePlan) => planView(plan, planSafeguards(engine.state, plan));
   return [
     {
       method: 'GET', path: TEMPLATES, tag: TAG, summary: 'List release plan templates (archived ones included)', reply: releasePlanReplies.releasePlanTemplatesReply, permission: 'READ',
@@ -87,7 +89,7 @@ export function releasePlanRoutes(ctx: AppContext): RouteDef[] {
         const w = where(params);
         requireFeatureEnv(engine.state, requireFeature(engine.state, w.project, w.feature), w.environment);
         const plan = planAt(engine.state, w);
-        return { status: 200, body: plan ? [planView(plan)] : [] };
+        return { status: 200, body: plan ? [viewOf(plan)] : [] };
       },
     },
     {
@@ -98,7 +100,7 @@ export function releasePlanRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET', path: `${PLANS}/:planId`, tag: TAG, summary: 'Get a release plan', reply: releasePlanReplies.releasePlanReply, permission: 'READ', scope: planScope,
-      handler: ({ params }) => ({ status: 200, body: planView(requirePlan(engine.state, where(params), params.planId).plan) }),
+      handler: ({ params }) => ({ status: 200, body: viewOf(requirePlan(engine.state, where(params), params.planId).plan) }),
     },
     {
       method: 'DELETE', path: `${PLANS}/:planId`, tag: TAG, summary: "Remove a release plan (its milestone's strategies stop being served)", permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: planScope,

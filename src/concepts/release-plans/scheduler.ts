@@ -16,20 +16,32 @@ export interface SchedulerOptions {
   leads: () => boolean;
 }
 
-export class ProgressionScheduler {
+/** Work the leading node does on a timer, written through the engine (progressions, safeguards). */
+export abstract class LeaderTicker {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
 
   constructor(
-    private readonly engine: Engine,
-    private readonly opts: SchedulerOptions,
-    private readonly log: Logger,
+    protected readonly engine: Engine,
+    protected readonly opts: SchedulerOptions,
+    protected readonly log: Logger,
   ) {}
+
+  /** One look; called every `checkMs`. */
+  abstract check(): Promise<void>;
 
   start(): void {
     this.timer = setInterval(() => void this.check(), this.opts.checkMs);
     this.timer.unref();
   }
+
+  protected stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+export class ProgressionScheduler extends LeaderTicker {
+  private running: Promise<void> | null = null;
 
   /** One look at the clock; never two at once. */
   check(): Promise<void> {
@@ -53,8 +65,7 @@ export class ProgressionScheduler {
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.stopTimer();
     await this.running;
   }
 }

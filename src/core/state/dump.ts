@@ -34,6 +34,8 @@ export interface StateDump {
   /** Release templates and plans (absent in dumps written before them). */
   releaseTemplates?: unknown[];
   releasePlans?: unknown[];
+  /** Safeguards (absent in dumps written before them). */
+  safeguards?: unknown[];
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId?: number;
@@ -73,6 +75,7 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     impactSeries: [...s.impactSeries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
     releaseTemplates: byKey(s.releaseTemplates),
     releasePlans: byKey(s.releasePlans),
+    safeguards: byKey(s.safeguards),
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
     nextAddonId: s.nextAddonId,
@@ -123,6 +126,7 @@ export function loadDump(d: StateDump): State {
   m<any>(d.impactCharts ?? [], (x) => x.id, s.impactCharts);
   m<any>(d.releaseTemplates ?? [], (x) => x.id, s.releaseTemplates);
   m<any>(d.releasePlans ?? [], (x) => `${x.featureName}\u0000${x.environment}`, s.releasePlans);
+  m<any>(d.safeguards ?? [], (x) => x.id, s.safeguards);
   s.nextUserId = d.nextUserId ?? 1;
   s.nextPersonalTokenId = d.nextPersonalTokenId ?? 1;
   s.nextSegmentId = d.nextSegmentId;

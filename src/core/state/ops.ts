@@ -2,7 +2,7 @@
 // Commands produce them (with every generated id and timestamp already filled in), the WAL
 // stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Safeguard, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
 } from './types.js';
 import { featureEnvKey, tagKey, type State } from './state.js';
 
@@ -69,7 +69,10 @@ export type Op =
   | { o: 'releaseTemplate.del'; id: string }
   /** Puts the plan on its flag's environment (replacing the one there): a milestone start is a put too. */
   | { o: 'releasePlan.put'; plan: ReleasePlan }
-  | { o: 'releasePlan.del'; feature: string; environment: string };
+  | { o: 'releasePlan.del'; feature: string; environment: string }
+  /** Puts a safeguard (a new one, or one that fired: its triggeredAt set). */
+  | { o: 'safeguard.put'; safeguard: Safeguard }
+  | { o: 'safeguard.del'; id: string };
 
 /**
  * Every op this version knows, checked against `Op` by the compiler (a name missing or extra does
@@ -88,6 +91,7 @@ const OP_NAMES: Record<Op['o'], true> = {
   'passwordLink.del': true, 'impact.put': true, 'impact.point': true, 'impact.del': true,
   'impactChart.put': true, 'impactChart.del': true,
   'releaseTemplate.put': true, 'releaseTemplate.del': true, 'releasePlan.put': true, 'releasePlan.del': true,
+  'safeguard.put': true, 'safeguard.del': true,
 };
 
 /** Whether `op` names an op this version applies. */
@@ -170,6 +174,17 @@ function replaceFeatureEnvs(s: State, feature: string, envs: Map<string, Feature
 }
 
 /**
+ * Removes the safeguards `gone` picks: a safeguard never outlives what it acts on (its flag, its
+ * flag's environment, its plan), whatever removed that. Costs nothing without safeguards.
+ */
+function dropSafeguards(s: State, gone: (sg: Safeguard) => boolean, withUndo: boolean, order: OrderKeeper | null): Undo[] {
+  if (s.safeguards.size === 0) return [];
+  const undos: Undo[] = [];
+  for (const sg of [...s.safeguards.values()]) if (gone(sg)) undos.push(delIn(s.safeguards, sg.id, withUndo, order));
+  return undos;
+}
+
+/**
  * Remembers the key order of maps a change deletes from, so that undoing the change puts every
  * entry back where it was, not at the end: listings follow Map order, and after a rollback they
  * must read as before (and as a replay of the log rebuilds them). One snapshot per map per
@@ -221,6 +236,7 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
           if (plan.featureName === op.name) undos.push(delIn(s.releasePlans, featureEnvKey(plan.featureName, plan.environment), withUndo, order));
         }
       }
+      undos.push(...dropSafeguards(s, (sg) => sg.featureName === op.name, withUndo, order));
       return () => undos.reverse().forEach((u) => u());
     }
     case 'featureEnv.put': {
@@ -237,12 +253,14 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       if (!envs) return NO_UNDO;
       // Nor its flag's environment.
       const plan = s.releasePlans.size > 0 ? delIn(s.releasePlans, featureEnvKey(op.feature, op.environment), withUndo, order) : NO_UNDO;
+      const guards = dropSafeguards(s, (sg) => sg.featureName === op.feature && sg.environment === op.environment, withUndo, order);
       if (!withUndo) return delIn(envs, op.environment, false);
       const next = new Map(envs);
       next.delete(op.environment);
       s.featureEnvs.set(op.feature, next);
       return () => {
         s.featureEnvs.set(op.feature, envs);
+        guards.reverse().forEach((u) => u());
         plan();
       };
     }
@@ -435,8 +453,18 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return delIn(s.releaseTemplates, op.id, withUndo, order);
     case 'releasePlan.put':
       return putIn(s.releasePlans, featureEnvKey(op.plan.featureName, op.plan.environment), op.plan, withUndo);
-    case 'releasePlan.del':
-      return delIn(s.releasePlans, featureEnvKey(op.feature, op.environment), withUndo, order);
+    case 'releasePlan.del': {
+      // The plan's safeguards go with it (a plan applied there later is another plan).
+      const undos = [
+        delIn(s.releasePlans, featureEnvKey(op.feature, op.environment), withUndo, order),
+        ...dropSafeguards(s, (sg) => sg.action.type === 'pauseReleasePlanProgressions' && sg.featureName === op.feature && sg.environment === op.environment, withUndo, order),
+      ];
+      return () => undos.reverse().forEach((u) => u());
+    }
+    case 'safeguard.put':
+      return putIn(s.safeguards, op.safeguard.id, op.safeguard, withUndo);
+    case 'safeguard.del':
+      return delIn(s.safeguards, op.id, withUndo, order);
     default: {
       const never: never = op;
       throw new Error(`unknown op ${(never as { o: string }).o}`);

@@ -1,7 +1,7 @@
 // The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
 import { EventLog } from './events/event-log.js';
 import type {
-  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
+  Addon, ApiToken, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Safeguard, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
 } from './types.js';
 
 export interface State {
@@ -41,6 +41,8 @@ export interface State {
   releaseTemplates: Map<string, ReleaseTemplate>;
   /** `${feature}\u0000${environment}` → the release plan applied there (one at most). */
   releasePlans: Map<string, ReleasePlan>;
+  /** Safeguards by id. */
+  safeguards: Map<string, Safeguard>;
   events: EventLog;
   /** On a cluster: the webhook delivery term and the node that leads it (0 and '' before any). */
   webhookTerm: number;
@@ -80,6 +82,7 @@ export function emptyState(): State {
     impactCharts: new Map(),
     releaseTemplates: new Map(),
     releasePlans: new Map(),
+    safeguards: new Map(),
     events: new EventLog(),
     webhookTerm: 0,
     webhookLeader: '',

@@ -228,6 +228,10 @@ export class Toucher {
         case 'releaseTemplate.put':
         case 'releaseTemplate.del':
           break;
+        // A safeguard acts through ordinary ops (featureEnv.put, releasePlan.put) when it fires.
+        case 'safeguard.put':
+        case 'safeguard.del':
+          break;
         // People and their sessions, personal tokens and links: SDKs never authenticate with them
         // (client() takes client tokens only), so no stream or cached answer depends on them, and
         // the metrics flush writing when a session was last used touches nothing here.

@@ -396,3 +396,32 @@ export interface ReleasePlan {
   activeMilestoneId: string | null;
   milestones: PlanMilestone[];
 }
+
+/** What a safeguard does when it fires: pause its release plan's progressions, or switch its flag's environment off. */
+export type SafeguardAction =
+  | { type: 'pauseReleasePlanProgressions'; id: string }
+  | { type: 'disableFeatureEnvironment'; project: string; featureName: string; environment: string };
+
+/**
+ * A threshold on an impact metric that acts on a flag's environment (directly, or through the
+ * release plan there) when the metric, aggregated over its window, crosses it
+ * (concepts/safeguards).
+ */
+export interface Safeguard {
+  id: string;
+  /** The flag and environment it acts on (a plan safeguard: its plan's). */
+  featureName: string;
+  environment: string;
+  action: SafeguardAction;
+  impactMetric: {
+    id: string;
+    metricName: string;
+    timeRange: 'hour' | 'day' | 'week' | 'month';
+    aggregationMode: 'rps' | 'count' | 'avg' | 'sum' | 'p50' | 'p95' | 'p99';
+    labelSelectors: Record<string, string[]>;
+  };
+  triggerCondition: { operator: '>' | '<'; threshold: number };
+  createdAt: string;
+  /** When it last fired (null: never). */
+  triggeredAt: string | null;
+}

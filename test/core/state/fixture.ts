@@ -8,7 +8,7 @@ import { defaultOps } from '../../../src/core/state/defaults.js';
 import { dumpState, loadDump, type StateDump } from '../../../src/core/state/dump.js';
 import type { Op } from '../../../src/core/state/ops.js';
 import { emptyState, type State } from '../../../src/core/state/state.js';
-import type { Addon, Constraint, Feature, FeatureEnv, ReleasePlan, Strategy, User } from '../../../src/core/state/types.js';
+import type { Addon, Constraint, Feature, FeatureEnv, ReleasePlan, Safeguard, Strategy, User } from '../../../src/core/state/types.js';
 
 export const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -70,7 +70,18 @@ export function fixtureOps(): Op[] {
     { o: 'impact.point', key: 'errors', tier: 0, point: { t: 60, v: [3] }, since: 0 },
     { o: 'impactChart.put', chart: { id: 'c1', metricName: 'errors', timeRange: 'hour', yAxisMin: 'auto', aggregationMode: 'count', labelSelectors: {}, feature: null, createdAt: T0 } },
     { o: 'releasePlan.put', plan: releasePlan('rp1', 'gone', 'development') },
+    { o: 'safeguard.put', safeguard: safeguard('sg1', 'alpha', 'development') },
+    { o: 'safeguard.put', safeguard: safeguard('sg2', 'gone', 'development', { action: { type: 'pauseReleasePlanProgressions', id: 'rp1' } }) },
   ];
+}
+
+/** A safeguard on a flag's environment (errors over the last hour above 5), as the fixture and the op tests use it. */
+export function safeguard(id: string, featureName: string, environment: string, over: Partial<Safeguard> = {}): Safeguard {
+  return {
+    id, featureName, environment, action: { type: 'disableFeatureEnvironment', project: 'default', featureName, environment },
+    impactMetric: { id: `${id}-m`, metricName: 'errors', timeRange: 'hour', aggregationMode: 'count', labelSelectors: {} },
+    triggerCondition: { operator: '>', threshold: 5 }, createdAt: T0, triggeredAt: null, ...over,
+  };
 }
 
 /** A release plan of two milestones (none started), as the fixture and the op tests use it. */

@@ -10,7 +10,7 @@ import { applyOp, type Op } from '../../../src/core/state/ops.js';
 import { strategiesOf, type State } from '../../../src/core/state/state.js';
 import { ROOT } from '../../helpers/paths.js';
 import { builtinReleaseTemplate } from '../../../src/core/state/defaults.js';
-import { addon, feature, featureEnv, fixtureState, releasePlan, snapshot, strategy, T0, user } from './fixture.js';
+import { addon, feature, featureEnv, fixtureState, releasePlan, safeguard, snapshot, strategy, T0, user } from './fixture.js';
 
 const T1 = '2026-03-03T03:03:03.000Z';
 
@@ -219,6 +219,14 @@ const CASES: Record<string, Case[]> = {
     { name: 'removes a plan', changes: true, op: { o: 'releasePlan.del', feature: 'gone', environment: 'development' } },
     { name: 'is a no-op where there is none', changes: false, op: { o: 'releasePlan.del', feature: 'beta', environment: 'development' } },
   ],
+  'safeguard.put': [
+    { name: 'adds a safeguard', changes: true, op: { o: 'safeguard.put', safeguard: safeguard('sg3', 'beta', 'development') } },
+    { name: 'records a firing (replaces the safeguard)', changes: true, op: { o: 'safeguard.put', safeguard: safeguard('sg1', 'alpha', 'development', { triggeredAt: T1 }) } },
+  ],
+  'safeguard.del': [
+    { name: 'removes a safeguard', changes: true, op: { o: 'safeguard.del', id: 'sg1' } },
+    { name: 'is a no-op for an unknown safeguard', changes: false, op: { o: 'safeguard.del', id: 'nope' } },
+  ],
   lastSeen: [
     { name: 'moves lastSeenAt forward (in place)', changes: true, op: { o: 'lastSeen', feature: 'alpha', environment: 'development', at: T1 } },
     { name: 'is a no-op for an unknown flag', changes: false, op: { o: 'lastSeen', feature: 'nope', environment: 'development', at: T1 } },
@@ -260,6 +268,24 @@ t.test('a release plan goes with its flag, or with its flag\'s environment, and 
     t.notOk(s.releasePlans.has(key), `${op.o}: the plan is gone`);
     undo();
     t.ok(s.releasePlans.has(key), `${op.o}: undone, the plan is back`);
+  }
+});
+
+t.test('a safeguard goes with its flag, its flag\'s environment or its plan, and comes back on undo', async (t) => {
+  const cases: [Op, string[]][] = [
+    [{ o: 'feature.del', name: 'alpha' }, ['sg1']],
+    [{ o: 'featureEnv.del', feature: 'alpha', environment: 'development' }, ['sg1']],
+    [{ o: 'feature.del', name: 'gone' }, ['sg2']],
+    [{ o: 'releasePlan.del', feature: 'gone', environment: 'development' }, ['sg2']],
+    [{ o: 'featureEnv.del', feature: 'alpha', environment: 'production' }, []],
+  ];
+  for (const [op, gone] of cases) {
+    const s = fixtureState();
+    const before = snapshot(s);
+    const undo = applyOp(s, op);
+    t.same([...s.safeguards.keys()].sort(), ['sg1', 'sg2'].filter((id) => !gone.includes(id)), `${op.o}: ${gone.join(', ') || 'none'} gone`);
+    undo();
+    t.strictSame(snapshot(s), before, `${op.o}: undone, everything is back`);
   }
 });
 
