@@ -220,7 +220,7 @@ export function assembleCore(inputs: CoreInputs): Core {
   if (impact) metrics.impact = impact;
   const operations = new FanionMetrics({ engine, store: metrics, impact, push, checkpointer: inputs.checkpointer, webhooks: inputs.webhooks, replayMs: inputs.replayMs, cluster: inputs.cluster });
   const frontDoor = new FrontDoor(snapshot, operations.hot, () => engine.applying);
-  engine.onChange(() => frontDoor.forget());
+  engine.onChange((change) => frontDoor.onChange(change));
   const flusher = new MetricsFlusher(engine, metrics, log, inputs.tokens, inputs.people, inputs.nodeId);
   flusher.start(config.metrics.flushMs);
   impact?.start(config.metrics.flushMs);

@@ -21,6 +21,7 @@
 // upstream answering anew) or the token expires. The slightest difference takes the whole path.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientScope, CredentialUse } from '../../core/access/access.js';
+import type { StateChange } from '../../core/state/change.js';
 import type { HotCounters } from '../../http/counters.js';
 import { directGet } from '../../http/fast-path.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
@@ -84,6 +85,19 @@ export function decide(req: Knock, remembered: Remembered | undefined, generatio
 
 const openGate: Gate = (req, res, next) => next(req, res);
 
+/** Ops that keep the applications' own impact metrics: nothing an SDK poll answers or authorizes reads them. */
+const IMPACT_OPS: ReadonlySet<string> = new Set(['impact.put', 'impact.point', 'impact.del', 'impactChart.put', 'impactChart.del']);
+
+/**
+ * Whether a change can alter a poll's answer or who may poll. Every change may, but the impact
+ * metrics' flushes: they come every METRICS_FLUSH_MS while SDKs report impact metrics, and within
+ * a fraction of a second of a post a safeguard watches, and would otherwise end every
+ * connection's repeat shortcut each time.
+ */
+export function touchesPolls(change: StateChange): boolean {
+  return change.events.length > 0 || change.ops.some((op) => !IMPACT_OPS.has(op.o));
+}
+
 export class FrontDoor {
   private readonly byConnection = new WeakMap<object, Remembered>();
   private generation = 0;
@@ -106,6 +120,11 @@ export class FrontDoor {
   /** The state changed (applied, rolled back): no connection's remembered poll holds any more. */
   forget(): void {
     this.generation++;
+  }
+
+  /** A change applied or rolled back: forgets every remembered poll, unless the change cannot touch one. */
+  onChange(change: StateChange): void {
+    if (touchesPolls(change)) this.forget();
   }
 
   /**

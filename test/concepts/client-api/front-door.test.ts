@@ -3,7 +3,7 @@
 // connection repeating its poll is never answered what the whole path would refuse or answer otherwise.
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { decide, type Knock, type Remembered } from '../../../src/concepts/client-api/front-door.js';
+import { decide, touchesPolls, type Knock, type Remembered } from '../../../src/concepts/client-api/front-door.js';
 import { batchDocument } from '../../helpers/big-import.js';
 import { oneConnection, request } from '../../helpers/connection.js';
 import { serve } from '../../helpers/server.js';
@@ -160,4 +160,18 @@ t.test('a large import applied in slices: a connection polling throughout gets t
   const after = await request(agent, url, { 'if-none-match': etag });
   t.equal(after.status, 200, 'the ETag from before the import: the new flags');
   t.equal((JSON.parse(after.body) as { features: unknown[] }).features.length, FLAGS);
+});
+
+t.test('an impact metrics flush leaves remembered polls alone; any other change ends them', async (t) => {
+  const flush = { lsn: 7, events: [], ops: [
+    { o: 'impact.put', key: 'errors', head: { name: 'errors', help: '', type: 'counter', labels: [], le: [], total: [1] } },
+    { o: 'impact.point', key: 'errors', tier: 0, point: { t: 60, v: [1] }, since: 0 },
+  ] } as never;
+  t.equal(touchesPolls(flush), false, 'impact series written: no poll reads them');
+  const seen = { lsn: 8, events: [], ops: [{ o: 'lastSeen', feature: 'a', environment: 'development', at: '2026-01-01T00:00:00.000Z' }] } as never;
+  t.equal(touchesPolls(seen), true, 'any other op may (the rule stays conservative)');
+  const mixed = { lsn: 9, events: [], ops: [(flush as { ops: unknown[] }).ops[0], { o: 'featureEnv.del', feature: 'a', environment: 'development' }] } as never;
+  t.equal(touchesPolls(mixed), true, 'a flush mixed with another op');
+  const withEvent = { lsn: 10, events: [{ id: 1 }], ops: [] } as never;
+  t.equal(touchesPolls(withEvent), true, 'a change with events (a safeguard firing writes one)');
 });
