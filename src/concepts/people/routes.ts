@@ -54,6 +54,8 @@ function sessionCounts(state: State): Map<number, number> {
 export function publicUser(u: User, state: State, counts = sessionCounts(state)) {
   return {
     ...userView(u), accountType: 'User', seenAt: u.seenAt, createdAt: u.createdAt, loginAttempts: 0, sso: u.sso !== null, activeSessions: counts.get(u.id) ?? 0,
+    // False for someone invited who has not yet chosen a password (the console says "invited").
+    passwordSet: u.passwordHash !== null,
   };
 }
 

@@ -50,7 +50,7 @@ const userProperties = {
   projects: { type: 'array', items: { type: 'object', required: ['project', 'role'], properties: { project: { type: 'string' }, role: { type: 'string' } } } },
   environments: { type: ['array', 'null'], items: { type: 'string' } },
   active: { type: 'boolean' }, sso: { type: 'boolean' }, inviteLink: { type: 'string' }, emailSent: { type: 'boolean' },
-  activeSessions: { type: 'integer' },
+  activeSessions: { type: 'integer' }, passwordSet: { type: 'boolean' },
 };
 const user = { type: 'object', required: ['id', 'rootRole', 'accountType'], properties: userProperties, not: { anyOf: [{ required: ['passwordHash'] }, { required: ['password'] }] } };
 const role = { type: 'object', required: ['id', 'name', 'type'], properties: { id: { type: 'integer' }, name: { type: 'string' }, type: { type: 'string' }, description: { type: 'string' } } };
