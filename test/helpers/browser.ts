@@ -66,9 +66,13 @@ export async function signInWithPassword(page: Page, url: string, login: string,
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
 
-/** Accepts the next confirm() the page shows (deleting, archiving). */
+/**
+ * Confirms the next question the console asks (deleting, archiving) in its own dialog
+ * (ui/src/confirm-dialog.ts): called before the click that asks, it answers once the dialog shows.
+ * A dialog that never shows fails the step after the click, which waits for the change.
+ */
 export function acceptNextDialog(page: Page): void {
-  page.once('dialog', (d) => void d.accept());
+  page.locator('dialog.ask[open] [data-answer="yes"]').click({ timeout: 15_000 }).catch(() => undefined);
 }
 
 /** Collects the page's script errors and requests to other sites: both must stay empty. */

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { artifactPath, fillToken, openBrowser, signIn, watchPage } from '../helpers/browser.js';
+import { acceptNextDialog, artifactPath, fillToken, openBrowser, signIn, watchPage } from '../helpers/browser.js';
 import { receiverFor, RECEIVERS_ALLOWED, until } from '../helpers/receiver.js';
 import { ROOT, serve } from '../helpers/server.js';
 
@@ -183,7 +183,7 @@ t.test('getting around the console', async (t) => {
     await edit.waitFor({ state: 'detached' });
     const saved = (await ok('GET', '/api/admin/addons')).addons[0];
     t.same([saved.description, saved.enabled, saved.events], ['Chat room, #releases', false, ['feature-environment-enabled']], 'edited, the rest kept');
-    page.once('dialog', (d) => void d.accept());
+    acceptNextDialog(page);
     await row.getByRole('button', { name: `Delete ${receiver.url}` }).click();
     await page.getByText('No webhooks yet.').waitFor();
     t.same((await ok('GET', '/api/admin/addons')).addons, [], 'deleted');

@@ -4,9 +4,15 @@
 
 const TOKEN_KEY = 'fanion.token';
 
-/** An answer of 400 or more, with the API's own message (shown as it is, next to what caused it). */
+/** What a 400 says of one field: `path` names it as the API does (`name`, `tokenName`). */
+export interface ErrorDetail { message: string; path?: string }
+
+/**
+ * An answer of 400 or more, with the API's own message (shown in its words, next to what caused
+ * it; `errorName` is for code, not for people) and, for a validation error, what it says per field.
+ */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly errorName: string, message: string, readonly id?: string) {
+  constructor(readonly status: number, readonly errorName: string, message: string, readonly id?: string, readonly details?: ErrorDetail[]) {
     super(message);
   }
 }
@@ -53,7 +59,8 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   }
   if (!res.ok) {
     const message = json?.message ?? json?.errors?.[0]?.message ?? `${res.status} ${res.statusText}`;
-    const err = new ApiError(res.status, json?.name ?? 'Error', message, json?.id);
+    const details = Array.isArray(json?.details) ? (json.details as ErrorDetail[]).filter((d) => typeof d?.message === 'string') : undefined;
+    const err = new ApiError(res.status, json?.name ?? 'Error', message, json?.id, details);
     if (res.status === 401 && path.startsWith('/api/admin/')) onSignedOut?.(err);
     throw err;
   }

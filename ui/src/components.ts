@@ -1,11 +1,14 @@
 // Small pieces every page uses: loading data (again when the server changes), showing an API error
 // where the action was, labelled form fields, buttons and switches that report their own failure,
 // breadcrumbs, copy buttons and what an empty page says to do next.
-import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { createContext, type ComponentChildren } from 'preact';
+import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
+import { asQuestion, ask } from './confirm-dialog.js';
 import { html } from './html.js';
 import { useLive } from './live.js';
+
+type ErrorDetail = NonNullable<ApiError['details']>[number];
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -33,10 +36,44 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { data, error, reload };
 }
 
-/** An API error, shown as the API wrote it, next to what caused it. */
+/** A field's problem in the words of its label: `"name" must be…` under "Segment name" reads "Segment name must be…". */
+function inWords(message: string, path: string | undefined, label?: string): string {
+  return label && path && message.startsWith(`"${path}"`) ? `${label}${message.slice(path.length + 2)}` : message;
+}
+
+/** What an API error says, in words: the message (per field for a validation error), never the error's name. */
+export function plainMessage(error: ApiError): string {
+  return error.details?.length ? error.details.map((d) => `${inWords(d.message, d.path)}.`).join(' ') : error.message;
+}
+
+/** An API error, in the API's words, next to what caused it. */
 export function ErrorNote({ error }: { error: ApiError | null | undefined }) {
   if (!error) return null;
-  return html`<p class="error" role="alert"><strong>${error.errorName}</strong> ${error.message}</p>`;
+  return html`<p class="error" role="alert">${plainMessage(error)}</p>`;
+}
+
+/**
+ * A form's last error and the API names of its fields (Field `name`), so that a field shows what
+ * concerns it, under it, and the form only what concerns no field.
+ */
+interface FormErrors { error: ApiError | null; names: Set<string> }
+const FormErrorsContext = createContext<FormErrors | null>(null);
+
+/** Whether `error` is about the field the API calls `name`: a detail naming it, or (409) a name or id already taken. */
+function concerns(error: ApiError, name: string): ErrorDetail | null {
+  const d = error.details?.find((x) => x.path === name);
+  if (d) return d;
+  return error.status === 409 && !error.details?.length && (name === 'name' || name === 'id') ? { message: error.message, path: name } : null;
+}
+
+/** What of `error` no field in `names` shows: the rest, or null when the fields show it all. */
+function leftOver(error: ApiError | null, names: Set<string>): ApiError | null {
+  if (!error) return null;
+  const details = error.details ?? [];
+  if (details.length === 0) return [...names].some((n) => concerns(error, n)) ? null : error;
+  const rest = details.filter((d) => !d.path || !names.has(d.path));
+  if (rest.length === details.length) return error;
+  return rest.length === 0 ? null : new ApiError(error.status, error.errorName, error.message, error.id, rest);
 }
 
 /** Runs an async action at most once at a time, keeping its API error to show. */
@@ -95,10 +132,14 @@ export function Empty(props: { title: string; children?: ComponentChildren }) {
  */
 export function Action(props: {
   label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | 'link' | ''; confirm?: string; disabled?: boolean; title?: string; icon?: string; blocked?: string | null;
+  /** The confirmation's answer, when the label's first word is not the verb ("Yes, delete" by default). */
+  answer?: string;
 }) {
   const { busy, error, run } = useRunner(props.run);
-  const click = () => {
-    if (props.confirm && !confirm(props.confirm)) return;
+  const click = async () => {
+    // The console's own dialog (confirm-dialog.ts): its title names what is changed, its answer the
+    // verb ("Yes, delete"), which is not this button's label, so the two are never taken for each other.
+    if (props.confirm && !(await ask(asQuestion(props.confirm, props.answer ?? `Yes, ${props.label.split(' ')[0].toLowerCase()}`)))) return;
     void run();
   };
   return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled || !!props.blocked} title=${props.blocked ?? props.title}
@@ -108,6 +149,7 @@ export function Action(props: {
 /** A form whose submit runs an async action; the API's error is shown under it. `blocked`: why it may not be sent (shown, and the button disabled). */
 export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; children: ComponentChildren; label?: string; blocked?: string | null }) {
   const { busy, error, run } = useRunner(props.onSubmit);
+  const [names] = useState(() => new Set<string>());
   const submit = (e: Event) => {
     e.preventDefault();
     // A form in a dialog opened from another form (a new context field from a strategy's): its
@@ -115,24 +157,42 @@ export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; 
     e.stopPropagation();
     void run();
   };
-  return html`<form onSubmit=${submit} aria-label=${props.label}>
+  return html`<form onSubmit=${submit} aria-label=${props.label}><${FormErrorsContext.Provider} value=${{ error, names }}>
     ${props.children}
     <div class="form-actions"><button type="submit" class="primary" disabled=${busy || !!props.blocked} title=${props.blocked ?? undefined}>${props.submit}</button>
       ${props.blocked ? html`<span class="note">${props.blocked}</span>` : null}</div>
-    <${ErrorNote} error=${error} />
-  </form>`;
+    <${ErrorNote} error=${leftOver(error, names)} />
+  <//></form>`;
 }
 
 let fieldIds = 0;
-/** A labelled input. */
-/** A labelled input; `suggestions` are offered as it is typed (a datalist), any text still goes. */
-export function Field(props: { label: string; value: string; onInput: (v: string) => void; type?: string; placeholder?: string; required?: boolean; hint?: string; multiline?: boolean; suggestions?: string[] }) {
+/**
+ * A labelled input; `suggestions` are offered as it is typed (a datalist), any text still goes.
+ * `name`: what the API calls it, so that the enclosing Form's error about it shows under it (or
+ * `error`, a problem found before asking the API). `autocomplete` helps password managers;
+ * `autofocus` takes the focus when it appears.
+ */
+export function Field(props: {
+  label: string; value: string; onInput: (v: string) => void; type?: string; placeholder?: string; required?: boolean; hint?: string; multiline?: boolean; suggestions?: string[];
+  name?: string; error?: string | null; autocomplete?: string; autofocus?: boolean;
+}) {
   const [id] = useState(() => `f${++fieldIds}`);
+  const ref = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
+  useEffect(() => {
+    if (props.autofocus) ref.current?.focus();
+  }, []);
+  const form = useContext(FormErrorsContext);
+  if (form && props.name) form.names.add(props.name);
+  const found = form?.error && props.name ? concerns(form.error, props.name) : null;
+  const problem = props.error ?? (found ? inWords(found.message, found.path, props.label) : null);
   const list = props.suggestions ? `${id}-list` : undefined;
+  const said = [props.hint ? `${id}-hint` : null, problem ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+  const common = { id, ref, value: props.value, placeholder: props.placeholder, required: props.required, autocomplete: props.autocomplete, 'aria-invalid': problem ? 'true' : undefined, 'aria-describedby': said };
   const input = props.multiline
-    ? html`<textarea id=${id} value=${props.value} placeholder=${props.placeholder} required=${props.required} onInput=${(e: Event) => props.onInput((e.target as HTMLTextAreaElement).value)} />`
-    : html`<input id=${id} type=${props.type ?? 'text'} list=${list} value=${props.value} placeholder=${props.placeholder} required=${props.required} onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)} />`;
-  return html`<div class="field"><label for=${id}>${props.label}</label>${input}${list ? html`<datalist id=${list}>${props.suggestions!.map((v) => html`<option value=${v} />`)}</datalist>` : null}${props.hint ? html`<small>${props.hint}</small>` : null}</div>`;
+    ? html`<textarea ...${common} onInput=${(e: Event) => props.onInput((e.target as HTMLTextAreaElement).value)} />`
+    : html`<input ...${common} type=${props.type ?? 'text'} list=${list} onInput=${(e: Event) => props.onInput((e.target as HTMLInputElement).value)} />`;
+  return html`<div class="field"><label for=${id}>${props.label}</label>${input}${list ? html`<datalist id=${list}>${props.suggestions!.map((v) => html`<option value=${v} />`)}</datalist>` : null}${props.hint ? html`<small id=${`${id}-hint`}>${props.hint}</small>` : null}
+    ${problem ? html`<small class="field-error" id=${`${id}-error`} role="alert">${problem}</small>` : null}</div>`;
 }
 
 /** A labelled select. */
@@ -166,9 +226,26 @@ export function when(iso: string | null | undefined): string {
   return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)}`;
 }
 
-/** A secret or one-time link shown once, with a button that copies it. */
+/**
+ * A ref for what was just made and is shown once (a secret, a link): when `value` changes it is
+ * scrolled to the top of the window and its first button (Copy) takes the focus. It appears under
+ * the form that made it, which with a long list above was below the fold, unseen.
+ */
+export function useShownOnce(value: unknown) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || value == null) return;
+    el.scrollIntoView({ block: 'start' });
+    el.querySelector('button')?.focus({ preventScroll: true });
+  }, [value]);
+  return ref;
+}
+
+/** A secret or one-time link shown once, with a button that copies it (scrolled to and focused: useShownOnce). */
 export function ShownOnce(props: { message: ComponentChildren; value: string; name: string; copy?: string }) {
-  return html`<div class="secret" role="status"><p>${props.message}</p>
+  const ref = useShownOnce(props.value);
+  return html`<div class="secret" role="status" ref=${ref}><p>${props.message}</p>
     <code aria-label=${props.name}>${props.value}</code>
     <${CopyButton} text=${props.value} label=${props.copy ?? 'Copy'} /></div>`;
 }

@@ -68,7 +68,7 @@ export function NewContextField({ onMade, onClose }: { onMade: (name: string) =>
       changed();
       onMade(name);
     }}>
-      <${Field} label="Field name" value=${name} onInput=${setName} required hint="as your SDKs send it, e.g. country or tier" />
+      <${Field} label="Field name" name="name" value=${name} onInput=${setName} required hint="as your SDKs send it, e.g. country or tier" />
       <${Field} label="Description" value=${description} onInput=${setDescription} />
       <${Field} label="Legal values" value=${legal} onInput=${setLegal} hint="comma-separated; empty: any value" />
       <${Check} label="Usable as stickiness" checked=${stickiness} onChange=${setStickiness} />

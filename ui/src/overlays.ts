@@ -1,31 +1,23 @@
-// What floats above a page: a question asked before a change that matters (a modal dialog that
-// names what will change), a note saying what was just done with a few seconds to undo it, and
-// modal forms (a new flag, a new context field) that leave the page under them as it was. The
-// question and the notes are drawn once, by the app shell (Overlays).
+// What floats above a page: a question asked before a change that matters (confirm-dialog.ts), a
+// note saying what was just done with a few seconds to undo it, and modal forms (a new flag, a new
+// context field) that leave the page under them as it was. The question and the notes are drawn
+// once, by the app shell (Overlays).
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ConfirmDialog } from './confirm-dialog.js';
 import { html } from './html.js';
 
-interface Question { title: string; body: string; confirm: string; resolve: (yes: boolean) => void }
+export { ask } from './confirm-dialog.js';
+
 interface Note { id: number; text: string; undo?: () => Promise<unknown>; problem?: string }
 
 /** How long a note (and its Undo) stays. */
 export const UNDO_MS = 8_000;
 
-let question: Question | null = null;
 let notes: Note[] = [];
 let noteIds = 0;
 const listeners = new Set<() => void>();
 const redraw = () => listeners.forEach((l) => l());
-
-/** Asks `title` in a modal dialog; resolves true when the person confirms, false otherwise. */
-export function ask(q: Omit<Question, 'resolve'>): Promise<boolean> {
-  return new Promise((resolve) => {
-    question?.resolve(false);
-    question = { ...q, resolve };
-    redraw();
-  });
-}
 
 /** Says what was done; with `undo`, offers to take it back for UNDO_MS. */
 export function tell(text: string, undo?: () => Promise<unknown>): void {
@@ -54,25 +46,6 @@ export function Modal(props: { title: string; onClose: () => void; children: Com
   </dialog>`;
 }
 
-function Asking({ q }: { q: Question }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    ref.current?.showModal();
-    // Cancel has the focus: Enter or Space on a question asked by surprise changes nothing.
-    (ref.current?.querySelector('button') as HTMLElement | null)?.focus();
-  }, []);
-  const answer = (yes: boolean) => {
-    if (question === q) question = null;
-    q.resolve(yes);
-    redraw();
-  };
-  return html`<dialog ref=${ref} class="modal ask" aria-labelledby="ask-title" aria-describedby="ask-body" onCancel=${(e: Event) => (e.preventDefault(), answer(false))}>
-    <h2 id="ask-title">${q.title}</h2>
-    <p id="ask-body">${q.body}</p>
-    <div class="form-actions"><button type="button" onClick=${() => answer(false)}>Cancel</button> <button type="button" class="primary" onClick=${() => answer(true)}>${q.confirm}</button></div>
-  </dialog>`;
-}
-
 function NoteLine({ n }: { n: Note }) {
   const [busy, setBusy] = useState(false);
   const undo = async () => {
@@ -86,13 +59,13 @@ function NoteLine({ n }: { n: Note }) {
       redraw();
     }
   };
-  return html`<div class="note"><span>${n.text}</span>
+  return html`<div class="toast"><span>${n.text}</span>
     ${n.undo ? html`<button type="button" class="link" aria-disabled=${busy} onClick=${() => !busy && void undo()}>Undo</button>` : null}
     <button type="button" class="link close" aria-label="Dismiss" onClick=${() => drop(n.id)}>✕</button>
     ${n.problem ? html`<p class="error" role="alert">${n.problem}</p>` : null}</div>`;
 }
 
-/** The open question and the notes; drawn once by the app shell. */
+/** The open question (confirm-dialog.ts) and the notes; drawn once by the app shell. */
 export function Overlays() {
   const [, setTick] = useState(0);
   useEffect(() => {
@@ -100,6 +73,6 @@ export function Overlays() {
     listeners.add(l);
     return () => void listeners.delete(l);
   }, []);
-  return html`${question ? html`<${Asking} key=${question.title} q=${question} />` : null}
+  return html`<${ConfirmDialog} />
     <div class="notes" role="status" aria-live="polite">${notes.map((n) => html`<${NoteLine} key=${n.id} n=${n} />`)}</div>`;
 }

@@ -41,7 +41,7 @@ function StrategyTypeForm({ initial, submit, onSave }: { initial: StrategyType; 
   const [s, setS] = useState(initial);
   const creating = initial.name === '';
   return html`<${Form} label=${submit} submit=${submit} onSubmit=${() => onSave(s)}>
-    ${creating ? html`<${Field} label="Strategy type name" value=${s.name} onInput=${(v: string) => setS({ ...s, name: v })} required />` : null}
+    ${creating ? html`<${Field} label="Strategy type name" name="name" value=${s.name} onInput=${(v: string) => setS({ ...s, name: v })} required />` : null}
     <${Field} label="Description" value=${s.description} onInput=${(v: string) => setS({ ...s, description: v })} />
     <${ParametersEditor} parameters=${s.parameters} onChange=${(p: Parameter[]) => setS({ ...s, parameters: p })} />
   <//>`;
@@ -83,7 +83,7 @@ function ContextFieldForm({ initial, submit, onSave }: { initial: ContextField; 
   const [legal, setLegal] = useState(initial.legalValues.map((v) => v.value).join(', '));
   const creating = initial.name === '';
   return html`<${Form} label=${submit} submit=${submit} onSubmit=${() => onSave({ ...c, legalValues: legalValuesOf(legal, initial.legalValues) })}>
-    ${creating ? html`<${Field} label="Field name" value=${c.name} onInput=${(v: string) => setC({ ...c, name: v })} required />` : null}
+    ${creating ? html`<${Field} label="Field name" name="name" value=${c.name} onInput=${(v: string) => setC({ ...c, name: v })} required />` : null}
     <${Field} label="Description" value=${c.description} onInput=${(v: string) => setC({ ...c, description: v })} />
     <${Field} label="Legal values" value=${legal} onInput=${setLegal} hint="comma-separated; empty: any value" />
     <${Check} label="Usable as stickiness" checked=${c.stickiness} onChange=${(v: boolean) => setC({ ...c, stickiness: v })} />

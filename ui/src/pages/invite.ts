@@ -14,15 +14,14 @@ export function PasswordLinkPage(props: { secret: string; kind: 'invite' | 'rese
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
   const [busy, setBusy] = useState(false);
+  const [mismatch, setMismatch] = useState(false);
   useEffect(() => {
     get<LinkUser>(`/auth/reset/validate?token=${enc(props.secret)}`).then(setWho, (e) => setError(e as ApiError));
   }, [props.secret]);
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (password !== again) {
-      setError(new ApiError(400, 'ValidationError', 'The two passwords are not the same.'));
-      return;
-    }
+    setMismatch(password !== again);
+    if (password !== again) return;
     setBusy(true);
     try {
       await api('POST', '/auth/reset/password', { token: props.secret, password });
@@ -37,8 +36,8 @@ export function PasswordLinkPage(props: { secret: string; kind: 'invite' | 'rese
     <h1>${props.kind === 'invite' ? 'Welcome to Fanion' : 'Choose a new password'}</h1>
     ${who ? html`<p>${who.name ?? who.email ?? who.username}${who.email ? html` (<strong>${who.email}</strong>)` : null}: ${props.kind === 'invite' ? `${who.createdBy} invited you as ${who.role.name}.` : 'choose your new password.'}</p>
       <form onSubmit=${submit} aria-label="Choose a password">
-        <${Field} label="New password" type="password" value=${password} onInput=${setPassword} required hint="At least 12 characters, and not a common password." />
-        <${Field} label="New password again" type="password" value=${again} onInput=${setAgain} required />
+        <${Field} label="New password" type="password" autocomplete="new-password" autofocus value=${password} onInput=${setPassword} required hint="At least 12 characters, and not a common password." />
+        <${Field} label="New password again" type="password" autocomplete="new-password" value=${again} onInput=${setAgain} required error=${mismatch ? 'The two passwords are not the same.' : null} />
         <div class="form-actions"><button type="submit" class="primary" disabled=${busy}>Set password</button></div>
       </form>` : error ? null : html`<p class="loading">Checking the link…</p>`}
     <${ErrorNote} error=${error} />

@@ -20,7 +20,7 @@ function EnvironmentForm({ initial, submit, onSave }: { initial: Environment; su
   const [order, setOrder] = useState(initial.name === '' ? '' : String(initial.sortOrder));
   const creating = initial.name === '';
   return html`<${Form} label=${submit} submit=${submit} onSubmit=${() => onSave({ name: e.name, type: e.type, sortOrder: orderOf(order) })}>
-    ${creating ? html`<${Field} label="Environment name" value=${e.name} onInput=${(v: string) => setE({ ...e, name: v })} required />` : null}
+    ${creating ? html`<${Field} label="Environment name" name="name" value=${e.name} onInput=${(v: string) => setE({ ...e, name: v })} required />` : null}
     <${Select} label="Type" value=${e.type} options=${ENV_TYPES} onChange=${(v: string) => setE({ ...e, type: v })} />
     <${Field} label="Sort order" type="number" value=${order} onInput=${setOrder} hint=${creating ? 'lower comes first; empty: last' : 'lower comes first'} />
   <//>`;
@@ -56,7 +56,7 @@ function ProjectForm({ initial, submit, onSave }: { initial: Project; submit: st
   const [p, setP] = useState(initial);
   const creating = initial.id === '';
   return html`<${Form} label=${submit} submit=${submit} onSubmit=${() => onSave(p)}>
-    ${creating ? html`<${Field} label="Project id" value=${p.id} onInput=${(v: string) => setP({ ...p, id: v })} required />` : null}
+    ${creating ? html`<${Field} label="Project id" name="id" value=${p.id} onInput=${(v: string) => setP({ ...p, id: v })} required />` : null}
     <${Field} label="Name" value=${p.name} onInput=${(v: string) => setP({ ...p, name: v })} required=${!creating} hint=${creating ? 'empty: the id' : undefined} />
     <${Field} label="Description" value=${p.description ?? ''} onInput=${(v: string) => setP({ ...p, description: v || null })} />
   <//>`;

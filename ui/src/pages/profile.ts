@@ -22,7 +22,7 @@ export function ProfilePage({ onSignedOut }: { onSignedOut: () => void }) {
     <${PersonalTokens} session=${me.authType === 'session'} />
     <section class="panel" aria-labelledby="everywhere"><h2 id="everywhere">Sign out everywhere</h2>
       <p class="muted">Ends every session of yours, in every browser, this one included. Personal tokens keep working: revoke them above.</p>
-      <${Action} label="Sign out everywhere" kind="danger" confirm="Sign out of every browser, this one included?"
+      <${Action} label="Sign out everywhere" answer="Yes, sign out" kind="danger" confirm="Sign out of every browser, this one included?"
         run=${async () => (await api('DELETE', '/api/admin/user/sessions'), onSignedOut())} />
     </section>
   <//>`;
@@ -43,9 +43,9 @@ function ChangePassword({ sso }: { sso: boolean }) {
       setAgain('');
       setDone(true);
     }}>
-      <${Field} label="Current password" type="password" value=${old} onInput=${setOld} />
-      <${Field} label="New password" type="password" value=${password} onInput=${setPassword} required hint="At least 12 characters, and not a common password. Your other sessions end." />
-      <${Field} label="New password again" type="password" value=${again} onInput=${setAgain} required />
+      <${Field} label="Current password" type="password" autocomplete="current-password" value=${old} onInput=${setOld} />
+      <${Field} label="New password" type="password" autocomplete="new-password" value=${password} onInput=${setPassword} required hint="At least 12 characters, and not a common password. Your other sessions end." />
+      <${Field} label="New password again" type="password" autocomplete="new-password" value=${again} onInput=${setAgain} required />
     <//>
     ${done ? html`<p role="status">Password changed. Your other sessions have ended.</p>` : null}
   </section>`;

@@ -13,7 +13,7 @@ function SegmentForm({ initial, fields, submit, onSave }: { initial: Segment; fi
   const [s, setS] = useState(initial);
   const projects = useProjects();
   return html`<${Form} label=${submit} submit=${submit} onSubmit=${() => onSave(s)}>
-    <${Field} label="Segment name" value=${s.name} onInput=${(v: string) => setS({ ...s, name: v })} required />
+    <${Field} label="Segment name" name="name" value=${s.name} onInput=${(v: string) => setS({ ...s, name: v })} required />
     <${Field} label="Description" value=${s.description ?? ''} onInput=${(v: string) => setS({ ...s, description: v || null })} />
     <${Select} label="Project" value=${s.project ?? ''} options=${[['', 'Every project'], ...(projects.data ?? []).map((p) => [p.id, p.name] as [string, string]), ...(s.project && !projects.data?.some((p) => p.id === s.project) ? [s.project] : [])]}
       hint="a segment of one project can only be used by its flags" onChange=${(v: string) => setS({ ...s, project: v || null })} />
@@ -26,6 +26,9 @@ export function SegmentsPage() {
   // The context fields constraints are written on, once for the page's forms.
   const fields = useLoad(() => get<ContextField[]>('/api/admin/context'), []);
   const [editing, setEditing] = useState<number | null>(null);
+  // Bumped by each segment created: the create form is drawn anew, empty (it kept what was typed,
+  // and a second save asked for the same name again).
+  const [created, setCreated] = useState(0);
   const body = (s: Segment) => ({ name: s.name, description: s.description, project: s.project, constraints: s.constraints });
   return html`<${Page} title="Segments">
     <${ErrorNote} error=${list.error} />
@@ -39,8 +42,8 @@ export function SegmentsPage() {
       ${editing === s.id ? html`<${SegmentForm} initial=${s} fields=${fields.data ?? []} submit="Save segment" onSave=${async (n: Segment) => (await api('PUT', `/api/admin/segments/${enc(String(s.id))}`, body(n)), changed(), setEditing(null))} />` : null}
     </li>`)}</ul>
     <section class="panel" aria-labelledby="new-segment"><h2 id="new-segment">Create a segment</h2>
-      <${SegmentForm} initial=${{ id: 0, name: '', description: null, project: null, constraints: [] }} fields=${fields.data ?? []} submit="Create segment"
-        onSave=${async (s: Segment) => (await api('POST', '/api/admin/segments', body(s)), changed())} />
+      <${SegmentForm} key=${created} initial=${{ id: 0, name: '', description: null, project: null, constraints: [] }} fields=${fields.data ?? []} submit="Create segment"
+        onSave=${async (s: Segment) => (await api('POST', '/api/admin/segments', body(s)), changed(), setCreated((n) => n + 1))} />
     </section>
   <//>`;
 }

@@ -25,7 +25,7 @@ export function TagsPage() {
           <${Field} label=${`Description of ${t.name}`} value=${editDescription} onInput=${setEditDescription} />
         <//>` : null}</li>`)}</ul>
       <${Form} label="Create a tag type" submit="Create tag type" onSubmit=${async () => (await api('POST', '/api/admin/tag-types', { name: typeName, description: typeDescription }), changed(), setTypeName(''))}>
-        <${Field} label="Tag type name" value=${typeName} onInput=${setTypeName} required />
+        <${Field} label="Tag type name" name="name" value=${typeName} onInput=${setTypeName} required />
         <${Field} label="Description" value=${typeDescription} onInput=${setTypeDescription} />
       <//>
     </section>
