@@ -311,12 +311,12 @@ t.test('with the keyboard alone, and on a phone-sized screen', async (t) => {
   const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
   await page.goto(srv.url);
   await page.getByLabel('Email or username').waitFor();
-  // Sign in without the mouse: one Tab reaches the name, the next the password, Enter submits.
-  await page.keyboard.press('Tab');
-  t.equal(await page.evaluate('document.activeElement && document.activeElement.id'), await page.getByLabel('Email or username').getAttribute('id'), 'Tab reaches the name field');
+  // Sign in without the mouse: the name has the focus, one Tab reaches the password, Enter submits.
+  await page.waitForFunction('document.activeElement && document.activeElement.tagName === "INPUT"', undefined, { timeout: 5_000 });
+  t.equal(await page.evaluate('document.activeElement && document.activeElement.id'), await page.getByLabel('Email or username').getAttribute('id'), 'the name field has the focus');
   await page.keyboard.type('admin');
   await page.keyboard.press('Tab');
-  t.equal(await page.evaluate('document.activeElement && document.activeElement.getAttribute("type")'), 'password', 'the next Tab the password');
+  t.equal(await page.evaluate('document.activeElement && document.activeElement.getAttribute("type")'), 'password', 'the next Tab: the password');
   await page.keyboard.type(password);
   await page.keyboard.press('Enter');
   await page.getByRole('link', { name: 'keyboard-flag' }).waitFor();

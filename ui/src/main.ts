@@ -36,6 +36,9 @@ function App() {
   const [session, setSession] = useState<Session>('checking');
   const [problem, setProblem] = useState<ApiError | null>(null);
   const [login, setLogin] = useState<string | undefined>(undefined);
+  // On a narrow screen the navigation folds behind a Menu button (styles.css); choosing a page folds it again.
+  const [menu, setMenu] = useState(false);
+  useEffect(() => setMenu(false), [path]);
   const check = async () => {
     try {
       // Who is signed in (a session, a token of this tab) and what they may do: every page asks access.ts.
@@ -83,13 +86,17 @@ function App() {
   const who = me?.user.name ?? me?.user.email ?? me?.user.username;
   return html`<div class="shell">
     <a class="skip" href="#main">Skip to content</a>
-    <nav aria-label="Main">
-      <a class="brand" href="#/">Fanion</a>
+    <nav aria-label="Main" class=${menu ? 'open' : ''}>
+      <div class="nav-top"><a class="brand" href="#/">Fanion</a>
+        <button type="button" class="menu" aria-expanded=${menu ? 'true' : 'false'} aria-controls="nav-body" onClick=${() => setMenu(!menu)}>Menu</button></div>
+      <div id="nav-body">
       <ul>${NAV.filter(([to]) => to !== '/people' || may('ADMIN')).map(([to, label]) => html`<li><a href=${`#${to}`} aria-current=${active(path, to) ? 'page' : undefined}>${label}</a></li>`)}</ul>
       ${session === 'signed-in'
-        ? html`<p class="whoami"><a href="#/profile" aria-current=${path === '/profile' ? 'page' : undefined}>${who ?? 'Profile'}</a></p>
+        // The profile link says what it is: a person named "Admin" read as an admin section.
+        ? html`<p class="whoami">Signed in as <strong>${who ?? 'you'}</strong><br /><a href="#/profile" aria-current=${path === '/profile' ? 'page' : undefined}>Your profile</a></p>
           <button type="button" class="link" onClick=${signOut}>Sign out</button>`
         : html`<span class="open-note" title="AUTH_TYPE=none">no sign-in</span>`}
+      </div>
     </nav>
     <main id="main">${route(path, signedOut)}</main>
     <${Overlays} />

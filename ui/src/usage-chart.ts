@@ -14,6 +14,16 @@ const H = 140;
 /** Variant colours (styles.css `.v0`–`.v5`); more variants than that share the last. */
 const PALETTE = 6;
 
+/**
+ * The class a variant is drawn with: "disabled" (what an SDK counts when the flag was off) in the
+ * colour of "no", the others in the palette in order, so no variant takes the green of "on".
+ */
+export function variantClass(variants: string[], v: string): string {
+  if (v === 'disabled') return 'v-off';
+  const k = variants.filter((x) => x !== 'disabled').indexOf(v);
+  return `v${Math.min(k, PALETTE - 1)}`;
+}
+
 const hh = (ms: number) => `${new Date(ms).toISOString().slice(11, 13)}:00`;
 const n = (x: number) => x.toLocaleString('en');
 
@@ -29,7 +39,7 @@ function Chart({ hours, mode, variants, label }: { hours: Hour[]; mode: string; 
       const bw = Math.max(1, w - 2);
       let top = H;
       const stack = mode === 'variants'
-        ? variants.map((v, k) => [h.variants[v] ?? 0, `v${Math.min(k, PALETTE - 1)}`] as [number, string])
+        ? variants.map((v) => [h.variants[v] ?? 0, variantClass(variants, v)] as [number, string])
         : [[h.yes, 'bar-yes'], [h.no, 'bar-no']] as [number, string][];
       return html`<g>${stack.filter(([c]) => c > 0).map(([c, cls]) => {
         top -= y(c);
@@ -68,7 +78,7 @@ export function Usage({ flag, environments }: { flag: string; environments: stri
     ${raw.data && sum.yes + sum.no === 0
       ? html`<p class="muted">No SDK has evaluated ${flag}${where ? ` in ${where}` : ''} in the last ${period} hours. An SDK's counts show here once it sends its metrics (every minute by default).</p>`
       : raw.data ? html`<p class="usage-total">${n(sum.yes + sum.no)} evaluations: <span class="yes">${n(sum.yes)} yes</span>, <span>${n(sum.no)} no</span>
-          ${mode === 'variants' && variants.length > 0 ? html` · ${variants.map((v, k) => html`<span class=${`key v${Math.min(k, PALETTE - 1)}`}>${v}</span> `)}` : null}</p>
+          ${mode === 'variants' && variants.length > 0 ? html` · ${variants.map((v) => html`<span class=${`key ${variantClass(variants, v)}`}>${v}</span> `)}` : null}</p>
         <${Chart} hours=${hours} mode=${mode} variants=${variants} label=${label} />
         <details><summary>Numbers</summary><div class="table-wrap"><table class="usage">
           <thead><tr><th scope="col">Hour (UTC)</th><th scope="col">Yes</th><th scope="col">No</th><th scope="col">Variants</th></tr></thead>

@@ -22,7 +22,9 @@ const METRICS_EVERY_MS = 5_000;
 function Bar({ yes, no }: { yes: number; no: number }) {
   const total = yes + no;
   const w = total === 0 ? 0 : Math.round((yes / total) * 200);
-  return html`<svg class="bar" width="200" height="12" role="img" aria-label=${`${yes} yes, ${no} no`}>
+  // The viewBox scales the drawing to the size styles.css gives the bar; without it a narrower
+  // box cut the drawing off on the right, and 36 % on was drawn over 60 % of what showed.
+  return html`<svg class="bar" viewBox="0 0 200 12" preserveAspectRatio="none" role="img" aria-label=${`${yes} yes, ${no} no`}>
     <rect x="0" y="0" width="200" height="12" class="bar-no" /><rect x="0" y="0" width=${w} height="12" class="bar-yes" /></svg>`;
 }
 

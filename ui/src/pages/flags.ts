@@ -160,7 +160,7 @@ export function FlagsPage({ project, path }: { project: string; path: string }) 
         <td data-label="Tags">${f.tags.map((t) => html`<span class="badge">${t.type}:${t.value}</span> `)}</td>
         <td data-label="Last seen">${when(f.lastSeenAt)}</td>
         <td data-label="Created">${when(f.createdAt)}</td>
-        ${all ? html`<td data-label="Project">${f.project}</td>` : null}
+        ${all ? html`<td data-label="Project">${projects.data?.find((p) => p.id === f.project)?.name ?? f.project}</td>` : null}
         ${envList.map((e) => html`<${EnvSwitch} row=${f} env=${e} />`)}
       </tr>`)}</tbody>
     </table></div>
@@ -177,10 +177,11 @@ export function FlagsPage({ project, path }: { project: string; path: string }) 
 export function NewFlag({ project, onClose }: { project: string; onClose: () => void }) {
   const projects = useProjects();
   const types = useFlagTypes();
-  return html`<${Modal} title="New flag" onClose=${onClose}><${CreateFlag} project=${project} projects=${projects.data?.map((p) => p.id)} types=${types.data} /><//>`;
+  return html`<${Modal} title="New flag" onClose=${onClose}><${CreateFlag} project=${project} projects=${projects.data?.map((p) => [p.id, p.name] as [string, string])} types=${types.data} /><//>`;
 }
 
-function CreateFlag({ project, projects, types }: { project: string; projects?: string[]; types: FlagType[] | undefined }) {
+/** `projects`: id and name of each (the name shown, as everywhere else in the console). */
+function CreateFlag({ project, projects, types }: { project: string; projects?: [string, string][]; types: FlagType[] | undefined }) {
   const [name, setName] = useState('');
   const [target, setTarget] = useState(project);
   const [type, setType] = useState('release');
@@ -190,7 +191,7 @@ function CreateFlag({ project, projects, types }: { project: string; projects?: 
     changed();
     navigate(`/projects/${enc(target)}/flags/${enc(name)}`);
   }}>
-    <${Field} label="Name" value=${name} onInput=${setName} required hint="letters, digits and - _ . ~; how your code asks for it" />
+    <${Field} label="Name" name="name" value=${name} onInput=${setName} required hint="letters, digits and - _ . ~; how your code asks for it" />
     ${projects ? html`<${Select} label="Project" value=${target} options=${projects} onChange=${setTarget} />` : html`<${Field} label="Project" value=${target} onInput=${setTarget} required />`}
     <${TypeSelect} value=${type} onChange=${setType} types=${types} />
     <${Field} label="Description" value=${description} onInput=${setDescription} />

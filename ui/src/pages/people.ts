@@ -12,7 +12,7 @@ import { useEnvironments, useProjects } from './flags.js';
 interface Binding { project: string; role: string }
 interface Person {
   id: number; name: string | null; email: string | null; username: string | null; rootRole: number; projects: Binding[]; environments: string[] | null;
-  active: boolean; seenAt: string | null; activeSessions?: number; sso?: boolean;
+  active: boolean; seenAt: string | null; activeSessions?: number; sso?: boolean; passwordSet?: boolean;
 }
 interface Listing { users: Person[]; rootRoles: { id: number; name: string; description: string }[] }
 
@@ -43,7 +43,8 @@ export function PeoplePage() {
           <th scope="row">${who}</th><td>${p.email ?? p.username}${p.sso ? html` <span class="badge">single sign-on</span>` : null}</td><td>${roleOf(p.rootRole)}</td>
           <td>${p.projects.map((b) => html`<span class="badge">${b.project}: ${b.role}</span> `)}</td>
           <td>${p.environments === null ? 'all' : p.environments.join(', ') || 'none'}</td>
-          <td>${p.active ? `active${p.activeSessions ? ` (${p.activeSessions} session${p.activeSessions === 1 ? '' : 's'})` : ''}` : html`<span class="badge warn">deactivated</span>`}</td>
+          <td>${p.active && p.passwordSet === false && !p.sso ? html`<span class="badge">invited</span> <span class="muted">no password yet</span>`
+            : p.active ? `active${p.activeSessions ? ` (${p.activeSessions} session${p.activeSessions === 1 ? '' : 's'})` : ''}` : html`<span class="badge warn">deactivated</span>`}</td>
           <td>${when(p.seenAt)}</td>
           <td><button type="button" onClick=${() => setEditing(editing === p.id ? null : p.id)}>Edit ${who}</button>
             <${Action} label=${p.active ? `Deactivate ${who}` : `Activate ${who}`} kind=${p.active ? 'danger' : ''}
@@ -75,7 +76,7 @@ function Invite({ roles, onLink }: { roles: { id: number; name: string }[]; onLi
     setName('');
     changed();
   }}>
-    <${Field} label="Email" type="email" value=${email} onInput=${setEmail} required />
+    <${Field} label="Email" name="email" type="email" value=${email} onInput=${setEmail} required />
     <${Field} label="Name" value=${name} onInput=${setName} />
     <${Select} label="Root role" value=${role} options=${roles.map((r) => [String(r.id), r.name] as [string, string])} onChange=${setRole} />
   <//>`;

@@ -55,15 +55,15 @@ export function SignIn(props: { problem: ApiError | null; onSignedIn: () => void
   return html`<main class="signin" id="main">
     <h1>Fanion</h1>
     ${options?.password !== false ? html`<form onSubmit=${withPassword} aria-label="Sign in">
-      <${Field} label="Email or username" value=${username} onInput=${setUsername} required />
-      <${Field} label="Password" type="password" value=${password} onInput=${setPassword} required />
+      <${Field} label="Email or username" value=${username} onInput=${setUsername} required autocomplete="username" autofocus=${!props.username} />
+      <${Field} label="Password" type="password" value=${password} onInput=${setPassword} required autocomplete="current-password" autofocus=${!!props.username} />
       <div class="form-actions"><button type="submit" class="primary" disabled=${busy}>Sign in</button></div>
     </form>` : null}
     ${options?.oidc ? html`<p><a class="button primary" href=${options.oidc.url}>Sign in with ${options.oidc.name}</a></p>` : null}
     <${ErrorNote} error=${error} />
     <details class="token-signin"><summary>Use an admin API token instead</summary>
       <form onSubmit=${withToken} aria-label="Sign in with a token">
-        <${Field} label="Admin API token" type="password" value=${token} onInput=${setTokenValue} required placeholder="*:*.your-admin-token"
+        <${Field} label="Admin API token" type="password" autocomplete="off" value=${token} onInput=${setTokenValue} required placeholder="*:*.your-admin-token"
           hint="Kept for this tab only. Fanion printed one at its first start, or use one from INIT_ADMIN_API_TOKENS." />
         <div class="form-actions"><button type="submit">Sign in with the token</button></div>
       </form>

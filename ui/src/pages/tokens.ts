@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { blockedUnless } from '../access.js';
 import { api, enc, get } from '../api.js';
-import { Action, Check, CopyButton, Empty, ErrorNote, Field, Form, Page, Select, useLoad, when } from '../components.js';
+import { Action, Check, CopyButton, Empty, ErrorNote, Field, Form, Page, Select, useLoad, useShownOnce, when } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { useEnvironments, useProjects } from './flags.js';
@@ -83,6 +83,7 @@ export function TokensPage() {
   const [environment, setEnvironment] = useState('development');
   const [chosen, setChosen] = useState<string[]>(['*']);
   const [made, setMade] = useState<{ secret: string; type: string } | null>(null);
+  const shown = useShownOnce(made?.secret);
   const envOptions: (string | [string, string])[] = [...(type === 'admin' ? [['*', 'All environments'] as [string, string]] : []), ...(envs.data ?? []).map((e) => e.name)];
   const blocked = blockedUnless('ADMIN');
   return html`<${Page} title="API tokens">
@@ -104,7 +105,7 @@ export function TokensPage() {
         setMade({ secret: answer.secret, type });
         changed();
       }}>
-        <${Field} label="Token name" value=${name} onInput=${setName} required />
+        <${Field} label="Token name" name="tokenName" value=${name} onInput=${setName} required />
         <${Select} label="Type" value=${type} options=${[['client', 'client (server-side SDKs)'], ['frontend', 'frontend (browser and mobile SDKs)'], ['admin', 'admin (scripts and this console)']]} onChange=${(v: string) => {
           // An admin token usually reaches every environment; an SDK token serves exactly one.
           if (v === 'admin' && type !== 'admin') setEnvironment('*');
@@ -118,7 +119,7 @@ export function TokensPage() {
             onChange=${(on: boolean) => setChosen(on ? [...chosen.filter((x) => x !== '*'), p.id] : chosen.filter((x) => x !== p.id))} />`)}
         </fieldset>
       <//>
-      ${made ? html`<div class="secret" role="status"><p><strong>Copy this token now: it is not shown again.</strong></p>
+      ${made ? html`<div class="secret" role="status" ref=${shown}><p><strong>Copy this token now: it is not shown again.</strong></p>
         <code aria-label="New token">${made.secret}</code>
         <${CopyButton} text=${made.secret} />
         <${Snippets} type=${made.type} secret=${made.secret} /></div>` : null}
