@@ -66,6 +66,9 @@ t.test('a release plan in the console', async (t) => {
     t.same(saved.milestones.map((m: { name: string; strategies: { strategyName: string; parameters: Record<string, string> }[] }) => [m.name, m.strategies.map((s) => [s.strategyName, s.parameters.rollout, s.parameters.groupId])]),
       [['Internal', [['flexibleRollout', '25', '{{featureName}}']]], ['Everyone', [['flexibleRollout', '100', '{{featureName}}']]]], 'two milestones in order, each with its strategy');
     t.match(await page.getByRole('region', { name: 'Careful rollout' }).innerText(), /Internal\s+25% of users[\s\S]*Everyone\s+100% of users/, 'listed in words');
+    await page.getByRole('button', { name: 'Archive Gradual rollout' }).click();
+    await page.getByRole('region', { name: 'Gradual rollout' }).getByText(/^archived/).waitFor();
+    t.ok((await ok('GET', '/api/admin/release-plan-templates')).find((x: { name: string }) => x.name === 'Gradual rollout').archivedAt, 'the built-in template archived');
   });
 
   const production = page.getByRole('region', { name: 'production' });
@@ -95,6 +98,10 @@ t.test('a release plan in the console', async (t) => {
     t.equal(p.activeMilestoneId, p.milestones[1].id, 'milestone 2 active');
     t.equal(await milestones.locator('[aria-current=step]').count(), 1, 'one current step');
     await milestones.getByText('moves on to Everyone 30 minutes after it starts').waitFor();
+    await milestones.getByRole('button', { name: 'Remove progression out of Internal' }).click();
+    await milestones.getByText('Moves on to Everyone only when started by hand.').waitFor();
+    t.equal((await plan()).milestones[0].transitionCondition, null, 'the progression removed');
+    t.same(await production.getByLabel('Release template for production').count(), 0, 'one plan: no second one offered');
   });
 
   t.test("a safeguard on the plan is drawn with its metric and its threshold, and says why it fired", async (t) => {
@@ -165,14 +172,23 @@ t.test('a release plan in the console', async (t) => {
     const prod = v.getByRole('region', { name: 'production' });
     await prod.getByRole('list', { name: 'Milestones of Careful rollout' }).locator('[aria-current=step]', { hasText: 'Everyone' }).waitFor();
     await prod.getByRole('img', { name: /threshold > 1000/ }).waitFor();
-    const release = prod.locator('.release');
+    const release = v.locator('.release');
     const buttons = await release.getByRole('button').count();
     t.ok(buttons >= 5, `the plan's controls are shown (${buttons})`);
     t.equal(await release.locator('button:not([disabled])').count(), 0, 'none of them enabled');
     t.match(await release.getByRole('button', { name: 'Start Internal' }).getAttribute('title'), /Your role \(Viewer\) does not allow this/, 'each says why');
+    t.ok(await v.getByRole('button', { name: 'Add a chart' }).isDisabled(), 'impact charts: read-only too');
+    t.ok(await v.getByRole('button', { name: 'Remove chart Failed checkouts' }).isDisabled());
     await v.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Release templates' }).click();
     await v.getByRole('heading', { name: 'Careful rollout' }).waitFor();
     t.ok(await v.getByRole('button', { name: 'New template' }).isDisabled(), 'templates: read-only');
     t.match(await v.getByRole('note').first().innerText(), /Viewer/, 'with the reason');
+  });
+
+  t.test('the Editor removes the plan: production serves its own strategies alone again', async (t) => {
+    await page.goto(`${srv.url}/#/projects/default/flags/new-checkout`);
+    await production.getByRole('button', { name: 'Remove release plan' }).click();
+    await production.getByLabel('Release template for production').waitFor();
+    t.same(await ok('GET', `${PROD}/release-plans`), [], 'no plan');
   });
 });
