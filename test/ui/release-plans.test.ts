@@ -66,6 +66,17 @@ t.test('a release plan in the console', async (t) => {
     t.same(saved.milestones.map((m: { name: string; strategies: { strategyName: string; parameters: Record<string, string> }[] }) => [m.name, m.strategies.map((s) => [s.strategyName, s.parameters.rollout, s.parameters.groupId])]),
       [['Internal', [['flexibleRollout', '25', '{{featureName}}']]], ['Everyone', [['flexibleRollout', '100', '{{featureName}}']]]], 'two milestones in order, each with its strategy');
     t.match(await page.getByRole('region', { name: 'Careful rollout' }).innerText(), /Internal\s+25% of users[\s\S]*Everyone\s+100% of users/, 'listed in words');
+    // Edited: milestones keep their ids, the order changes as shown.
+    await page.getByRole('button', { name: 'Edit Careful rollout' }).click();
+    const edit = page.getByRole('region', { name: 'Edit template Careful rollout' });
+    await edit.getByLabel('Description').fill('internal first');
+    await edit.getByRole('button', { name: 'Move milestone 2 up' }).click();
+    await edit.getByRole('button', { name: 'Move milestone 1 down' }).click();
+    await edit.getByRole('button', { name: 'Save template' }).click();
+    await edit.waitFor({ state: 'detached' });
+    const edited = (await ok('GET', `/api/admin/release-plan-templates/${saved.id}`));
+    t.equal(edited.description, 'internal first');
+    t.same(edited.milestones.map((m: { id: string }) => m.id), saved.milestones.map((m: { id: string }) => m.id), 'same milestones, same order, same ids');
     await page.getByRole('button', { name: 'Archive Gradual rollout' }).click();
     await page.getByRole('region', { name: 'Gradual rollout' }).getByText(/^archived/).waitFor();
     t.ok((await ok('GET', '/api/admin/release-plan-templates')).find((x: { name: string }) => x.name === 'Gradual rollout').archivedAt, 'the built-in template archived');

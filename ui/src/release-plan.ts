@@ -74,8 +74,7 @@ function ApplyTemplate({ templates, base, env, blocked, after }: { templates: Te
     <div class="toolbar">
       <${Select} label=${`Release template for ${env}`} value=${id} options=${usable.map((t) => [t.id, `${t.name} (${t.milestones.length} milestone${t.milestones.length === 1 ? "" : "s"})`] as [string, string])} onChange=${setChosen} />
       <${Action} label="Apply template" kind="primary" blocked=${blocked} disabled=${!id} run=${() => after(api('POST', `${base}/release-plans`, { templateId: id }))} />
-    </div>
-    ${blocked ? html`<p class="note" role="note">${blocked}</p>` : null}`;
+    </div>`;
 }
 
 function PlanView({ plan, base, env, envEnabled, blocked, ctx, after }: {

@@ -55,7 +55,7 @@ export function Safeguards(props: {
       return html`<li key=${sg.id}>
         <p><strong>${props.does[0].toUpperCase()}${props.does.slice(1)} when ${queryWords(sg.impactMetric)} ${sg.triggerCondition.operator === '>' ? 'goes over' : 'falls under'} ${sg.triggerCondition.threshold}</strong>${' '}
           <${Action} label=${`Remove safeguard on ${sg.impactMetric.metricName}`} kind="link" blocked=${blocked} confirm="Remove this safeguard?" run=${() => props.after(api('DELETE', `${path}/${enc(sg.id)}`))} /></p>
-        ${sg.triggeredAt ? html`<p class="fired" role="note">Fired: ${firingWords(sg, fired)}</p>` : null}
+        ${sg.triggeredAt ? html`<p class="fired">Fired: ${firingWords(sg, fired)}</p>` : null}
         <${ImpactChart} query=${sg.impactMetric} threshold=${sg.triggerCondition.threshold} operator=${sg.triggerCondition.operator} />
       </li>`;
     })}</ul>
