@@ -55,6 +55,7 @@ t.test('a release plan in the console', async (t) => {
     await editor.getByLabel('Milestone 1 name').fill('Internal');
     await editor.getByRole('button', { name: 'Add strategy to Internal' }).click();
     await editor.getByLabel('Rollout').fill('25');
+    t.equal(await editor.getByLabel('Disabled').count(), 0, "the strategy editor, without a Disabled choice a template's strategy cannot keep");
     await editor.getByRole('button', { name: 'Add to milestone' }).click();
     await editor.getByRole('button', { name: 'Add milestone' }).click();
     await editor.getByLabel('Milestone 2 name').fill('Everyone');

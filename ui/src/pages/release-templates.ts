@@ -100,11 +100,11 @@ function TemplateEditor(props: { draft: Draft; choices: Choices | undefined; onS
         <span>${s.title || strategyWords({ name: s.strategyName, parameters: s.parameters })}</span>
         <button type="button" onClick=${() => setEditing({ milestone: i, strategy: k })}>Edit strategy ${k + 1} of ${m.name}</button>
         <button type="button" class="danger" onClick=${() => setMilestone(i, { ...m, strategies: m.strategies.filter((_, j) => j !== k) })}>Remove strategy ${k + 1} of ${m.name}</button>
-        ${editing?.milestone === i && editing.strategy === k ? html`<${StrategyEditor} initial=${toEditor(s)} flag=${FEATURE} choices=${props.choices} submit="Keep strategy"
+        ${editing?.milestone === i && editing.strategy === k ? html`<${StrategyEditor} initial=${toEditor(s)} flag=${FEATURE} choices=${props.choices} submit="Keep strategy" canDisable=${false}
           onSave=${async (n: Strategy) => (setMilestone(i, { ...m, strategies: m.strategies.map((x, j) => (j === k ? fromEditor(n, x.id) : x)) }), setEditing(null))} />` : null}
       </li>`)}</ul>
       ${editing?.milestone === i && editing.strategy === 'new'
-        ? html`<${StrategyEditor} initial=${NEW_STRATEGY} flag=${FEATURE} choices=${props.choices} submit="Add to milestone"
+        ? html`<${StrategyEditor} initial=${NEW_STRATEGY} flag=${FEATURE} choices=${props.choices} submit="Add to milestone" canDisable=${false}
             onSave=${async (n: Strategy) => (setMilestone(i, { ...m, strategies: [...m.strategies, fromEditor(n)] }), setEditing(null))} />`
         : html`<button type="button" onClick=${() => setEditing({ milestone: i, strategy: 'new' })}>Add strategy to ${m.name || `milestone ${i + 1}`}</button>`}
       <div class="row-actions">
