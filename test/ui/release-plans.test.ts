@@ -114,6 +114,14 @@ t.test('a release plan in the console', async (t) => {
     await milestones.getByText('Moves on to Everyone only when started by hand.').waitFor();
     t.equal((await plan()).milestones[0].transitionCondition, null, 'the progression removed');
     t.same(await production.getByLabel('Release template for production').count(), 0, 'one plan: no second one offered');
+
+    // One set through the API, from the last milestone back to the first: shown where it goes.
+    await ok('PUT', `${PROD}/progressions/${p.milestones[1].id}`, { targetMilestone: p.milestones[0].id, transitionCondition: { intervalMinutes: 90 } });
+    const back = new Date(Date.parse(p.milestones[1].startedAt) + 90 * 60_000).toISOString().slice(11, 16);
+    const backText = milestones.getByText(`moves to Internal at ${back} UTC`);
+    await backText.waitFor();
+    await ok('DELETE', `${PROD}/progressions/${p.milestones[1].id}`);
+    await backText.waitFor({ state: 'detached' });
   });
 
   t.test("a safeguard on the plan is drawn with its metric and its threshold, and says why it fired", async (t) => {

@@ -10,7 +10,7 @@ import { api, enc, get } from './api.js';
 import { Action, ErrorNote, Field, Form, Select, useLoad, when } from './components.js';
 import { html } from './html.js';
 import type { MetricInfo } from './impact-chart.js';
-import { firingWords, Safeguards, type Firing, type Safeguard } from './safeguards.js';
+import { firingWords, flagEvents, Safeguards, type Firing, type Safeguard } from './safeguards.js';
 import { strategyWords } from './words.js';
 
 export interface MilestoneStrategy { id?: string; strategyName: string; title?: string | null; parameters: Record<string, string>; constraints: unknown[]; segments: number[]; variants: unknown[] }
@@ -22,7 +22,22 @@ interface Plan { id: string; name: string; activeMilestoneId: string | null; mil
 /** What the plan panels of a flag's page share: loaded once for the page. */
 export interface PlanContext {
   project: string; flag: string; templates: Template[] | undefined; firings: Map<string, Firing> | undefined; metrics: MetricInfo[] | undefined;
-  after: (p: Promise<unknown>) => Promise<unknown>;
+  targets: Map<string, string> | undefined; after: (p: Promise<unknown>) => Promise<unknown>;
+}
+
+/**
+ * Where each progression of `flag`'s plans goes, by source milestone id. A plan's milestones carry
+ * their progression's interval but not its target; the `milestone-progression-changed` event that
+ * set it names both, so a progression set elsewhere to another milestone than the next is shown as
+ * it is.
+ */
+export function useProgressionTargets(flag: string) {
+  return useLoad(async () => {
+    const page = await flagEvents<{ sourceMilestone: string; targetMilestone: string }>('milestone-progression-changed', flag);
+    const out = new Map<string, string>();
+    for (const e of page.events) if (e.data?.sourceMilestone && !out.has(e.data.sourceMilestone)) out.set(e.data.sourceMilestone, e.data.targetMilestone);
+    return out;
+  }, [flag]);
 }
 
 const MINUTE = 60_000;
@@ -98,7 +113,7 @@ function PlanView({ plan, base, env, envEnabled, blocked, ctx, after }: {
           <span class="muted">${m.startedAt ? ` started ${when(m.startedAt)} UTC` : ' not started'}</span></p>
         <p class="milestone-words">${milestoneWords(m)}</p>
         ${current ? null : html`<${Action} label=${`Start ${m.name}`} blocked=${blocked} run=${() => after(api('POST', `${planPath}/milestones/${enc(m.id)}/start`))} />`}
-        ${next ? html`<${Progression} m=${m} next=${next} current=${current} base=${base} blocked=${blocked} after=${after} />` : null}
+        ${next || m.transitionCondition ? html`<${Progression} m=${m} next=${next} target=${ms.find((x) => x.id === ctx.targets?.get(m.id))} current=${current} base=${base} blocked=${blocked} after=${after} />` : null}
       </li>`;
     })}</ol>
     <h4>Safeguards of the plan</h4>
@@ -108,33 +123,38 @@ function PlanView({ plan, base, env, envEnabled, blocked, ctx, after }: {
 }
 
 /**
- * The progression out of `m` to the milestone after it (the console sets progressions to the next
- * milestone, as a plan reads in order), and what it waits for.
+ * The progression out of `m` and what it waits for. The console sets progressions to the next
+ * milestone, as a plan reads in order; one set elsewhere shows its own `target`.
  */
-function Progression({ m, next, current, base, blocked, after }: { m: PlanMilestone; next: PlanMilestone; current: boolean; base: string; blocked: string | null; after: (p: Promise<unknown>) => Promise<unknown> }) {
+function Progression({ m, next, target, current, base, blocked, after }: {
+  m: PlanMilestone; next: PlanMilestone | undefined; target: PlanMilestone | undefined; current: boolean; base: string; blocked: string | null; after: (p: Promise<unknown>) => Promise<unknown>;
+}) {
   const [minutes, setMinutes] = useState('');
   const [editing, setEditing] = useState(false);
   const path = `${base}/progressions/${enc(m.id)}`;
+  const tc = m.transitionCondition;
+  // A progression that is set goes where its event said; a new one goes to the next milestone.
+  const to = tc ? (target ?? next) : next;
   const set = async () => {
-    await after(api('PUT', path, { targetMilestone: next.id, transitionCondition: { intervalMinutes: Number(minutes) } }));
+    await after(api('PUT', path, { targetMilestone: to!.id, transitionCondition: { intervalMinutes: Number(minutes) } }));
     setEditing(false);
   };
-  const tc = m.transitionCondition;
+  if (!to) return null;
   if (tc && !editing) {
-    let waits = `moves on to ${next.name} ${tc.intervalMinutes} minute${tc.intervalMinutes === 1 ? '' : 's'} after it starts`;
+    let waits = `moves on to ${to.name} ${tc.intervalMinutes} minute${tc.intervalMinutes === 1 ? '' : 's'} after it starts`;
     if (current && m.startedAt && !m.progressionExecutedAt) {
-      waits = m.pausedAt ? `would move to ${next.name} after ${tc.intervalMinutes} minutes; paused` : `moves to ${next.name} at ${hhmm(Date.parse(m.startedAt) + tc.intervalMinutes * MINUTE)}`;
-    } else if (m.progressionExecutedAt) waits = `moved on to ${next.name} at ${when(m.progressionExecutedAt)} UTC`;
+      waits = m.pausedAt ? `would move to ${to.name} after ${tc.intervalMinutes} minutes; paused` : `moves to ${to.name} at ${hhmm(Date.parse(m.startedAt) + tc.intervalMinutes * MINUTE)}`;
+    } else if (m.progressionExecutedAt) waits = `moved on to ${to.name} at ${when(m.progressionExecutedAt)} UTC`;
     return html`<p class="progression">${waits}
       <button type="button" disabled=${!!blocked} title=${blocked ?? undefined} onClick=${() => (setMinutes(String(tc.intervalMinutes)), setEditing(true))}>Change progression out of ${m.name}</button>
       <${Action} label=${`Remove progression out of ${m.name}`} blocked=${blocked} run=${() => after(api('DELETE', path))} /></p>`;
   }
   if (!editing) {
-    return html`<p class="progression muted">Moves on to ${next.name} only when started by hand.
+    return html`<p class="progression muted">Moves on to ${to.name} only when started by hand.
       <button type="button" disabled=${!!blocked} title=${blocked ?? undefined} onClick=${() => setEditing(true)}>Move on by itself…</button></p>`;
   }
   return html`<${Form} label=${`Progression out of ${m.name}`} submit="Set progression" blocked=${blocked} onSubmit=${set}>
-    <${Field} label=${`Move on to ${next.name} after (minutes)`} type="number" value=${minutes} onInput=${setMinutes} required hint="counted from when this milestone starts" />
+    <${Field} label=${`Move on to ${to.name} after (minutes)`} type="number" value=${minutes} onInput=${setMinutes} required hint="counted from when this milestone starts" />
     <button type="button" onClick=${() => setEditing(false)}>Cancel</button>
   <//>`;
 }

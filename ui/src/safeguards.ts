@@ -21,10 +21,15 @@ export interface Safeguard {
 /** What a `safeguard-triggered` event says. */
 export interface Firing { safeguardId: string; metricName: string; value: number; operator: string; threshold: number; at: string }
 
+/** The newest events of `type` about `flag`, newest first. */
+export function flagEvents<T>(type: string, flag: string) {
+  return api<{ events: { createdAt: string; data: T }[] }>('POST', '/api/admin/events/search', { type, feature: flag, limit: 100 });
+}
+
 /** The newest firing of each safeguard of `flag`, by safeguard id. */
 export function useFirings(flag: string) {
   return useLoad(async () => {
-    const page = await api<{ events: { createdAt: string; data: Omit<Firing, 'at'> }[] }>('POST', '/api/admin/events/search', { type: 'safeguard-triggered', feature: flag, limit: 100 });
+    const page = await flagEvents<Omit<Firing, 'at'>>('safeguard-triggered', flag);
     const out = new Map<string, Firing>();
     // Newest first: the first seen of a safeguard is its last firing.
     for (const e of page.events) if (e.data?.safeguardId && !out.has(e.data.safeguardId)) out.set(e.data.safeguardId, { ...e.data, at: e.createdAt });

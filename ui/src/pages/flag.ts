@@ -14,7 +14,7 @@ import { rolloutOf, strategyWords } from '../words.js';
 import { Usage } from '../usage-chart.js';
 import { FlagImpactCharts } from '../impact-charts.js';
 import { useMetrics } from '../impact-chart.js';
-import { ReleasePlan, type PlanContext, type Template } from '../release-plan.js';
+import { ReleasePlan, useProgressionTargets, type PlanContext, type Template } from '../release-plan.js';
 import { useFirings } from '../safeguards.js';
 import { flip, StaleBadges, switchLabel, TypeSelect, useFlagTypes } from './flags.js';
 import { EventList, type EventRow } from './events.js';
@@ -39,6 +39,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
   const templates = useLoad(() => get<Template[]>('/api/admin/release-plan-templates'), []);
   const firings = useFirings(flag);
   const metrics = useMetrics();
+  const targets = useProgressionTargets(flag);
   const f = loaded.data;
   const crumbs: [string, string | null][] = [['Projects', '#/projects'], [project, `#/projects/${enc(project)}/overview`], ['Flags', `#/projects/${enc(project)}`], [flag, null]];
   if (!f) return html`<${Page} title=${flag} crumbs=${crumbs}>${loaded.error ? html`<${ErrorNote} error=${loaded.error} />` : html`<p class="loading">Loading…</p>`}<//>`;
@@ -48,7 +49,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
     return r;
   };
   const segmentName = (id: number) => choices.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`;
-  const plans: PlanContext = { project: f.project, flag: f.name, templates: templates.data, firings: firings.data, metrics: metrics.data, after };
+  const plans: PlanContext = { project: f.project, flag: f.name, templates: templates.data, firings: firings.data, metrics: metrics.data, targets: targets.data, after };
   return html`<${Page} title=${f.name} crumbs=${crumbs}
     beside=${html`<${CopyButton} text=${f.name} label="Copy name" title="Copy the flag's name, as code asks for it" /> <span class="badge">${f.type}</span><${StaleBadges} flag=${f} types=${types.data} />`}
     actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`} blocked=${blockedUnless('DELETE_FEATURE', f.project)}
