@@ -22,11 +22,13 @@ import { Overlays } from './overlays.js';
 import { PasswordLinkPage } from './pages/invite.js';
 import { PeoplePage } from './pages/people.js';
 import { ProfilePage } from './pages/profile.js';
+import { ReleaseTemplatesPage } from './pages/release-templates.js';
+import { ImpactMetricsPage } from './pages/impact-metrics.js';
 
 const NAV: [string, string][] = [
   ['/', 'Flags'], ['/segments', 'Segments'], ['/environments', 'Environments'], ['/projects', 'Projects'], ['/strategies', 'Strategy types'],
   ['/context', 'Context fields'], ['/tags', 'Tags'], ['/tokens', 'API tokens'], ['/webhooks', 'Webhooks'], ['/events', 'Events'], ['/applications', 'Applications'],
-  ['/people', 'People'],
+  ['/release-templates', 'Release templates'], ['/impact-metrics', 'Impact metrics'], ['/people', 'People'],
 ];
 
 type Session = 'checking' | 'signed-out' | 'open' | 'signed-in';
@@ -129,6 +131,8 @@ function route(path: string, signedOut: () => void) {
   if (path.startsWith('/events')) return html`<${EventsPage} path=${path} />`;
   if (path.startsWith('/webhooks')) return html`<${WebhooksPage} />`;
   if (path.startsWith('/applications')) return html`<${ApplicationsPage} />`;
+  if (path.startsWith('/release-templates')) return html`<${ReleaseTemplatesPage} />`;
+  if (path.startsWith('/impact-metrics')) return html`<${ImpactMetricsPage} />`;
   if (path.startsWith('/people')) return html`<${PeoplePage} />`;
   if (path.startsWith('/profile')) return html`<${ProfilePage} onSignedOut=${signedOut} />`;
   if (path.startsWith('/signin')) return html`<${FlagsPage} project="default" path="/" />`;

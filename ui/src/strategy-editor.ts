@@ -47,7 +47,8 @@ function Rollout({ value, onChange }: { value: string; onChange: (v: string) => 
     <small>the share of users (or of requests, at random) it is on for</small></div>`;
 }
 
-export function StrategyEditor(props: { initial: Strategy; flag: string; choices: Choices | undefined; submit: string; onSave: (s: Strategy) => Promise<unknown> }) {
+/** `canDisable` false: no Disabled choice (a release template's strategies have none). */
+export function StrategyEditor(props: { initial: Strategy; flag: string; choices: Choices | undefined; submit: string; onSave: (s: Strategy) => Promise<unknown>; canDisable?: boolean }) {
   const { choices } = props;
   const [s, setS] = useState<Strategy>(props.initial);
   const types = choices?.types ?? [];
@@ -66,7 +67,7 @@ export function StrategyEditor(props: { initial: Strategy; flag: string; choices
         <${Field} label="Group id" value=${s.parameters.groupId ?? ''} onInput=${(v: string) => param('groupId', v)} hint="flags with the same group id roll out to the same users" />`
       : (type?.parameters ?? []).map((p) => html`<${Field} label=${`${p.name}${p.required ? ' (required)' : ''}`} value=${s.parameters[p.name] ?? ''}
           hint=${p.description || p.type} onInput=${(v: string) => param(p.name, v)} />`)}
-    <${Check} label="Disabled" checked=${s.disabled ?? false} onChange=${(v: boolean) => setS({ ...s, disabled: v })} />
+    ${props.canDisable === false ? null : html`<${Check} label="Disabled" checked=${s.disabled ?? false} onChange=${(v: boolean) => setS({ ...s, disabled: v })} />`}
     <${ConstraintEditor} constraints=${s.constraints} fields=${fields} onChange=${(c: Constraint[]) => setS({ ...s, constraints: c })} />
     <fieldset class="segments"><legend>Segments</legend>
       ${(choices?.segments ?? []).length === 0 ? html`<p class="muted">No segments yet.</p>` : null}

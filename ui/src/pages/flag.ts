@@ -12,6 +12,10 @@ import { navigate } from '../router.js';
 import { StrategyEditor, useChoices, VariantsEditor, type Choices, type Strategy, type Variant } from '../strategy-editor.js';
 import { rolloutOf, strategyWords } from '../words.js';
 import { Usage } from '../usage-chart.js';
+import { FlagImpactCharts } from '../impact-charts.js';
+import { useMetrics } from '../impact-chart.js';
+import { ReleasePlan, useProgressionTargets, type PlanContext, type Template } from '../release-plan.js';
+import { useFirings } from '../safeguards.js';
 import { flip, StaleBadges, switchLabel, TypeSelect, useFlagTypes } from './flags.js';
 import { EventList, type EventRow } from './events.js';
 
@@ -31,6 +35,11 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
   // Loaded once for the page: every environment's panel and strategy editor chooses from them.
   const choices = useChoices();
   const types = useFlagTypes();
+  // Loaded once for every environment's release plan and safeguards.
+  const templates = useLoad(() => get<Template[]>('/api/admin/release-plan-templates'), []);
+  const firings = useFirings(flag);
+  const metrics = useMetrics();
+  const targets = useProgressionTargets(flag);
   const f = loaded.data;
   const crumbs: [string, string | null][] = [['Projects', '#/projects'], [project, `#/projects/${enc(project)}/overview`], ['Flags', `#/projects/${enc(project)}`], [flag, null]];
   if (!f) return html`<${Page} title=${flag} crumbs=${crumbs}>${loaded.error ? html`<${ErrorNote} error=${loaded.error} />` : html`<p class="loading">Loading…</p>`}<//>`;
@@ -40,6 +49,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
     return r;
   };
   const segmentName = (id: number) => choices.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`;
+  const plans: PlanContext = { project: f.project, flag: f.name, templates: templates.data, firings: firings.data, metrics: metrics.data, targets: targets.data, after };
   return html`<${Page} title=${f.name} crumbs=${crumbs}
     beside=${html`<${CopyButton} text=${f.name} label="Copy name" title="Copy the flag's name, as code asks for it" /> <span class="badge">${f.type}</span><${StaleBadges} flag=${f} types=${types.data} />`}
     actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`} blocked=${blockedUnless('DELETE_FEATURE', f.project)}
@@ -49,8 +59,9 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
     <${ErrorNote} error=${loaded.error} />
     <div class="flag-layout">
       <div class="flag-main">
-        ${f.environments.map((e) => html`<${EnvironmentPanel} key=${e.name} flag=${f} env=${e} base=${base} after=${after} choices=${choices.data} segmentName=${segmentName} />`)}
+        ${f.environments.map((e) => html`<${EnvironmentPanel} key=${e.name} flag=${f} env=${e} base=${base} after=${after} choices=${choices.data} segmentName=${segmentName} plans=${plans} />`)}
         <${Usage} flag=${f.name} environments=${f.environments.map((e) => e.name)} />
+        <${FlagImpactCharts} project=${f.project} flag=${f.name} />
         <section class="panel" aria-labelledby="flag-events"><h2 id="flag-events">History</h2>
           <${ErrorNote} error=${events.error} />
           <${EventList} events=${(events.data?.events ?? []).slice(0, HISTORY)} segmentName=${segmentName} compact />
@@ -125,7 +136,7 @@ function StrategyLine({ s, segmentName }: { s: Strategy; segmentName: (id: numbe
   </div>`;
 }
 
-function EnvironmentPanel({ flag, env, base, after, choices, segmentName }: { flag: Flag; env: FlagEnv; base: string; after: After; choices: Choices | undefined; segmentName: (id: number) => string }) {
+function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans }: { flag: Flag; env: FlagEnv; base: string; after: After; choices: Choices | undefined; segmentName: (id: number) => string; plans: PlanContext }) {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [variants, setVariants] = useState<Variant[] | null>(null);
@@ -168,6 +179,7 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName }: { fl
       ? html`<${StrategyEditor} initial=${{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: flag.name }, constraints: [], segments: [], variants: [] }}
           flag=${flag.name} choices=${choices} submit="Add strategy" onSave=${async (s: Strategy) => (await after(api('POST', sbase, body(s))), setAdding(false))} />`
       : html`<button type="button" disabled=${!!addBlocked} title=${addBlocked ?? undefined} onClick=${() => setAdding(true)}>Add strategy in ${env.name}</button>`}
+    <${ReleasePlan} ctx=${plans} env=${env.name} envEnabled=${env.enabled} />
     <h3>Variants</h3>
     ${variants === null
       ? html`<p>${env.variants.length === 0 ? html`<span class="muted">None.</span>` : env.variants.map((v) => html`<span class="badge">${v.name} ${v.weight / 10}%</span> `)}
