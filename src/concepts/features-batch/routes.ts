@@ -5,6 +5,7 @@ import { NoAccessError } from '../../core/errors.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
 import { exportFeatures } from './export.js';
 import { dependencyReach, importFeatures, reviewImport } from './import.js';
+import { directChangeRefusal } from '../change-requests/enforcement.js';
 import type { State } from '../../core/state/state.js';
 import { featuresBatchSchemas, type ExportQuery, type ImportRequest } from './schema.js';
 
@@ -47,14 +48,18 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'POST', path: `${BASE}/validate`, tag: TAG, permission: 'UPDATE_FEATURE',
       summary: 'Check an import without changing anything: its errors, warnings and missing permissions', reply: featuresBatchSchemas.importTogglesValidateSchema,
-      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.http.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes,
+      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.http.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes, directChange: false,
       responses: { 200: 'The review (errors, warnings, permissions)', 400: 'Not a valid request', 404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES' },
       // Run as a command that changes nothing: the review pauses between slices, and must not see
       // the state move (or half of another import) under it meanwhile.
       handler: async ({ req, body, actor }) => {
+        const request = body as ImportRequest;
         const review = await engine.runInSlices(actor, async (state, _env, slicer) => ({
-          ops: [], events: [], result: (await reviewImport(state, body as ImportRequest, mayCreateShared(req), slicer)).review,
+          ops: [], events: [], result: (await reviewImport(state, request, mayCreateShared(req), slicer)).review,
         }));
+        // The import itself would meet the change-request gate: say so here, as a missing permission.
+        const gated = directChangeRefusal(engine.state, importReach(request, {}, engine.state)[0], () => auth.caller(req));
+        if (gated !== null) review.permissions.push({ message: gated, affectedItems: (request.data.features ?? []).map((f) => f.name) });
         return { status: 200, body: review };
       },
     },

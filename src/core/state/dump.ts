@@ -36,6 +36,8 @@ export interface StateDump {
   releasePlans?: unknown[];
   /** Safeguards (absent in dumps written before them). */
   safeguards?: unknown[];
+  /** Change request rules (absent in dumps written before them). */
+  changeRequestRules?: unknown[];
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId?: number;
@@ -76,6 +78,7 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     releaseTemplates: byKey(s.releaseTemplates),
     releasePlans: byKey(s.releasePlans),
     safeguards: byKey(s.safeguards),
+    changeRequestRules: byKey(s.changeRequestRules),
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
     nextAddonId: s.nextAddonId,
@@ -127,6 +130,7 @@ export function loadDump(d: StateDump): State {
   m<any>(d.releaseTemplates ?? [], (x) => x.id, s.releaseTemplates);
   m<any>(d.releasePlans ?? [], (x) => `${x.featureName}\u0000${x.environment}`, s.releasePlans);
   m<any>(d.safeguards ?? [], (x) => x.id, s.safeguards);
+  m<any>(d.changeRequestRules ?? [], (x) => `${x.project}\u0000${x.environment}`, s.changeRequestRules);
   s.nextUserId = d.nextUserId ?? 1;
   s.nextPersonalTokenId = d.nextPersonalTokenId ?? 1;
   s.nextSegmentId = d.nextSegmentId;
