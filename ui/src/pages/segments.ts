@@ -1,7 +1,8 @@
 // Segments: named lists of constraints that strategies share.
 import { useState } from 'preact/hooks';
+import { may, need } from '../access.js';
 import { api, enc, get } from '../api.js';
-import { Action, Empty, ErrorNote, Field, Form, Page, Select, useLoad } from '../components.js';
+import { Action, Empty, ErrorNote, Field, Form, Opener, Page, Select, useLoad } from '../components.js';
 import { ConstraintEditor, describeConstraint, type Constraint, type ContextField } from '../constraint-editor.js';
 import { useProjects } from './flags.js';
 import { html } from '../html.js';
@@ -9,10 +10,14 @@ import { changed } from '../live.js';
 
 interface Segment { id: number; name: string; description: string | null; project: string | null; constraints: Constraint[] }
 
-function SegmentForm({ initial, fields, submit, onSave }: { initial: Segment; fields: ContextField[]; submit: string; onSave: (s: Segment) => Promise<unknown> }) {
+/**
+ * The form of a segment; `permission` is needed where it ends up (its project, or the whole server
+ * for a shared one), so the form is disabled, with the reason, while that is not the person's.
+ */
+function SegmentForm({ initial, fields, submit, onSave, permission }: { initial: Segment; fields: ContextField[]; submit: string; onSave: (s: Segment) => Promise<unknown>; permission: string }) {
   const [s, setS] = useState(initial);
   const projects = useProjects();
-  return html`<${Form} label=${submit} submit=${submit} onSubmit=${() => onSave(s)}>
+  return html`<${Form} label=${submit} submit=${submit} need=${need(permission, s.project)} onSubmit=${() => onSave(s)}>
     <${Field} label="Segment name" value=${s.name} onInput=${(v: string) => setS({ ...s, name: v })} required />
     <${Field} label="Description" value=${s.description ?? ''} onInput=${(v: string) => setS({ ...s, description: v || null })} />
     <${Select} label="Project" value=${s.project ?? ''} options=${[['', 'Every project'], ...(projects.data ?? []).map((p) => [p.id, p.name] as [string, string]), ...(s.project && !projects.data?.some((p) => p.id === s.project) ? [s.project] : [])]}
@@ -27,6 +32,10 @@ export function SegmentsPage() {
   const fields = useLoad(() => get<ContextField[]>('/api/admin/context'), []);
   const [editing, setEditing] = useState<number | null>(null);
   const body = (s: Segment) => ({ name: s.name, description: s.description, project: s.project, constraints: s.constraints });
+  // A new segment starts shared when the person may create those, else in the first project of
+  // theirs where they may (a project Member): the form opens on something they can save.
+  const projects = useProjects();
+  const creatable = may('CREATE_SEGMENT') ? null : projects.data?.find((p) => may('CREATE_SEGMENT', p.id))?.id ?? null;
   return html`<${Page} title="Segments">
     <${ErrorNote} error=${list.error} />
     ${list.data && list.data.segments.length === 0 ? html`<${Empty} title="No segments yet."><p>A segment is a named list of constraints (beta testers, a country, a plan) that any strategy can use: create one below.</p><//>` : null}
@@ -34,12 +43,12 @@ export function SegmentsPage() {
       <h2>${s.name} <span class="muted">#${s.id}${s.project ? ` · ${s.project}` : ''}</span></h2>
       ${s.description ? html`<p>${s.description}</p>` : null}
       ${s.constraints.map((c) => html`<div class="constraint-text">${describeConstraint(c)}</div>`)}
-      <div class="row-actions"><button type="button" onClick=${() => setEditing(editing === s.id ? null : s.id)}>Edit ${s.name}</button>
-        <${Action} label=${`Delete ${s.name}`} kind="danger" confirm=${`Delete segment ${s.name}?`} run=${async () => (await api('DELETE', `/api/admin/segments/${s.id}`), changed())} /></div>
-      ${editing === s.id ? html`<${SegmentForm} initial=${s} fields=${fields.data ?? []} submit="Save segment" onSave=${async (n: Segment) => (await api('PUT', `/api/admin/segments/${enc(String(s.id))}`, body(n)), changed(), setEditing(null))} />` : null}
+      <div class="row-actions"><${Opener} label=${`Edit ${s.name}`} expanded=${editing === s.id} need=${need('UPDATE_SEGMENT', s.project)} onClick=${() => setEditing(editing === s.id ? null : s.id)} />
+        <${Action} label=${`Delete ${s.name}`} kind="danger" need=${need('DELETE_SEGMENT', s.project)} confirm=${`Delete segment ${s.name}?`} run=${async () => (await api('DELETE', `/api/admin/segments/${s.id}`), changed())} /></div>
+      ${editing === s.id ? html`<${SegmentForm} initial=${s} fields=${fields.data ?? []} submit="Save segment" permission="UPDATE_SEGMENT" onSave=${async (n: Segment) => (await api('PUT', `/api/admin/segments/${enc(String(s.id))}`, body(n)), changed(), setEditing(null))} />` : null}
     </li>`)}</ul>
     <section class="panel" aria-labelledby="new-segment"><h2 id="new-segment">Create a segment</h2>
-      <${SegmentForm} initial=${{ id: 0, name: '', description: null, project: null, constraints: [] }} fields=${fields.data ?? []} submit="Create segment"
+      <${SegmentForm} key=${creatable ?? ''} initial=${{ id: 0, name: '', description: null, project: creatable, constraints: [] }} fields=${fields.data ?? []} submit="Create segment" permission="CREATE_SEGMENT"
         onSave=${async (s: Segment) => (await api('POST', '/api/admin/segments', body(s)), changed())} />
     </section>
   <//>`;
