@@ -54,6 +54,7 @@ const PAGES: [string, string][] = [
   ['/projects/default/overview', 'default-flag'], ['/archive', 'old-flag'], ['/segments', 'alpha-beta'], ['/environments', 'production'],
   ['/projects', 'alpha'], ['/strategies', 'region'], ['/context', 'country'], ['/tags', 'team'], ['/tokens', 'API tokens'],
   ['/webhooks', 'Webhooks'], ['/events', 'default-flag'], ['/applications', 'Applications'], ['/profile', 'Change password'],
+  ['/people', 'People'],
 ];
 
 t.test('what a person may not do is disabled, with the reason, on every page', async (t) => {
