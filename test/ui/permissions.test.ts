@@ -79,7 +79,10 @@ t.test('what a person may not do is disabled, with the reason, on every page', a
   await ok('POST', '/api/admin/projects/default/features', { name: 'old-flag' });
   await ok('DELETE', '/api/admin/projects/default/features/old-flag');
   const shared = (await ok('POST', '/api/admin/segments', { name: 'shared-beta', constraints: [] })).id as number;
-  await ok('POST', '/api/admin/segments', { name: 'alpha-beta', project: 'alpha', constraints: [] });
+  const alphaSegment = (await ok('POST', '/api/admin/segments', { name: 'alpha-beta', project: 'alpha', constraints: [] })).id as number;
+  await ok('POST', '/api/admin/segments', { name: 'alpha-unused', project: 'alpha', constraints: [] });
+  // Used in production: changing it takes effect there.
+  await ok('POST', '/api/admin/projects/alpha/features/alpha-flag/environments/production/strategies', { name: 'default', title: 'Beta testers', segments: [alphaSegment] });
   await ok('POST', '/api/admin/context', { name: 'country', legalValues: [{ value: 'NO' }] });
   await ok('POST', '/api/admin/strategies', { name: 'region', parameters: [] });
   await ok('POST', '/api/admin/tag-types', { name: 'team' });
@@ -189,6 +192,11 @@ t.test('what a person may not do is disabled, with the reason, on every page', a
     const res = await withSession(srv.url, await signInAs(srv.url, 'devon', STRONG))('DELETE', '/api/admin/projects/default/features/default-flag');
     t.equal(res.status, 403, 'which the server refuses');
     t.equal(find(seen, '/segments', 'Edit shared-beta').disabled, true, 'a shared segment acts everywhere');
+    const used = find(seen, '/segments', 'Edit alpha-beta');
+    t.same([used.disabled, used.title], [true, 'You may change only development. This takes effect in production.'], 'a segment used in production');
+    t.equal(find(seen, '/segments', 'Edit alpha-unused').disabled, false, 'one used nowhere is theirs');
+    const devon = withSession(srv.url, await signInAs(srv.url, 'devon', STRONG));
+    t.equal((await devon('PUT', `/api/admin/segments/${alphaSegment}`, { name: 'alpha-beta', constraints: [] })).status, 403, 'the server refuses the first');
   });
 
   t.test('an Admin may do everything but change or delete a built-in context field', async (t) => {

@@ -85,9 +85,14 @@ export function need(permission: string, project?: string | null, environment?: 
   return { permission, ...(project ? { project } : {}), ...(environment === undefined ? {} : { environment }) };
 }
 
-/** A change in `project` that takes effect in the environments `reaches` (where the flag is on). */
-export function needIn(permission: string, project: string, reaches: string[]): Need {
-  return { permission, project, reaches };
+/** A change in `project` (none: the whole server) that takes effect in the environments `reaches` (where the flag is on). */
+export function needIn(permission: string, project: string | null | undefined, reaches: string[]): Need {
+  return { ...need(permission, project), reaches };
+}
+
+/** Whether what the caller may do is limited to some environments (a person's limit, an admin token's). */
+export function limitedToEnvironments(): boolean {
+  return me?.permissions.some((e) => e.environment !== undefined) ?? false;
 }
 
 /** Why the signed-in caller may not do what `n` needs, or null when they may (or nothing is needed). */

@@ -1,6 +1,6 @@
 // Segments: named lists of constraints that strategies share.
 import { useState } from 'preact/hooks';
-import { may, need } from '../access.js';
+import { limitedToEnvironments, may, need, needIn } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, Empty, ErrorNote, Field, Form, Opener, Page, Select, useLoad } from '../components.js';
 import { ConstraintEditor, describeConstraint, type Constraint, type ContextField } from '../constraint-editor.js';
@@ -31,19 +31,32 @@ export function SegmentsPage() {
   // The context fields constraints are written on, once for the page's forms.
   const fields = useLoad(() => get<ContextField[]>('/api/admin/context'), []);
   const [editing, setEditing] = useState<number | null>(null);
+  // A change to a segment takes effect wherever a strategy uses it: for a person limited to some
+  // environments, where each is used decides whether they may change it (one request a segment,
+  // made only for them).
+  const usedIn = useLoad(async () => {
+    if (!limitedToEnvironments() || !list.data) return new Map<number, string[]>();
+    return new Map(await Promise.all(list.data.segments.map(async (seg) => {
+      const using = await get<{ strategies: { environment: string }[] }>(`/api/admin/segments/${seg.id}/strategies`);
+      return [seg.id, [...new Set(using.strategies.map((x) => x.environment))]] as [number, string[]];
+    })));
+  }, [list.data]);
   const body = (s: Segment) => ({ name: s.name, description: s.description, project: s.project, constraints: s.constraints });
   // A new segment starts shared when the person may create those, else in the first project of
   // theirs where they may (a project Member): the form opens on something they can save.
   const projects = useProjects();
   const creatable = may('CREATE_SEGMENT') ? null : projects.data?.find((p) => may('CREATE_SEGMENT', p.id))?.id ?? null;
+  // Until then, nothing is offered that might be refused.
+  const finding = limitedToEnvironments() && !usedIn.data ? 'Finding where this segment is used…' : null;
   return html`<${Page} title="Segments">
     <${ErrorNote} error=${list.error} />
+    ${finding && list.data ? html`<p class="loading">${finding}</p>` : null}
     ${list.data && list.data.segments.length === 0 ? html`<${Empty} title="No segments yet."><p>A segment is a named list of constraints (beta testers, a country, a plan) that any strategy can use: create one below.</p><//>` : null}
     <ul class="cards">${(list.data?.segments ?? []).map((s) => html`<li class="panel">
       <h2>${s.name} <span class="muted">#${s.id}${s.project ? ` · ${s.project}` : ''}</span></h2>
       ${s.description ? html`<p>${s.description}</p>` : null}
       ${s.constraints.map((c) => html`<div class="constraint-text">${describeConstraint(c)}</div>`)}
-      <div class="row-actions"><${Opener} label=${`Edit ${s.name}`} expanded=${editing === s.id} need=${need('UPDATE_SEGMENT', s.project)} onClick=${() => setEditing(editing === s.id ? null : s.id)} />
+      <div class="row-actions"><${Opener} label=${`Edit ${s.name}`} expanded=${editing === s.id} need=${needIn('UPDATE_SEGMENT', s.project, usedIn.data?.get(s.id) ?? [])} blocked=${finding ?? undefined} onClick=${() => setEditing(editing === s.id ? null : s.id)} />
         <${Action} label=${`Delete ${s.name}`} kind="danger" need=${need('DELETE_SEGMENT', s.project)} confirm=${`Delete segment ${s.name}?`} run=${async () => (await api('DELETE', `/api/admin/segments/${s.id}`), changed())} /></div>
       ${editing === s.id ? html`<${SegmentForm} initial=${s} fields=${fields.data ?? []} submit="Save segment" permission="UPDATE_SEGMENT" onSave=${async (n: Segment) => (await api('PUT', `/api/admin/segments/${enc(String(s.id))}`, body(n)), changed(), setEditing(null))} />` : null}
     </li>`)}</ul>
