@@ -93,6 +93,10 @@ t.test("a person's journeys on a flag's page", async (t) => {
     for (let i = 0; i < 25; i++) await page.keyboard.press('ArrowRight');
     await form.getByText('50%', { exact: true }).waitFor();
     await form.getByRole('button', { name: 'Save strategy' }).click();
+    // Production: the change asks first, in words (test/ui/production-changes.test.ts has the rest).
+    const question = page.getByRole('dialog', { name: 'Change a strategy of new-checkout in production?' });
+    t.match(await question.innerText(), /25 % → 50 % of users in production, for everyone/, 'asked in words');
+    await question.getByRole('button', { name: 'Save in production' }).click();
     await production.getByText('50% of users, by userId').waitFor();
     t.equal((await ok('GET', FLAG)).environments.find((e: { name: string }) => e.name === 'production').strategies[0].parameters.rollout, '50', 'stored: 50');
     const after = await share(srv.url);
@@ -134,6 +138,7 @@ t.test("a person's journeys on a flag's page", async (t) => {
     t.same(await form.getByLabel('Stickiness').locator('option').allInnerTexts(), ['default', 'userId', 'sessionId', 'random', 'country'], 'stickiness: the built-in choices and the field just made');
     await form.getByLabel('Stickiness').selectOption('country');
     await form.getByRole('button', { name: 'Save strategy' }).click();
+    await page.getByRole('dialog', { name: 'Change a strategy of new-checkout in production?' }).getByRole('button', { name: 'Save in production' }).click();
     await form.waitFor({ state: 'detached' });
     const stored = (await ok('GET', FLAG)).environments.find((e: { name: string }) => e.name === 'production').strategies[0];
     t.same([stored.title, stored.parameters.stickiness, stored.parameters.rollout, stored.constraints.map((c: { contextName: string; operator: string; values: string[] }) => [c.contextName, c.operator, c.values])],

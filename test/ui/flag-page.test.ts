@@ -106,6 +106,7 @@ t.test("a person works on one flag's page", async (t) => {
       if (flags?.ignoreCase) await group.getByLabel('Ignore case').check();
     }
     await form.getByRole('button', { name: 'Add strategy' }).click();
+    await page.getByRole('dialog', { name: 'Add a strategy to checkout in production?' }).getByRole('button', { name: 'Add in production' }).click();
     await form.waitFor({ state: 'detached' });
     const stored = ((await ok('GET', `${FLAG}/environments/production/strategies`)) as { constraints: { contextName: string; operator: string; values?: string[]; value?: string; inverted?: boolean; caseInsensitive?: boolean }[] }[])[0].constraints;
     t.equal(stored.length, cases.length, `${cases.length} constraints stored`);

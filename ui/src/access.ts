@@ -47,6 +47,9 @@ export function roleName(id: number | undefined): string {
   return me?.rootRoles.find((r) => r.id === id)?.name ?? 'Viewer';
 }
 
+/** What only an Admin may do, whatever the role in a project: the server's settings (src/core/access/permissions.ts). */
+const ADMIN_ONLY = ['ADMIN', 'CREATE_ENVIRONMENT', 'UPDATE_ENVIRONMENT', 'DELETE_ENVIRONMENT'];
+
 /** Why `permission` is not allowed here, in words, for a disabled control's title and note. */
 export function whyNot(permission: string, project?: string, environment?: string): string {
   const u = me?.user;
@@ -59,7 +62,7 @@ export function whyNot(permission: string, project?: string, environment?: strin
   if (limit && environment !== undefined && !limit.includes(environment)) return `You may change only ${limit.join(', ') || 'no environment'}.`;
   if (limit && project === undefined) return `You may change only ${limit.join(', ') || 'no environment'}, and this acts on every environment.`;
   const role = roleName(u.rootRole);
-  if (permission === 'ADMIN') return `Only Admins may do this; your role is ${role}.`;
+  if (ADMIN_ONLY.includes(permission)) return `Only Admins may do this; your role is ${role}.`;
   const inProject = project === undefined ? undefined : u.projects?.find((b) => b.project === project);
   if (project !== undefined) return `Your role (${role}${inProject ? `, ${inProject.role} of ${project}` : ''}) does not allow this in project ${project}.`;
   return `Your role (${role}) does not allow this.`;
@@ -68,4 +71,44 @@ export function whyNot(permission: string, project?: string, environment?: strin
 /** Null when the signed-in caller may, else the reason (for a control's `blocked`). */
 export function blockedUnless(permission: string, project?: string, environment?: string): string | null {
   return may(permission, project, environment) ? null : whyNot(permission, project, environment);
+}
+
+/**
+ * What a control needs: a permission, on a project (and environment) or on the whole server, and
+ * for a change that names no environment yet takes effect in some (archiving a flag that is on
+ * there), those environments too, as the server checks them. Controls carry it in the DOM
+ * (`data-permission`, `data-project`, `data-environment`, `data-reaches`), so that a test can read,
+ * for every control on a page, what the server would be asked to allow.
+ */
+export interface Need { permission: string; project?: string; environment?: string; reaches?: string[] }
+
+export function need(permission: string, project?: string | null, environment?: string): Need {
+  return { permission, ...(project ? { project } : {}), ...(environment === undefined ? {} : { environment }) };
+}
+
+/** A change in `project` (none: the whole server) that takes effect in the environments `reaches` (where the flag is on). */
+export function needIn(permission: string, project: string | null | undefined, reaches: string[]): Need {
+  return { ...need(permission, project), reaches };
+}
+
+/** Whether what the caller may do is limited to some environments (a person's limit, an admin token's). */
+export function limitedToEnvironments(): boolean {
+  return me?.permissions.some((e) => e.environment !== undefined) ?? false;
+}
+
+/** Why the signed-in caller may not do what `n` needs, or null when they may (or nothing is needed). */
+export function blockedBy(n: Need | null | undefined): string | null {
+  if (!n) return null;
+  const why = blockedUnless(n.permission, n.project, n.environment);
+  if (why) return why;
+  const outside = (n.reaches ?? []).filter((e) => !may(n.permission, n.project, e));
+  return outside.length === 0 ? null : `${whyNot(n.permission, n.project, outside[0])} This takes effect in ${outside.join(', ')}.`;
+}
+
+/** The DOM attributes naming what a control needs (see `Need`); `data-refused` when nobody may, whatever their role. */
+export function needAttributes(n: Need | null | undefined, refused?: string | null): Record<string, string | undefined> {
+  return {
+    'data-permission': n?.permission, 'data-project': n?.project, 'data-environment': n?.environment,
+    'data-reaches': n?.reaches?.join(','), 'data-refused': refused ? 'everyone' : undefined,
+  };
 }

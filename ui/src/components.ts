@@ -3,6 +3,7 @@
 // breadcrumbs, copy buttons and what an empty page says to do next.
 import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { blockedBy, needAttributes, type Need } from './access.js';
 import { ApiError } from './api.js';
 import { asQuestion, ask } from './confirm-dialog.js';
 import { html } from './html.js';
@@ -99,11 +100,12 @@ function useRunner(action: () => Promise<unknown>) {
  * does in its label. While its change is on its way it stays focusable (aria-disabled), so a
  * keyboard user keeps their place.
  */
-export function Switch(props: { on: boolean; label: string; onToggle: () => Promise<unknown>; blocked?: string | null }) {
+export function Switch(props: { on: boolean; label: string; onToggle: () => Promise<unknown>; blocked?: string | null; need?: Need | null }) {
   const { busy, error, run } = useRunner(props.onToggle);
   // `blocked`: why the signed-in person may not switch it (access.ts whyNot): disabled, the reason as its title.
-  return html`<span class="action"><button type="button" role="switch" class="switch" aria-checked=${props.on ? 'true' : 'false'} aria-label=${props.label} title=${props.blocked ?? props.label}
-    disabled=${!!props.blocked} aria-disabled=${busy ? 'true' : undefined} onClick=${() => !busy && void run()}><span class="knob" aria-hidden="true"></span></button><${ErrorNote} error=${error} /></span>`;
+  const blocked = props.blocked ?? blockedBy(props.need);
+  return html`<span class="action"><button type="button" role="switch" class="switch" aria-checked=${props.on ? 'true' : 'false'} aria-label=${props.label} title=${blocked ?? props.label}
+    ...${needAttributes(props.need)} disabled=${!!blocked} aria-disabled=${busy ? 'true' : undefined} onClick=${() => !busy && void run()}><span class="knob" aria-hidden="true"></span></button><${ErrorNote} error=${error} /></span>`;
 }
 
 /** Puts `text` on the clipboard; says so for a moment. */
@@ -128,41 +130,61 @@ export function Empty(props: { title: string; children?: ComponentChildren }) {
 
 /**
  * A button running an async action; its error appears beside it. `blocked` is why the signed-in
- * person may not (access.ts whyNot): the button is then disabled, with the reason as its title.
+ * person may not (access.ts whyNot), or `need` what it needs (the reason then comes from
+ * access.ts): the button is then disabled, with the reason as its title, and asks nothing.
  */
 export function Action(props: {
-  label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | 'link' | ''; confirm?: string; disabled?: boolean; title?: string; icon?: string; blocked?: string | null;
+  label: string; run: () => Promise<unknown>; kind?: 'danger' | 'primary' | 'link' | ''; confirm?: string; disabled?: boolean; title?: string; icon?: string; blocked?: string | null; need?: Need | null;
+  /** Why nobody at all may do this (a built-in), whatever their role. */
+  refused?: string | null;
   /** The confirmation's answer, when the label's first word is not the verb ("Yes, delete" by default). */
   answer?: string;
 }) {
   const { busy, error, run } = useRunner(props.run);
+  const blocked = props.refused ?? props.blocked ?? blockedBy(props.need);
   const click = async () => {
+    if (blocked) return;
     // The console's own dialog (confirm-dialog.ts): its title names what is changed, its answer the
     // verb ("Yes, delete"), which is not this button's label, so the two are never taken for each other.
     if (props.confirm && !(await ask(asQuestion(props.confirm, props.answer ?? `Yes, ${props.label.split(' ')[0].toLowerCase()}`)))) return;
     void run();
   };
-  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled || !!props.blocked} title=${props.blocked ?? props.title}
-    aria-label=${props.icon ? props.label : undefined} onClick=${click}>${props.icon ?? props.label}</button><${ErrorNote} error=${error} /></span>`;
+  return html`<span class="action"><button type="button" class=${props.kind ?? ''} disabled=${busy || props.disabled || !!blocked} title=${blocked ?? props.title}
+    ...${needAttributes(props.need, props.refused)} aria-label=${props.icon ? props.label : undefined} onClick=${click}>${props.icon ?? props.label}</button><${ErrorNote} error=${error} /></span>`;
 }
 
-/** A form whose submit runs an async action; the API's error is shown under it. `blocked`: why it may not be sent (shown, and the button disabled). */
-export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; children: ComponentChildren; label?: string; blocked?: string | null }) {
+/**
+ * A form whose submit runs an async action; the API's error is shown under it. `blocked` (or
+ * `need`, see Action): why it may not be sent: shown, and the whole form disabled (a fieldset), so
+ * nothing in it invites typing what could not be saved.
+ */
+export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; children: ComponentChildren; label?: string; blocked?: string | null; need?: Need | null }) {
   const { busy, error, run } = useRunner(props.onSubmit);
   const [names] = useState(() => new Set<string>());
+  const blocked = props.blocked ?? blockedBy(props.need);
   const submit = (e: Event) => {
     e.preventDefault();
     // A form in a dialog opened from another form (a new context field from a strategy's): its
     // submit must not reach the form under it.
     e.stopPropagation();
-    void run();
+    if (!blocked) void run();
   };
   return html`<form onSubmit=${submit} aria-label=${props.label}><${FormErrorsContext.Provider} value=${{ error, names }}>
-    ${props.children}
-    <div class="form-actions"><button type="submit" class="primary" disabled=${busy || !!props.blocked} title=${props.blocked ?? undefined}>${props.submit}</button>
-      ${props.blocked ? html`<span class="note">${props.blocked}</span>` : null}</div>
+    <fieldset class="bare" disabled=${!!blocked}>${props.children}</fieldset>
+    <div class="form-actions"><button type="submit" class="primary" disabled=${busy || !!blocked} title=${blocked ?? undefined} ...${needAttributes(props.need)}>${props.submit}</button>
+      ${blocked ? html`<span class="note">${blocked}</span>` : null}</div>
     <${ErrorNote} error=${leftOver(error, names)} />
   <//></form>`;
+}
+
+/**
+ * A button that opens something (an edit form, a dialog) for a change that needs `need`: disabled,
+ * with the reason as its title, when the signed-in person may not make that change.
+ */
+export function Opener(props: { label: string; onClick: () => void; need?: Need | null; blocked?: string | null; refused?: string | null; expanded?: boolean; kind?: string }) {
+  const blocked = props.refused ?? props.blocked ?? blockedBy(props.need);
+  return html`<button type="button" class=${props.kind ?? ''} aria-expanded=${props.expanded} disabled=${!!blocked} title=${blocked ?? undefined}
+    ...${needAttributes(props.need, props.refused)} onClick=${props.onClick}>${props.label}</button>`;
 }
 
 let fieldIds = 0;

@@ -3,6 +3,7 @@
 // list, one number, a date, a version, a pattern); a field with legal values offers them as
 // choices. The API checks everything again; this only helps to write what it accepts.
 import { useState } from 'preact/hooks';
+import { blockedBy, need } from './access.js';
 import { api } from './api.js';
 import { Check, Field, Form } from './components.js';
 import { html } from './html.js';
@@ -63,7 +64,7 @@ export function NewContextField({ onMade, onClose }: { onMade: (name: string) =>
   const [legal, setLegal] = useState('');
   const [stickiness, setStickiness] = useState(false);
   return html`<${Modal} title="New context field" onClose=${onClose}>
-    <${Form} label="New context field" submit="Create context field" onSubmit=${async () => {
+    <${Form} label="New context field" submit="Create context field" need=${need('CREATE_CONTEXT_FIELD')} onSubmit=${async () => {
       await api('POST', '/api/admin/context', { name, description, stickiness, legalValues: splitValues(legal).map((value) => ({ value, description: '' })) });
       changed();
       onMade(name);
@@ -101,7 +102,7 @@ export function ConstraintEditor(props: { constraints: Constraint[]; fields: Con
           } else set(i, { ...c, contextName: v });
         }}>
           ${names.map((f) => html`<option value=${f}>${f}</option>`)}
-          <option value=${NEW_FIELD}>New context field…</option>
+          <option value=${NEW_FIELD} disabled=${!!blockedBy(need('CREATE_CONTEXT_FIELD'))}>New context field…</option>
         </select>
         <label for=${`${id}-op`}>Operator</label>
         <select id=${`${id}-op`} value=${c.operator} onChange=${(e: Event) => set(i, withOperator(c, (e.target as HTMLSelectElement).value))}>

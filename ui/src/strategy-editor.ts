@@ -3,6 +3,7 @@
 // segments, variants) and a list of variants with payloads. The API validates; errors show under
 // the form.
 import { useState } from 'preact/hooks';
+import type { Need } from './access.js';
 import { get } from './api.js';
 import { Check, Field, Form, Select, useLoad } from './components.js';
 import { ConstraintEditor, type Constraint, type ContextField } from './constraint-editor.js';
@@ -48,7 +49,7 @@ function Rollout({ value, onChange }: { value: string; onChange: (v: string) => 
 }
 
 /** `canDisable` false: no Disabled choice (a release template's strategies have none). */
-export function StrategyEditor(props: { initial: Strategy; flag: string; choices: Choices | undefined; submit: string; onSave: (s: Strategy) => Promise<unknown>; canDisable?: boolean }) {
+export function StrategyEditor(props: { initial: Strategy; flag: string; choices: Choices | undefined; submit: string; onSave: (s: Strategy) => Promise<unknown>; canDisable?: boolean; need?: Need }) {
   const { choices } = props;
   const [s, setS] = useState<Strategy>(props.initial);
   const types = choices?.types ?? [];
@@ -57,7 +58,7 @@ export function StrategyEditor(props: { initial: Strategy; flag: string; choices
   const param = (name: string, value: string) => setS({ ...s, parameters: { ...s.parameters, [name]: value } });
   const setType = (name: string) => setS({ ...s, name, parameters: name === 'flexibleRollout' ? { ...FLEXIBLE_DEFAULTS, groupId: props.flag } : {} });
   const flexible = s.name === 'flexibleRollout';
-  return html`<${Form} label="Strategy" submit=${props.submit} onSubmit=${() => props.onSave(s)}>
+  return html`<${Form} label="Strategy" submit=${props.submit} need=${props.need} onSubmit=${() => props.onSave(s)}>
     <${Select} label="Strategy type" value=${s.name} options=${types.filter((t) => !t.deprecated || t.name === s.name).map((t) => [t.name, t.displayName ?? t.name] as [string, string])} onChange=${setType} />
     <${Field} label="Title" value=${s.title ?? ''} onInput=${(v: string) => setS({ ...s, title: v || null })} />
     ${flexible

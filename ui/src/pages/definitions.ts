@@ -1,8 +1,9 @@
 // Strategy types and context fields: the vocabulary strategies and constraints are written in.
 // Built-in ones are listed like the rest; the API says what may not be changed or deleted.
 import { useState } from 'preact/hooks';
+import { need, type Need } from '../access.js';
 import { api, enc, get } from '../api.js';
-import { Action, Check, EditRow, ErrorNote, Field, Form, Page, useLoad } from '../components.js';
+import { Action, Check, EditRow, ErrorNote, Field, Form, Opener, Page, useLoad } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 
@@ -11,6 +12,20 @@ interface StrategyType { name: string; displayName: string | null; description: 
 interface ContextField { name: string; description: string; stickiness: boolean; sortOrder: number; legalValues: { value: string; description: string }[] }
 
 const PARAMETER_TYPES = ['string', 'percentage', 'list', 'number', 'boolean'];
+
+/**
+ * The context fields every SDK fills in: the server lists them with the rest but changes or
+ * deletes them for no one, so their Edit and Delete are disabled for everyone, saying why.
+ */
+export const BUILT_IN_CONTEXT_FIELDS = ['appName', 'environment', 'userId', 'sessionId', 'remoteAddress', 'currentTime'];
+
+/** Why nobody may change or delete context field `name`, or null for one that may be. */
+export function builtInField(name: string): string | null {
+  return BUILT_IN_CONTEXT_FIELDS.includes(name) ? `${name} is built in: every SDK fills it in, so nobody may change or delete it.` : null;
+}
+
+/** The strategy type every flag falls back to: the server refuses to deprecate it. */
+const DEFAULT_STRATEGY = 'default';
 
 let paramIds = 0;
 
@@ -37,10 +52,10 @@ function ParametersEditor({ parameters, onChange }: { parameters: Parameter[]; o
   </fieldset>`;
 }
 
-function StrategyTypeForm({ initial, submit, onSave }: { initial: StrategyType; submit: string; onSave: (s: StrategyType) => Promise<unknown> }) {
+function StrategyTypeForm({ initial, submit, onSave, needs }: { initial: StrategyType; submit: string; onSave: (s: StrategyType) => Promise<unknown>; needs: Need }) {
   const [s, setS] = useState(initial);
   const creating = initial.name === '';
-  return html`<${Form} label=${submit} submit=${submit} onSubmit=${() => onSave(s)}>
+  return html`<${Form} label=${submit} submit=${submit} need=${needs} onSubmit=${() => onSave(s)}>
     ${creating ? html`<${Field} label="Strategy type name" name="name" value=${s.name} onInput=${(v: string) => setS({ ...s, name: v })} required />` : null}
     <${Field} label="Description" value=${s.description} onInput=${(v: string) => setS({ ...s, description: v })} />
     <${ParametersEditor} parameters=${s.parameters} onChange=${(p: Parameter[]) => setS({ ...s, parameters: p })} />
@@ -59,14 +74,16 @@ export function StrategyTypesPage() {
       <tbody>${(list.data?.strategies ?? []).map((s) => [html`<tr key=${s.name}>
         <th scope="row">${s.displayName ?? s.name}${s.deprecated ? html` <span class="badge warn">deprecated</span>` : null}${!s.editable ? html` <span class="badge">built-in</span>` : null}</th>
         <td>${s.description}</td><td>${s.parameters.map((p) => `${p.name} (${p.type}${p.required ? ', required' : ''})`).join(', ')}</td>
-        <td><div class="row-actions">${s.editable ? html`<button type="button" aria-expanded=${editing === s.name} onClick=${() => setEditing(editing === s.name ? null : s.name)}>Edit ${s.name}</button>` : null}
-          <${Action} label=${s.deprecated ? `Reactivate ${s.name}` : `Deprecate ${s.name}`} run=${async () => (await api('POST', `/api/admin/strategies/${enc(s.name)}/${s.deprecated ? 'reactivate' : 'deprecate'}`), changed())} />
-          ${s.editable ? html`<${Action} label=${`Delete ${s.name}`} kind="danger" confirm=${`Delete strategy type ${s.name}?`} run=${async () => (await api('DELETE', `/api/admin/strategies/${enc(s.name)}`), changed())} />` : null}</div></td>
+        <td><div class="row-actions">${s.editable ? html`<${Opener} label=${`Edit ${s.name}`} expanded=${editing === s.name} need=${need('UPDATE_STRATEGY')} onClick=${() => setEditing(editing === s.name ? null : s.name)} />` : null}
+          <${Action} label=${s.deprecated ? `Reactivate ${s.name}` : `Deprecate ${s.name}`} need=${need('UPDATE_STRATEGY')}
+            refused=${s.name === DEFAULT_STRATEGY ? 'Every flag falls back to the default strategy type: nobody may deprecate it.' : null}
+            run=${async () => (await api('POST', `/api/admin/strategies/${enc(s.name)}/${s.deprecated ? 'reactivate' : 'deprecate'}`), changed())} />
+          ${s.editable ? html`<${Action} label=${`Delete ${s.name}`} kind="danger" need=${need('DELETE_STRATEGY')} confirm=${`Delete strategy type ${s.name}?`} run=${async () => (await api('DELETE', `/api/admin/strategies/${enc(s.name)}`), changed())} />` : null}</div></td>
       </tr>`, editing === s.name ? html`<${EditRow} key=${`${s.name}-edit`} columns=${4}>
-        <${StrategyTypeForm} initial=${s} submit="Save strategy type" onSave=${async (n: StrategyType) => (await api('PUT', `/api/admin/strategies/${enc(s.name)}`, body(n)), changed(), setEditing(null))} />
+        <${StrategyTypeForm} initial=${s} submit="Save strategy type" needs=${need('UPDATE_STRATEGY')} onSave=${async (n: StrategyType) => (await api('PUT', `/api/admin/strategies/${enc(s.name)}`, body(n)), changed(), setEditing(null))} />
       <//>` : null])}</tbody></table></div>
     <section class="panel" aria-labelledby="new-strategy"><h2 id="new-strategy">Create a strategy type</h2>
-      <${StrategyTypeForm} key=${formKey} initial=${{ name: '', displayName: null, description: '', editable: true, deprecated: false, parameters: [] }} submit="Create strategy type"
+      <${StrategyTypeForm} key=${formKey} initial=${{ name: '', displayName: null, description: '', editable: true, deprecated: false, parameters: [] }} submit="Create strategy type" needs=${need('CREATE_STRATEGY')}
         onSave=${async (s: StrategyType) => (await api('POST', '/api/admin/strategies', body(s)), changed(), setFormKey((k) => k + 1))} />
     </section>
   <//>`;
@@ -78,11 +95,11 @@ function legalValuesOf(text: string, before: ContextField['legalValues']): Conte
   return text.split(',').map((v) => v.trim()).filter(Boolean).map((value) => ({ value, description: known.get(value) ?? '' }));
 }
 
-function ContextFieldForm({ initial, submit, onSave }: { initial: ContextField; submit: string; onSave: (c: ContextField) => Promise<unknown> }) {
+function ContextFieldForm({ initial, submit, onSave, needs }: { initial: ContextField; submit: string; onSave: (c: ContextField) => Promise<unknown>; needs: Need }) {
   const [c, setC] = useState(initial);
   const [legal, setLegal] = useState(initial.legalValues.map((v) => v.value).join(', '));
   const creating = initial.name === '';
-  return html`<${Form} label=${submit} submit=${submit} onSubmit=${() => onSave({ ...c, legalValues: legalValuesOf(legal, initial.legalValues) })}>
+  return html`<${Form} label=${submit} submit=${submit} need=${needs} onSubmit=${() => onSave({ ...c, legalValues: legalValuesOf(legal, initial.legalValues) })}>
     ${creating ? html`<${Field} label="Field name" name="name" value=${c.name} onInput=${(v: string) => setC({ ...c, name: v })} required />` : null}
     <${Field} label="Description" value=${c.description} onInput=${(v: string) => setC({ ...c, description: v })} />
     <${Field} label="Legal values" value=${legal} onInput=${setLegal} hint="comma-separated; empty: any value" />
@@ -101,13 +118,14 @@ export function ContextFieldsPage() {
       <thead><tr><th scope="col">Name</th><th scope="col">Description</th><th scope="col">Legal values</th><th scope="col">Stickiness</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${(list.data ?? []).map((c) => [html`<tr key=${c.name}>
         <th scope="row">${c.name}</th><td>${c.description}</td><td>${c.legalValues.map((v) => v.value).join(', ')}</td><td>${c.stickiness ? 'yes' : ''}</td>
-        <td><div class="row-actions"><button type="button" aria-expanded=${editing === c.name} onClick=${() => setEditing(editing === c.name ? null : c.name)}>Edit ${c.name}</button>
-          <${Action} label=${`Delete ${c.name}`} kind="danger" confirm=${`Delete context field ${c.name}?`} run=${async () => (await api('DELETE', `/api/admin/context/${enc(c.name)}`), changed())} /></div></td>
+        <td><div class="row-actions"><${Opener} label=${`Edit ${c.name}`} expanded=${editing === c.name} need=${need('UPDATE_CONTEXT_FIELD')} refused=${builtInField(c.name)}
+            onClick=${() => setEditing(editing === c.name ? null : c.name)} />
+          <${Action} label=${`Delete ${c.name}`} kind="danger" need=${need('DELETE_CONTEXT_FIELD')} refused=${builtInField(c.name)} confirm=${`Delete context field ${c.name}?`} run=${async () => (await api('DELETE', `/api/admin/context/${enc(c.name)}`), changed())} /></div></td>
       </tr>`, editing === c.name ? html`<${EditRow} key=${`${c.name}-edit`} columns=${5}>
-        <${ContextFieldForm} initial=${c} submit="Save context field" onSave=${async (n: ContextField) => (await api('PUT', `/api/admin/context/${enc(c.name)}`, body(n)), changed(), setEditing(null))} />
+        <${ContextFieldForm} initial=${c} submit="Save context field" needs=${need('UPDATE_CONTEXT_FIELD')} onSave=${async (n: ContextField) => (await api('PUT', `/api/admin/context/${enc(c.name)}`, body(n)), changed(), setEditing(null))} />
       <//>` : null])}</tbody></table></div>
     <section class="panel" aria-labelledby="new-field"><h2 id="new-field">Create a context field</h2>
-      <${ContextFieldForm} key=${formKey} initial=${{ name: '', description: '', stickiness: false, sortOrder: 0, legalValues: [] }} submit="Create context field"
+      <${ContextFieldForm} key=${formKey} initial=${{ name: '', description: '', stickiness: false, sortOrder: 0, legalValues: [] }} submit="Create context field" needs=${need('CREATE_CONTEXT_FIELD')}
         onSave=${async (c: ContextField) => (await api('POST', '/api/admin/context', body(c)), changed(), setFormKey((k) => k + 1))} />
     </section>
   <//>`;

@@ -2,9 +2,11 @@
 // in words with a rollout bar (add, edit, disable, delete, reorder) and its variants; then its
 // usage over time and its history; beside them its details, tags and dependencies.
 import { useState } from 'preact/hooks';
-import { blockedUnless } from '../access.js';
+import { blockedBy, need, needIn } from '../access.js';
 import { api, enc, get } from '../api.js';
-import { Action, Check, CopyButton, ErrorNote, Field, Form, Page, Select, Switch, useLoad, when } from '../components.js';
+import { askedChange } from '../asked-change.js';
+import { asksFirst, switchesOff, type Change } from '../change-words.js';
+import { Action, Check, CopyButton, ErrorNote, Field, Form, Opener, Page, Select, Switch, useLoad, when } from '../components.js';
 import { describeConstraint } from '../constraint-editor.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
@@ -52,7 +54,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
   const plans: PlanContext = { project: f.project, flag: f.name, templates: templates.data, firings: firings.data, metrics: metrics.data, targets: targets.data, after };
   return html`<${Page} title=${f.name} crumbs=${crumbs}
     beside=${html`<${CopyButton} text=${f.name} label="Copy name" title="Copy the flag's name, as code asks for it" /> <span class="badge">${f.type}</span><${StaleBadges} flag=${f} types=${types.data} />`}
-    actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`} blocked=${blockedUnless('DELETE_FEATURE', f.project)}
+    actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`} need=${needIn('DELETE_FEATURE', f.project, onIn(f))}
       run=${async () => (await after(api('DELETE', base)), navigate(`/projects/${enc(project)}`))} />`}>
     ${f.description ? html`<p class="lead">${f.description}</p>` : null}
     <p class="muted">Created ${when(f.createdAt)} · last evaluated ${when(f.lastSeenAt)}</p>
@@ -79,13 +81,16 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
 
 type After = <T>(p: Promise<T>) => Promise<T>;
 
+/** Where the flag is on: archiving it, or changing what it depends on, takes effect there. */
+const onIn = (f: Flag) => f.environments.filter((e) => e.enabled).map((e) => e.name);
+
 function Metadata({ flag, base, after, types }: { flag: Flag; base: string; after: After; types: Parameters<typeof TypeSelect>[0]['types'] }) {
   const [description, setDescription] = useState(flag.description ?? '');
   const [type, setType] = useState(flag.type);
   const [stale, setStale] = useState(flag.stale);
   const [impressionData, setImpressionData] = useState(flag.impressionData);
   return html`<section class="panel" aria-labelledby="flag-meta"><h2 id="flag-meta">About</h2>
-    <${Form} label="Flag details" submit="Save details" blocked=${blockedUnless('UPDATE_FEATURE', flag.project)} onSubmit=${() => after(api('PATCH', base, [
+    <${Form} label="Flag details" submit="Save details" need=${need('UPDATE_FEATURE', flag.project)} onSubmit=${() => after(api('PATCH', base, [
       { op: 'replace', path: '/description', value: description },
       { op: 'replace', path: '/type', value: type },
       { op: 'replace', path: '/stale', value: stale },
@@ -108,8 +113,8 @@ function Tags({ flag, after }: { flag: Flag; after: After }) {
   return html`<section class="panel" aria-labelledby="flag-tags"><h2 id="flag-tags">Tags</h2>
     ${flag.tags.length === 0 ? html`<p class="muted">No tags yet.</p>` : null}
     <ul class="chips">${flag.tags.map((t) => html`<li class="badge">${t.type}:${t.value}
-      <${Action} kind="link" icon="✕" label=${`Remove ${t.type}:${t.value}`} blocked=${blockedUnless('UPDATE_FEATURE', flag.project)} run=${() => after(api('DELETE', `${path}/${enc(t.type)}/${enc(t.value)}`))} /></li>`)}</ul>
-    <${Form} label="Add a tag" submit="Add tag" blocked=${blockedUnless('UPDATE_FEATURE', flag.project)} onSubmit=${async () => {
+      <${Action} kind="link" icon="✕" label=${`Remove ${t.type}:${t.value}`} need=${need('UPDATE_FEATURE', flag.project)} run=${() => after(api('DELETE', `${path}/${enc(t.type)}/${enc(t.value)}`))} /></li>`)}</ul>
+    <${Form} label="Add a tag" submit="Add tag" need=${need('UPDATE_FEATURE', flag.project)} onSubmit=${async () => {
       await after(api('POST', path, { type, value }));
       setValue('');
     }}>
@@ -142,21 +147,41 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans 
   const [variants, setVariants] = useState<Variant[] | null>(null);
   const sbase = `${base}/environments/${enc(env.name)}/strategies`;
   const body = (s: Strategy) => ({ name: s.name, title: s.title ?? undefined, disabled: s.disabled ?? false, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants });
-  const move = (i: number, by: number) => {
-    const order = [...env.strategies];
-    const [s] = order.splice(i, 1);
-    order.splice(i + by, 0, s);
-    return after(api('POST', `${sbase}/set-sort-order`, order.map((x, k) => ({ id: x.id, sortOrder: k }))));
+  // Every change here asks first in production (asked-change.ts), in words, then offers Undo.
+  const facts = { flag: flag.name, name: env.name, type: env.type, enabled: env.enabled, strategies: env.strategies };
+  const change = <T>(c: Change, make: () => Promise<T>, undo: (made: T) => Promise<unknown>) => {
+    // The server switches the environment off when its last enabled strategy goes: Undo puts the
+    // strategy back first, then switches it on again, so it never is on for everyone meanwhile.
+    const off = switchesOff(facts, c);
+    return askedChange(facts, c, () => after(make()), (made: T) => after((async () => {
+      await undo(made);
+      if (off) await api('POST', `${base}/environments/${enc(env.name)}/on`);
+    })()), segmentName);
   };
+  const sortOrder = (ids: string[]) => api('POST', `${sbase}/set-sort-order`, ids.map((id, k) => ({ id, sortOrder: k })));
+  const ids = env.strategies.map((x) => x.id!);
+  const move = (i: number, by: number) => {
+    const order = [...ids];
+    const [id] = order.splice(i, 1);
+    order.splice(i + by, 0, id);
+    return change({ kind: 'move', before: env.strategies[i], by }, () => sortOrder(order), () => sortOrder(ids));
+  };
+  const put = (s: Strategy, next: Strategy) => api('PUT', `${sbase}/${enc(s.id!)}`, body(next));
+  // A deleted strategy comes back as a new one, put back in its place.
+  const remove = (s: Strategy) => change({ kind: 'delete', before: s }, () => api('DELETE', `${sbase}/${enc(s.id!)}`), async () => {
+    const made = await api<Strategy>('POST', sbase, body(s));
+    await sortOrder(ids.map((id) => (id === s.id ? made.id! : id)));
+  });
   const headingId = `env-${env.name}`;
   const live = env.strategies.some((s) => !s.disabled);
-  // What the signed-in person may not do here, and why (the same reason for every control of the panel).
-  const blocked = blockedUnless('UPDATE_FEATURE_ENVIRONMENT', flag.project, env.name);
-  const strategyBlocked = blockedUnless('UPDATE_FEATURE_STRATEGY', flag.project, env.name);
-  const addBlocked = blockedUnless('CREATE_FEATURE_STRATEGY', flag.project, env.name);
+  // What each control needs; the panel's note says why the person may not, when they may not switch it.
+  const switchNeed = need('UPDATE_FEATURE_ENVIRONMENT', flag.project, env.name);
+  const blocked = blockedBy(switchNeed);
+  const strategyNeed = need('UPDATE_FEATURE_STRATEGY', flag.project, env.name);
+  const variantsNeed = need('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', flag.project, env.name);
   return html`<section class=${`panel env${env.enabled ? ' on' : ''}`} aria-labelledby=${headingId}>
     <header class="env-head">
-      <${Switch} on=${env.enabled} label=${switchLabel(flag.name, env.name, env.enabled)} blocked=${blocked} onToggle=${() => flip(flag.project, flag.name, env, !env.enabled)} />
+      <${Switch} on=${env.enabled} label=${switchLabel(flag.name, env.name, env.enabled)} need=${switchNeed} onToggle=${() => flip(flag.project, flag.name, { ...env, hasEnabledStrategies: live }, !env.enabled)} />
       <h2 id=${headingId}>${env.name}</h2>
       ${env.type === 'production' ? html`<span class="badge prod">production</span>` : null}
       <span class="muted">${env.enabled ? (live ? 'on, for the strategies below' : 'on for everyone') : 'off for everyone'} · last evaluated ${when(env.lastSeenAt)}</span></header>
@@ -166,26 +191,30 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans 
     <ol class="strategies">${env.strategies.map((s, i) => html`<li class=${s.disabled ? 'disabled' : ''}>
       <${StrategyLine} s=${s} segmentName=${segmentName} />
       <div class="row-actions">
-        <button type="button" aria-expanded=${editing === s.id} disabled=${!!strategyBlocked} title=${strategyBlocked ?? undefined} onClick=${() => setEditing(editing === s.id ? null : s.id!)}>Edit</button>
-        <${Action} label=${s.disabled ? 'Enable' : 'Disable'} blocked=${strategyBlocked} run=${() => after(api('PUT', `${sbase}/${enc(s.id!)}`, { ...body(s), disabled: !s.disabled }))} />
-        <${Action} label="Move up" disabled=${i === 0} blocked=${strategyBlocked} run=${() => move(i, -1)} />
-        <${Action} label="Move down" disabled=${i === env.strategies.length - 1} blocked=${strategyBlocked} run=${() => move(i, 1)} />
-        <${Action} label="Delete" kind="danger" confirm="Delete this strategy?" blocked=${blockedUnless('DELETE_FEATURE_STRATEGY', flag.project, env.name)} run=${() => after(api('DELETE', `${sbase}/${enc(s.id!)}`))} />
+        <${Opener} label="Edit" expanded=${editing === s.id} need=${strategyNeed} onClick=${() => setEditing(editing === s.id ? null : s.id!)} />
+        <${Action} label=${s.disabled ? 'Enable' : 'Disable'} need=${strategyNeed}
+          run=${() => change({ kind: s.disabled ? 'enable' : 'disable', before: s }, () => put(s, { ...s, disabled: !s.disabled }), () => put(s, s))} />
+        <${Action} label="Move up" disabled=${i === 0} need=${strategyNeed} run=${() => move(i, -1)} />
+        <${Action} label="Move down" disabled=${i === env.strategies.length - 1} need=${strategyNeed} run=${() => move(i, 1)} />
+        <${Action} label="Delete" kind="danger" confirm=${asksFirst(env) ? undefined : 'Delete this strategy?'} need=${need('DELETE_FEATURE_STRATEGY', flag.project, env.name)} run=${() => remove(s)} />
       </div>
-      ${editing === s.id ? html`<${StrategyEditor} initial=${s} flag=${flag.name} choices=${choices} submit="Save strategy"
-        onSave=${async (n: Strategy) => (await after(api('PUT', `${sbase}/${enc(s.id!)}`, body(n))), setEditing(null))} />` : null}
+      ${editing === s.id ? html`<${StrategyEditor} initial=${s} flag=${flag.name} choices=${choices} submit="Save strategy" need=${strategyNeed}
+        onSave=${async (n: Strategy) => (await change({ kind: 'edit', before: s, after: n }, () => put(s, n), () => put(s, s))) && setEditing(null)} />` : null}
     </li>`)}</ol>
     ${adding
       ? html`<${StrategyEditor} initial=${{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: flag.name }, constraints: [], segments: [], variants: [] }}
-          flag=${flag.name} choices=${choices} submit="Add strategy" onSave=${async (s: Strategy) => (await after(api('POST', sbase, body(s))), setAdding(false))} />`
-      : html`<button type="button" disabled=${!!addBlocked} title=${addBlocked ?? undefined} onClick=${() => setAdding(true)}>Add strategy in ${env.name}</button>`}
+          flag=${flag.name} choices=${choices} submit="Add strategy" need=${need('CREATE_FEATURE_STRATEGY', flag.project, env.name)}
+          onSave=${async (s: Strategy) => (await change({ kind: 'add', after: s }, () => api<Strategy>('POST', sbase, body(s)), (made) => api('DELETE', `${sbase}/${enc(made.id!)}`))) && setAdding(false)} />`
+      : html`<${Opener} label=${`Add strategy in ${env.name}`} need=${need('CREATE_FEATURE_STRATEGY', flag.project, env.name)} onClick=${() => setAdding(true)} />`}
     <${ReleasePlan} ctx=${plans} env=${env.name} envEnabled=${env.enabled} />
     <h3>Variants</h3>
     ${variants === null
       ? html`<p>${env.variants.length === 0 ? html`<span class="muted">None.</span>` : env.variants.map((v) => html`<span class="badge">${v.name} ${v.weight / 10}%</span> `)}
-          <button type="button" disabled=${!!blockedUnless('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', flag.project, env.name)} title=${blockedUnless('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', flag.project, env.name) ?? undefined}
-            onClick=${() => setVariants(env.variants)}>Edit variants in ${env.name}</button></p>`
-      : html`<${Form} label=${`Variants in ${env.name}`} submit="Save variants" onSubmit=${async () => (await after(api('PUT', `${base}/environments/${enc(env.name)}/variants`, variants)), setVariants(null))}>
+          <${Opener} label=${`Edit variants in ${env.name}`} need=${variantsNeed} onClick=${() => setVariants(env.variants)} /></p>`
+      : html`<${Form} label=${`Variants in ${env.name}`} submit="Save variants" need=${variantsNeed} onSubmit=${async () => {
+          const path = `${base}/environments/${enc(env.name)}/variants`;
+          if (await change({ kind: 'variants', before: env.variants, after: variants }, () => api('PUT', path, variants), () => api('PUT', path, env.variants))) setVariants(null);
+        }}>
           <${VariantsEditor} variants=${variants} onChange=${setVariants} legend=${`Variants in ${env.name}`} />
         <//>`}
   </section>`;
@@ -200,9 +229,9 @@ function Dependencies({ flag, base, after }: { flag: Flag; base: string; after: 
   return html`<section class="panel" aria-labelledby="flag-deps"><h2 id="flag-deps">Dependencies</h2>
     ${flag.dependencies.length === 0 ? html`<p class="muted">None: this flag does not wait for another.</p>` : null}
     <ul>${flag.dependencies.map((d) => html`<li>${d.enabled ? 'needs' : 'needs off'} <a href=${`#/projects/${enc(flag.project)}/flags/${enc(d.feature)}`}>${d.feature}</a>${d.variants.length ? ` (variants ${d.variants.join(', ')})` : ''}
-      <${Action} label=${`Remove dependency on ${d.feature}`} blocked=${blockedUnless('UPDATE_FEATURE_DEPENDENCY', flag.project)} run=${() => after(api('DELETE', `${base}/dependencies/${enc(d.feature)}`))} /></li>`)}</ul>
+      <${Action} label=${`Remove dependency on ${d.feature}`} need=${needIn('UPDATE_FEATURE_DEPENDENCY', flag.project, onIn(flag))} run=${() => after(api('DELETE', `${base}/dependencies/${enc(d.feature)}`))} /></li>`)}</ul>
     ${flag.children.length > 0 ? html`<p class="muted">Flags that depend on this one: ${flag.children.join(', ')}</p>` : null}
-    <${Form} label="Add a dependency" submit="Add dependency" blocked=${blockedUnless('UPDATE_FEATURE_DEPENDENCY', flag.project)} onSubmit=${async () => (await after(api('POST', `${base}/dependencies`, { feature: parent, enabled })), setParent(''))}>
+    <${Form} label="Add a dependency" submit="Add dependency" need=${needIn('UPDATE_FEATURE_DEPENDENCY', flag.project, onIn(flag))} onSubmit=${async () => (await after(api('POST', `${base}/dependencies`, { feature: parent, enabled })), setParent(''))}>
       <${Field} label="Parent flag" value=${parent} onInput=${setParent} required suggestions=${found.data ?? []} hint="a flag of the same project" />
       <${Check} label="Parent must be on" checked=${enabled} onChange=${setEnabled} />
     <//>

@@ -2,9 +2,10 @@
 // flags cost one page of 50 rows), with its filters and sort in the URL; one switch per
 // environment; a New flag dialog; the archive. On a phone each row is a card, switches included.
 import { useState } from 'preact/hooks';
-import { blockedUnless } from '../access.js';
+import { may, need } from '../access.js';
 import { api, enc, get } from '../api.js';
-import { Action, Empty, ErrorNote, Field, Form, Page, Select, Switch, useLoad, when } from '../components.js';
+import { Action, Empty, ErrorNote, Field, Form, Opener, Page, Select, Switch, useLoad, when } from '../components.js';
+import { asksFirst, switchQuestion } from '../change-words.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { ask, Modal, tell } from '../overlays.js';
@@ -45,7 +46,7 @@ export function StaleBadges({ flag, types }: { flag: { type: string; stale: bool
   return potentiallyStale(flag, types) ? html` <span class="badge warn" title="Older than its type's expected lifetime">potentially stale</span>` : null;
 }
 
-export interface EnvState { name: string; enabled: boolean; type?: string }
+export interface EnvState { name: string; enabled: boolean; type?: string; hasEnabledStrategies?: boolean }
 export interface FlagRow {
   name: string; type: string; project: string; stale: boolean; lastSeenAt: string | null; createdAt: string;
   tags: { type: string; value: string }[]; environments: EnvState[]; description: string | null;
@@ -70,24 +71,21 @@ export const switchLabel = (flag: string, env: string, on: boolean) => `Turn ${o
 
 /**
  * Turns a flag on or off in an environment: in one of type production only once the person has
- * said yes to a question naming both; then says so, with Undo for a few seconds.
+ * said yes to a question naming both (and saying when it goes on for everyone); then says so,
+ * with Undo for a few seconds.
  */
 export async function flip(project: string, flag: string, env: EnvState, on: boolean): Promise<void> {
-  const verb = on ? 'on' : 'off';
-  if (env.type === 'production' && !(await ask({
-    title: `Turn ${verb} ${flag} in ${env.name}?`,
-    body: `${env.name} is a production environment: SDKs there see ${flag} ${verb} within seconds.`,
-    confirm: `Turn ${verb} in ${env.name}`,
-  }))) return;
+  const q = switchQuestion(flag, env, on);
+  if (asksFirst(env) && !(await ask({ title: q.title, body: q.body, confirm: q.confirm }))) return;
   await setEnabled(project, flag, env.name, on);
-  tell(`${flag} turned ${verb} in ${env.name}.`, () => setEnabled(project, flag, env.name, !on));
+  tell(q.done, () => setEnabled(project, flag, env.name, !on));
 }
 
 function EnvSwitch({ row, env }: { row: FlagRow; env: EnvState }) {
   const state = row.environments.find((e) => e.name === env.name);
   if (!state) return html`<td class="switch-cell" data-label=${env.name}>–</td>`;
   return html`<td class="switch-cell" data-label=${env.name}><${Switch} on=${state.enabled} label=${switchLabel(row.name, env.name, state.enabled)}
-    blocked=${blockedUnless('UPDATE_FEATURE_ENVIRONMENT', row.project, env.name)} onToggle=${() => flip(row.project, row.name, { ...env, ...state, type: state.type ?? env.type }, !state.enabled)} /></td>`;
+    need=${need('UPDATE_FEATURE_ENVIRONMENT', row.project, env.name)} onToggle=${() => flip(row.project, row.name, { ...env, ...state, type: state.type ?? env.type }, !state.enabled)} /></td>`;
 }
 
 const FILTERS = ['query', 'type', 'state', 'tag', 'sortBy', 'sortOrder', 'offset', 'project'];
@@ -133,7 +131,7 @@ export function FlagsPage({ project, path }: { project: string; path: string }) 
   const projectName = projects.data?.find((p) => p.id === project)?.name ?? project;
   return html`<${Page} title="Flags" crumbs=${all ? null : [['Projects', '#/projects'], [projectName, `#/projects/${enc(project)}/overview`], ['Flags', null]]}
     actions=${html`<a href=${`#/projects/${enc(project)}/overview`}>Project overview</a> <a href="#/archive">Archive</a>
-      <button type="button" class="primary" onClick=${() => setCreating(true)}>New flag</button>`}>
+      <${NewFlagButton} project=${project} onClick=${() => setCreating(true)} />`}>
     <div class="toolbar" role="search">
       ${projects.data ? html`<${Select} label="Project" value=${all ? '*' : project} options=${[['*', 'All projects'], ...projects.data.map((p) => [p.id, p.name] as [string, string])]}
         onChange=${chooseProject} />` : null}
@@ -149,7 +147,7 @@ export function FlagsPage({ project, path }: { project: string; path: string }) 
       ? html`<${Empty} title="No flag matches these filters."><p>Try fewer filters, or another project.</p><//>`
       : html`<${Empty} title=${`No flags in ${projectName} yet.`}>
           <p>A flag is a switch your code asks about. Create one, switch it on where you want it, then give your application an <a href="#/tokens">API token</a>.</p>
-          <button type="button" class="primary" onClick=${() => setCreating(true)}>Create the first flag</button><//>`)
+          <${NewFlagButton} project=${project} label="Create the first flag" onClick=${() => setCreating(true)} /><//>`)
       : html`<div class="table-wrap"><table class="flags">
       <thead><tr>${sortHeader('name', 'Name')}${sortHeader('type', 'Type')}<th scope="col">Tags</th>${sortHeader('lastSeenAt', 'Last seen')}${sortHeader('createdAt', 'Created')}
         ${all ? sortHeader('project', 'Project') : null}${envList.map((e) => html`<th scope="col">${e.name}</th>`)}</tr></thead>
@@ -173,20 +171,31 @@ export function FlagsPage({ project, path }: { project: string; path: string }) 
   <//>`;
 }
 
+/**
+ * Opens the New flag dialog: disabled, saying why, when the person may create a flag in no
+ * project (in this one first; the dialog lets them choose another of theirs).
+ */
+export function NewFlagButton({ project, onClick, label = 'New flag' }: { project: string; onClick: () => void; label?: string }) {
+  const projects = useProjects();
+  const target = may('CREATE_FEATURE', project) ? project : projects.data?.find((p) => may('CREATE_FEATURE', p.id))?.id ?? project;
+  return html`<${Opener} kind="primary" label=${label} need=${need('CREATE_FEATURE', target)} onClick=${onClick} />`;
+}
+
 /** The New flag dialog: name, project, type (with its expected lifetime) and description; then the flag's page. */
 export function NewFlag({ project, onClose }: { project: string; onClose: () => void }) {
   const projects = useProjects();
   const types = useFlagTypes();
-  return html`<${Modal} title="New flag" onClose=${onClose}><${CreateFlag} project=${project} projects=${projects.data?.map((p) => [p.id, p.name] as [string, string])} types=${types.data} /><//>`;
+  return html`<${Modal} title="New flag" onClose=${onClose}><${CreateFlag} key=${projects.data ? 'ready' : 'loading'} project=${project} projects=${projects.data?.map((p) => [p.id, p.name] as [string, string])} types=${types.data} /><//>`;
 }
 
 /** `projects`: id and name of each (the name shown, as everywhere else in the console). */
 function CreateFlag({ project, projects, types }: { project: string; projects?: [string, string][]; types: FlagType[] | undefined }) {
   const [name, setName] = useState('');
-  const [target, setTarget] = useState(project);
+  // This project when the person may create flags in it, else the first of theirs where they may.
+  const [target, setTarget] = useState(may('CREATE_FEATURE', project) ? project : projects?.find(([id]) => may('CREATE_FEATURE', id))?.[0] ?? project);
   const [type, setType] = useState('release');
   const [description, setDescription] = useState('');
-  return html`<${Form} label="Create a flag" submit="Create flag" blocked=${blockedUnless('CREATE_FEATURE', target)} onSubmit=${async () => {
+  return html`<${Form} label="Create a flag" submit="Create flag" need=${need('CREATE_FEATURE', target)} onSubmit=${async () => {
     await api('POST', `/api/admin/projects/${enc(target)}/features`, { name, type, description: description || undefined });
     changed();
     navigate(`/projects/${enc(target)}/flags/${enc(name)}`);
@@ -207,8 +216,8 @@ export function ArchivePage() {
       <thead><tr><th scope="col">Name</th><th scope="col">Project</th><th scope="col">Archived</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${(archived.data?.features ?? []).map((f: FlagRow & { archivedAt?: string }) => html`<tr>
         <th scope="row">${f.name}</th><td>${f.project}</td><td>${when(f.archivedAt)}</td>
-        <td><${Action} label="Revive" run=${async () => (await api('POST', `/api/admin/archive/revive/${enc(f.name)}`), changed())} />
-          <${Action} label="Delete" kind="danger" confirm=${`Delete ${f.name} for good?`} run=${async () => (await api('DELETE', `/api/admin/archive/${enc(f.name)}`), changed())} /></td>
+        <td><${Action} label="Revive" need=${need('UPDATE_FEATURE', f.project)} run=${async () => (await api('POST', `/api/admin/archive/revive/${enc(f.name)}`), changed())} />
+          <${Action} label="Delete" kind="danger" need=${need('DELETE_FEATURE', f.project)} confirm=${`Delete ${f.name} for good?`} run=${async () => (await api('DELETE', `/api/admin/archive/${enc(f.name)}`), changed())} /></td>
       </tr>`)}</tbody>
     </table></div>`}
   <//>`;

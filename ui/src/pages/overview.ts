@@ -6,7 +6,7 @@ import { api, enc, get } from '../api.js';
 import { Empty, ErrorNote, Page, useLoad, when } from '../components.js';
 import { html } from '../html.js';
 import { EventList, useSegmentNames, type EventRow } from './events.js';
-import { NewFlag, useFlagTypes } from './flags.js';
+import { NewFlag, NewFlagButton, useFlagTypes } from './flags.js';
 
 interface Listed<T> { count: number; items: T[] }
 interface Overview {
@@ -41,12 +41,12 @@ export function OverviewPage({ project }: { project: string }) {
   const flags = `#/projects/${enc(project)}`;
   const typeName = (id: string) => types.data?.find((t) => t.id === id)?.name ?? id;
   return html`<${Page} title=${o?.name ?? project} crumbs=${[['Projects', '#/projects'], [o?.name ?? project, null]]}
-    actions=${html`<a href=${flags}>All flags</a> <button type="button" class="primary" onClick=${() => setCreating(true)}>New flag</button>`}>
+    actions=${html`<a href=${flags}>All flags</a> <${NewFlagButton} project=${project} onClick=${() => setCreating(true)} />`}>
     <${ErrorNote} error=${overview.error} />
     ${o?.description ? html`<p class="lead">${o.description}</p>` : null}
     ${o && o.featureCount === 0 ? html`<${Empty} title="No flags in this project yet.">
       <p>Create a flag, switch it on where you want it, then give your application an <a href="#/tokens">API token</a>: its first evaluations show on the flag's page.</p>
-      <button type="button" class="primary" onClick=${() => setCreating(true)}>Create the first flag</button><//>` : null}
+      <${NewFlagButton} project=${project} label="Create the first flag" onClick=${() => setCreating(true)} /><//>` : null}
     ${o && o.featureCount > 0 ? html`<div class="cards-grid">
       <section class="panel" aria-labelledby="ov-types"><h2 id="ov-types">${o.featureCount} flag${o.featureCount === 1 ? '' : 's'} by type</h2>
         <table class="counts"><tbody>${o.featureTypeCounts.map((t) => html`<tr><th scope="row"><a href=${`${flags}?type=${enc(t.type)}`}>${typeName(t.type)}</a></th><td>${t.count}</td><td><${Bar} value=${t.count} of=${o.featureCount} /></td></tr>`)}</tbody></table>

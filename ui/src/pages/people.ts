@@ -2,9 +2,9 @@
 // roles in projects, the environments they may change, deactivate (signed out at once), a reset
 // link, delete. Everyone else sees why they may not.
 import { useState } from 'preact/hooks';
-import { current, may, whyNot } from '../access.js';
+import { current, may, need, whyNot } from '../access.js';
 import { api, enc, get } from '../api.js';
-import { Action, Check, EditRow, ErrorNote, Field, Form, Page, Select, ShownOnce, useLoad, when } from '../components.js';
+import { Action, Check, EditRow, ErrorNote, Field, Form, Opener, Page, Select, ShownOnce, useLoad, when } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { useEnvironments, useProjects } from './flags.js';
@@ -15,6 +15,9 @@ interface Person {
   active: boolean; seenAt: string | null; activeSessions?: number; sso?: boolean; passwordSet?: boolean;
 }
 interface Listing { users: Person[]; rootRoles: { id: number; name: string; description: string }[] }
+
+/** People are an Admin's alone. */
+const ADMIN = need('ADMIN');
 
 /** A link the API gave (relative when PUBLIC_URL is not set) as one to paste anywhere. */
 export function absolute(link: string): string {
@@ -46,15 +49,15 @@ export function PeoplePage() {
           <td>${p.active && p.passwordSet === false && !p.sso ? html`<span class="badge">invited</span> <span class="muted">no password yet</span>`
             : p.active ? `active${p.activeSessions ? ` (${p.activeSessions} session${p.activeSessions === 1 ? '' : 's'})` : ''}` : html`<span class="badge warn">deactivated</span>`}</td>
           <td>${when(p.seenAt)}</td>
-          <td><button type="button" onClick=${() => setEditing(editing === p.id ? null : p.id)}>Edit ${who}</button>
-            <${Action} label=${p.active ? `Deactivate ${who}` : `Activate ${who}`} kind=${p.active ? 'danger' : ''}
+          <td><${Opener} label=${`Edit ${who}`} expanded=${editing === p.id} need=${ADMIN} onClick=${() => setEditing(editing === p.id ? null : p.id)} />
+            <${Action} label=${p.active ? `Deactivate ${who}` : `Activate ${who}`} kind=${p.active ? 'danger' : ''} need=${ADMIN}
               confirm=${p.active ? `Deactivate ${who}? They are signed out at once, and their personal tokens stop working.` : undefined}
               run=${async () => (await api('PUT', `/api/admin/user-admin/${p.id}`, { active: !p.active }), changed())} />
-            <${Action} label=${`Reset link for ${who}`} run=${async () => {
+            <${Action} label=${`Reset link for ${who}`} need=${ADMIN} run=${async () => {
               const r = await api<{ resetPasswordUrl: string }>('POST', '/api/admin/user-admin/reset-password', { id: String(p.id) });
               setLink({ who, url: absolute(r.resetPasswordUrl) });
             }} />
-            <${Action} label=${`Delete ${who}`} kind="danger" confirm=${`Delete ${who}, with their sessions and personal tokens?`}
+            <${Action} label=${`Delete ${who}`} kind="danger" need=${ADMIN} confirm=${`Delete ${who}, with their sessions and personal tokens?`}
               run=${async () => (await api('DELETE', `/api/admin/user-admin/${p.id}`), changed())} /></td>
         </tr>${editing === p.id ? html`<${EditRow} columns=${8}><${EditPerson} person=${p} roles=${roles} done=${() => setEditing(null)} /><//>` : null}`;
       })}</tbody>
@@ -69,7 +72,7 @@ function Invite({ roles, onLink }: { roles: { id: number; name: string }[]; onLi
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState('3');
-  return html`<${Form} label="Invite someone" submit="Invite" onSubmit=${async () => {
+  return html`<${Form} label="Invite someone" submit="Invite" need=${ADMIN} onSubmit=${async () => {
     const made = await api<{ inviteLink: string }>('POST', '/api/admin/user-admin', { email: email.trim(), name: name.trim() || undefined, rootRole: Number(role), sendEmail: false });
     onLink(name.trim() || email.trim(), absolute(made.inviteLink));
     setEmail('');
@@ -92,7 +95,7 @@ function EditPerson({ person, roles, done }: { person: Person; roles: { id: numb
   const [environments, setEnvironments] = useState<string[]>(person.environments ?? []);
   const projectIds = (projects.data ?? []).map((p) => p.id);
   const who = person.name ?? person.email ?? person.username;
-  return html`<${Form} label=${`Edit ${who}`} submit="Save" onSubmit=${async () => {
+  return html`<${Form} label=${`Edit ${who}`} submit="Save" need=${ADMIN} onSubmit=${async () => {
     await api('PUT', `/api/admin/user-admin/${enc(String(person.id))}`, { name: name.trim() || null, rootRole: Number(role), projects: bindings, environments: limited ? environments : null });
     changed();
     done();

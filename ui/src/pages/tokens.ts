@@ -2,7 +2,7 @@
 // the secret shown once with a copy button and the code that uses it (Node, browser, OpenFeature),
 // revoked.
 import { useState } from 'preact/hooks';
-import { blockedUnless } from '../access.js';
+import { blockedUnless, need } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, Check, CopyButton, Empty, ErrorNote, Field, Form, Page, Select, useLoad, useShownOnce, when } from '../components.js';
 import { html } from '../html.js';
@@ -94,12 +94,12 @@ export function TokensPage() {
       <tbody>${(tokens.data?.tokens ?? []).map((t) => html`<tr>
         <th scope="row">${t.tokenName}</th><td>${t.type}</td><td>${t.projects.join(', ')}</td><td>${t.environment}</td><td><code>${t.prefix}…</code></td>
         <td>${when(t.createdAt)}</td><td>${when(t.seenAt)}</td><td>${t.expiresAt ? when(t.expiresAt) : 'never'}</td>
-        <td><${Action} label=${`Revoke ${t.tokenName}`} kind="danger" blocked=${blocked} confirm=${`Revoke ${t.tokenName}? Everything using it stops working at once.`}
+        <td><${Action} label=${`Revoke ${t.tokenName}`} kind="danger" need=${need('ADMIN')} confirm=${`Revoke ${t.tokenName}? Everything using it stops working at once.`}
           run=${async () => (await api('DELETE', `/api/admin/api-tokens/${enc(t.id)}`), changed())} /></td>
       </tr>`)}</tbody>
     </table></div>`}
     <section class="panel" aria-labelledby="new-token"><h2 id="new-token">Create a token</h2>
-      <${Form} label="Create a token" submit="Create token" blocked=${blocked} onSubmit=${async () => {
+      <${Form} label="Create a token" submit="Create token" need=${need('ADMIN')} onSubmit=${async () => {
         const body = { tokenName: name, type, environment, projects: chosen };
         const answer = await api<{ secret: string }>('POST', '/api/admin/api-tokens', body);
         setMade({ secret: answer.secret, type });

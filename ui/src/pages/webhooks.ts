@@ -2,8 +2,9 @@
 // its deliveries get through, switched on or off, created, edited (secrets stay masked and are kept
 // as they are unless retyped) and deleted. Only an unlimited admin token may see them.
 import { useState } from 'preact/hooks';
+import { blockedBy, need } from '../access.js';
 import { api, get } from '../api.js';
-import { Action, Check, CopyButton, EditRow, Empty, ErrorNote, Field, Form, Page, Switch, useLoad, when } from '../components.js';
+import { Action, Check, CopyButton, EditRow, Empty, ErrorNote, Field, Form, Opener, Page, Switch, useLoad, when } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { useEnvironments, useProjects } from './flags.js';
@@ -30,6 +31,9 @@ function Choices({ legend, all, chosen, onChange }: { legend: string; all: strin
   </fieldset>`;
 }
 
+/** Webhooks see every event: only an Admin (or an unlimited admin token) may list or change them. */
+const ADMIN = need('ADMIN');
+
 /** An empty filter list means all, as `*` does. */
 const allWhenEmpty = (list: string[]) => (list.length === 0 ? ['*'] : list);
 
@@ -38,7 +42,7 @@ function WebhookForm({ initial, eventTypes, submit, onSave }: { initial: Addon; 
   const envs = useEnvironments();
   const projects = useProjects();
   const param = (k: string) => (v: string) => setA({ ...a, parameters: { ...a.parameters, [k]: v } });
-  return html`<${Form} label=${submit} submit=${submit} onSubmit=${() => onSave(a)}>
+  return html`<${Form} label=${submit} submit=${submit} need=${ADMIN} onSubmit=${() => onSave(a)}>
     <${Field} label="URL" type="url" value=${a.parameters.url ?? ''} onInput=${param('url')} required placeholder="https://hooks.example.com/fanion" />
     <${Field} label="Description" value=${a.description ?? ''} onInput=${(v: string) => setA({ ...a, description: v })} />
     <${Check} label="Enabled" checked=${a.enabled} onChange=${(v: boolean) => setA({ ...a, enabled: v })} />
@@ -70,18 +74,19 @@ export function WebhooksPage() {
   const addons = list.data?.addons ?? [];
   return html`<${Page} title="Webhooks">
     <p class="muted">Fanion POSTs each matching event to a webhook, in order, signed with its secret (X-Fanion-Signature), retrying for a day.</p>
+    ${blockedBy(ADMIN) ? html`<p class="note" role="note">${blockedBy(ADMIN)} Webhooks are managed by Admins.</p>` : null}
     <${ErrorNote} error=${list.error} />
     ${list.data && addons.length === 0 ? html`<${Empty} title="No webhooks yet."><p>Create one below to tell another system (chat, CI, an audit log) when flags change.</p><//>` : null}
     ${addons.length > 0 ? html`<div class="table-wrap"><table class="webhooks">
       <thead><tr><th scope="col">Enabled</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Delivery</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${addons.map((a) => [html`<tr key=${a.id}>
-        <td><${Switch} on=${a.enabled} label=${`${a.enabled ? 'Disable' : 'Enable'} webhook ${a.parameters.url}`}
+        <td><${Switch} need=${ADMIN} on=${a.enabled} label=${`${a.enabled ? 'Disable' : 'Enable'} webhook ${a.parameters.url}`}
           onToggle=${async () => (await api('PUT', `/api/admin/addons/${a.id}`, body({ ...a, enabled: !a.enabled })), changed(), list.reload())} /></td>
         <th scope="row">${a.parameters.url}${a.description ? html`<div class="muted">${a.description}</div>` : null}</th>
         <td>${a.events.includes('*') ? 'all' : a.events.join(', ')}</td>
         <td><${DeliveryLine} d=${a.delivery} /></td>
-        <td><div class="row-actions"><button type="button" aria-expanded=${editing === a.id} onClick=${() => setEditing(editing === a.id ? null : a.id)}>Edit ${a.parameters.url}</button>
-          <${Action} label=${`Delete ${a.parameters.url}`} kind="danger" confirm=${`Delete the webhook to ${a.parameters.url}? Nothing more is sent to it.`}
+        <td><div class="row-actions"><${Opener} label=${`Edit ${a.parameters.url}`} expanded=${editing === a.id} need=${ADMIN} onClick=${() => setEditing(editing === a.id ? null : a.id)} />
+          <${Action} label=${`Delete ${a.parameters.url}`} kind="danger" need=${ADMIN} confirm=${`Delete the webhook to ${a.parameters.url}? Nothing more is sent to it.`}
             run=${async () => (await api('DELETE', `/api/admin/addons/${a.id}`), changed(), list.reload())} /></div></td>
       </tr>`, editing === a.id ? html`<${EditRow} key=${`${a.id}-edit`} columns=${5}>
         <${WebhookForm} initial=${a} eventTypes=${eventTypes} submit="Save webhook"
