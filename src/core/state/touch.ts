@@ -232,6 +232,10 @@ export class Toucher {
         case 'safeguard.put':
         case 'safeguard.del':
           break;
+        // A change request changes nothing SDKs see until it is applied, through ordinary ops.
+        case 'changeRequest.put':
+        case 'changeRequest.del':
+          break;
         // People and their sessions, personal tokens and links: SDKs never authenticate with them
         // (client() takes client tokens only), so no stream or cached answer depends on them, and
         // the metrics flush writing when a session was last used touches nothing here.
