@@ -74,6 +74,7 @@ export interface Config {
   frontend: FrontendConfig;
   webhooks: WebhooksConfig;
   signIn: SignInConfig;
+  changeRequests: ChangeRequestsConfig;
   /** A cluster's shared log in PostgreSQL (DATABASE_URL, or DATABASE_HOST and its companions); null: the embedded WAL. */
   cluster: DatabaseConfig | null;
   /** Relay mode (UPSTREAM_URL set): flags come from the upstream, not from an admin API. */
@@ -155,6 +156,14 @@ export interface SignInConfig {
   passwordHashConcurrency: number;
   passwordHashQueue: number;
   oidc: OidcConfig | null;
+}
+
+/** What a new project starts with (concepts/change-requests applies it when the project is created). */
+export interface ChangeRequestsConfig {
+  /** Environment names, or `type:<type>` for every environment of a type (CHANGE_REQUESTS_DEFAULT_ENVIRONMENTS); empty: none. */
+  defaultEnvironments: string[];
+  /** Approvals a request needs there (CHANGE_REQUESTS_DEFAULT_APPROVALS, 1–10). */
+  defaultApprovals: number;
 }
 
 /** Offline mode's settings, named as Unleash Edge's `offline` command names them. */
@@ -414,6 +423,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       templateMaxSteps: env.get('WEBHOOK_TEMPLATE_MAX_STEPS'),
     },
     cluster: clusterConfig(env),
+    changeRequests: {
+      defaultEnvironments: env.get('CHANGE_REQUESTS_DEFAULT_ENVIRONMENTS'),
+      defaultApprovals: env.get('CHANGE_REQUESTS_DEFAULT_APPROVALS'),
+    },
     signIn: {
       defaultAdminUsername,
       defaultAdminPassword: env.get('UNLEASH_DEFAULT_ADMIN_PASSWORD'),

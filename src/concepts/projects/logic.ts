@@ -7,6 +7,8 @@ import { checkName } from '../../core/state/names.js';
 import type { State } from '../../core/state/state.js';
 import type { Project } from '../../core/state/types.js';
 import { accessWithout } from '../people/logic.js';
+import { defaultRules } from '../change-requests/config.js';
+import type { ChangeRequestsConfig } from '../../core/config.js';
 
 export const MAX_PROJECTS = 500;
 export const DEFAULT_PROJECT = 'default';
@@ -57,7 +59,8 @@ export function projectView(p: Project, counts: Map<string, ProjectCounts>) {
   return { ...projectRecord(p), ...(counts.get(p.id) ?? { featureCount: 0, staleFeatureCount: 0, archivedFeatureCount: 0 }) };
 }
 
-export function createProject(input: ProjectInput) {
+/** `changeRequests`: the server's defaults, which may protect some of the new project's environments. */
+export function createProject(input: ProjectInput, changeRequests?: ChangeRequestsConfig) {
   return (state: State, env: { now: string }): Change<Project> => {
     const id = checkName('id', input.id);
     if (state.projects.has(id)) throw new NameExistsError(`A project with id "${id}" already exists.`);
@@ -73,9 +76,10 @@ export function createProject(input: ProjectInput) {
       createdAt: env.now,
       updatedAt: null,
     };
+    const rules = changeRequests ? defaultRules(state, id, changeRequests) : { ops: [], events: [] };
     return {
-      ops: [{ o: 'project.put', project }],
-      events: [{ type: 'project-created', project: id, data: projectRecord(project) }],
+      ops: [{ o: 'project.put', project }, ...rules.ops],
+      events: [{ type: 'project-created', project: id, data: projectRecord(project) }, ...rules.events],
       result: project,
     };
   };

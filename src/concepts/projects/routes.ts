@@ -57,7 +57,7 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
       method: 'POST', path: BASE, tag: TAG, summary: 'Create a project', reply: projectReplies.projectSchema, body: projectSchemas.createProjectSchema, permission: 'CREATE_PROJECT',
       responses: { 201: 'Created', 400: 'Invalid or over the limit of 500', 409: 'Id taken' },
       handler: async ({ body, actor }) => {
-        const p = await engine.run(actor, createProject(body as ProjectInput));
+        const p = await engine.run(actor, createProject(body as ProjectInput, ctx.config.changeRequests));
         return { status: 201, body: view(p) };
       },
     },

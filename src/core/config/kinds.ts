@@ -301,3 +301,15 @@ export const proxyHops: Kind<number> = {
   },
   show: (n) => String(n),
 };
+
+/**
+ * Environments chosen by name, or by type (`type:<type>`): each a URL-friendly name as
+ * environments have (characters `encodeURIComponent` keeps).
+ */
+export const environmentChoices = list('environment names, or `type:<type>` for every environment of a type (e.g. `type:production`)', (item, name) => {
+  const bare = item.startsWith('type:') ? item.slice(5) : item;
+  if (bare === '' || bare === '.' || bare === '..' || encodeURIComponent(bare) !== bare) {
+    throw new ConfigError(`${name} takes environment names or type:<type>, each of letters, digits and - _ . ! ~ * ' ( ); got "${item}"`);
+  }
+  return item;
+});

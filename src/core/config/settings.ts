@@ -3,7 +3,7 @@
 // docs/reference/configuration.md is generated from it (`npm run docs:config`), and
 // test/config/reference.test.ts fails when either drifts, or when src/ reads a variable not here.
 import {
-  addressRanges, bool, headerName, headerPairs, hostNames, int, issuerUrl, list, oneOf, origins, port, postgresUrl, pretrustedTokens,
+  addressRanges, bool, environmentChoices, headerName, headerPairs, hostNames, int, issuerUrl, list, oneOf, origins, port, postgresUrl, pretrustedTokens,
   proxyHops, role, roleMap, scopedTokens, seconds, text, tls, httpUrl, type Kind,
 } from './kinds.js';
 
@@ -18,6 +18,7 @@ export const GROUPS = {
   frontend: { title: 'Frontend API and OFREP', intro: 'The browser-facing evaluation APIs.' },
   webhooks: { title: 'Webhooks', intro: 'Delivery, retries, which addresses webhooks may reach, and the body template\'s bounds.' },
   signIn: { title: 'People and sign-in', intro: 'The first admin, sessions, password sign-in and its limits, password hashing.' },
+  changeRequests: { title: 'Change requests', intro: 'Four eyes on chosen environments: a change there waits for approvals. Each project\'s environments are configured through the admin API; these say what a new project starts with (off by default).' },
   oidc: { title: 'Single sign-on (OpenID Connect)', intro: 'Off unless OIDC_ISSUER is set; then OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and PUBLIC_URL are required.' },
   cluster: { title: 'Cluster (PostgreSQL)', intro: 'A cluster node keeps its log in PostgreSQL: set DATABASE_URL, or DATABASE_HOST and its companions. Unset: the embedded write-ahead log in DATA_DIR.' },
   relay: { title: 'Relay mode', intro: 'Set UPSTREAM_URL to follow an Unleash (or Fanion) upstream, as Unleash Edge does; names follow Edge\'s.' },
@@ -128,6 +129,9 @@ export const SETTINGS = {
   PASSWORD_SCRYPT_LOG_N: s({ kind: int({ min: 10, max: 20 }), default: 15, group: 'signIn', doc: 'log2 of scrypt\'s cost N for new password hashes.' }),
   PASSWORD_HASH_CONCURRENCY: s({ kind: atLeast1(), default: 2, group: 'signIn', doc: 'Password hashes computed at once.' }),
   PASSWORD_HASH_QUEUE: s({ kind: int(), default: 32, group: 'signIn', doc: 'Password hashes waiting for a turn at most; beyond, 429.' }),
+  // changeRequests
+  CHANGE_REQUESTS_DEFAULT_ENVIRONMENTS: s({ kind: environmentChoices, default: [], group: 'changeRequests', doc: 'Environments where a new project needs change requests from the start; empty: none (existing projects are never changed).' }),
+  CHANGE_REQUESTS_DEFAULT_APPROVALS: s({ kind: int({ min: 1, max: 10 }), default: 1, group: 'changeRequests', doc: 'Approvals a change request needs in those environments (1–10).' }),
   // oidc
   OIDC_ISSUER: s({ kind: issuerUrl, default: undefined, group: 'oidc', doc: 'The provider\'s issuer URL; setting it turns single sign-on on.' }),
   OIDC_CLIENT_ID: s({ kind: text(), default: undefined, group: 'oidc', doc: 'Fanion\'s client ID at the provider.' }),

@@ -40,6 +40,8 @@ export interface StateDump {
   changeRequests?: unknown[];
   nextChangeRequestId?: number;
   nextChangeId?: number;
+  /** Change request rules (absent in dumps written before them). */
+  changeRequestRules?: unknown[];
   nextSegmentId: number;
   nextStrategySeq: number;
   nextAddonId?: number;
@@ -83,6 +85,7 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     changeRequests: byKey(s.changeRequests),
     nextChangeRequestId: s.nextChangeRequestId,
     nextChangeId: s.nextChangeId,
+    changeRequestRules: byKey(s.changeRequestRules),
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
     nextAddonId: s.nextAddonId,
@@ -137,6 +140,7 @@ export function loadDump(d: StateDump): State {
   m<any>(d.changeRequests ?? [], (x) => x.id, s.changeRequests);
   s.nextChangeRequestId = d.nextChangeRequestId ?? 1;
   s.nextChangeId = d.nextChangeId ?? 1;
+  m<any>(d.changeRequestRules ?? [], (x) => `${x.project}\u0000${x.environment}`, s.changeRequestRules);
   s.nextUserId = d.nextUserId ?? 1;
   s.nextPersonalTokenId = d.nextPersonalTokenId ?? 1;
   s.nextSegmentId = d.nextSegmentId;

@@ -2,9 +2,9 @@
 // Commands produce them (with every generated id and timestamp already filled in), the WAL
 // stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
 import type {
-  Addon, ApiToken, ChangeRequest, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Safeguard, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
+  Addon, ApiToken, ChangeRequest, ChangeRequestRule, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Safeguard, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
 } from './types.js';
-import { featureEnvKey, tagKey, type State } from './state.js';
+import { changeRuleKey, featureEnvKey, tagKey, type State } from './state.js';
 
 export type Op =
   | { o: 'project.put'; project: Project }
@@ -75,7 +75,9 @@ export type Op =
   | { o: 'safeguard.del'; id: string }
   /** Puts a change request (a new one, or one whose changes, approvals, comments or state moved). */
   | { o: 'changeRequest.put'; request: ChangeRequest }
-  | { o: 'changeRequest.del'; id: number };
+  | { o: 'changeRequest.del'; id: number }
+  /** Sets whether a project's environment needs change requests, and how many approvals (replacing the rule there). */
+  | { o: 'changeRule.put'; rule: ChangeRequestRule };
 
 /**
  * Every op this version knows, checked against `Op` by the compiler (a name missing or extra does
@@ -94,7 +96,7 @@ const OP_NAMES: Record<Op['o'], true> = {
   'passwordLink.del': true, 'impact.put': true, 'impact.point': true, 'impact.del': true,
   'impactChart.put': true, 'impactChart.del': true,
   'releaseTemplate.put': true, 'releaseTemplate.del': true, 'releasePlan.put': true, 'releasePlan.del': true,
-  'safeguard.put': true, 'safeguard.del': true, 'changeRequest.put': true, 'changeRequest.del': true,
+  'safeguard.put': true, 'safeguard.del': true, 'changeRequest.put': true, 'changeRequest.del': true, 'changeRule.put': true,
 };
 
 /** Whether `op` names an op this version applies. */
@@ -205,6 +207,14 @@ function putChangeRequest(s: State, cr: ChangeRequest, withUndo: boolean): Undo 
   };
 }
 
+/** Removes the change request rules `gone` picks (those of a deleted project or environment). Costs nothing without rules. */
+function dropChangeRules(s: State, gone: (r: ChangeRequestRule) => boolean, withUndo: boolean, order: OrderKeeper | null): Undo[] {
+  if (s.changeRequestRules.size === 0) return [];
+  const undos: Undo[] = [];
+  for (const [key, r] of [...s.changeRequestRules]) if (gone(r)) undos.push(delIn(s.changeRequestRules, key, withUndo, order));
+  return undos;
+}
+
 /**
  * Remembers the key order of maps a change deletes from, so that undoing the change puts every
  * entry back where it was, not at the end: listings follow Map order, and after a rollback they
@@ -241,12 +251,18 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
   switch (op.o) {
     case 'project.put':
       return putIn(s.projects, op.project.id, op.project, withUndo);
-    case 'project.del':
-      return delIn(s.projects, op.id, withUndo, order);
+    case 'project.del': {
+      // A project's change request rules go with it: a project made later under the same id
+      // starts from the defaults, not from the rules of one that was deleted.
+      const undos = [delIn(s.projects, op.id, withUndo, order), ...dropChangeRules(s, (r) => r.project === op.id, withUndo, order)];
+      return () => undos.reverse().forEach((u) => u());
+    }
     case 'env.put':
       return putIn(s.environments, op.environment.name, op.environment, withUndo);
-    case 'env.del':
-      return delIn(s.environments, op.name, withUndo, order);
+    case 'env.del': {
+      const undos = [delIn(s.environments, op.name, withUndo, order), ...dropChangeRules(s, (r) => r.environment === op.name, withUndo, order)];
+      return () => undos.reverse().forEach((u) => u());
+    }
     case 'feature.put':
       return putIn(s.features, op.feature.name, op.feature, withUndo);
     case 'feature.del': {
@@ -490,6 +506,8 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return putChangeRequest(s, op.request, withUndo);
     case 'changeRequest.del':
       return delIn(s.changeRequests, op.id, withUndo, order);
+    case 'changeRule.put':
+      return putIn(s.changeRequestRules, changeRuleKey(op.rule.project, op.rule.environment), op.rule, withUndo);
     default: {
       const never: never = op;
       throw new Error(`unknown op ${(never as { o: string }).o}`);

@@ -1,7 +1,7 @@
 // The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
 import { EventLog } from './events/event-log.js';
 import type {
-  Addon, ApiToken, ChangeRequest, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Safeguard, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
+  Addon, ApiToken, ChangeRequest, ChangeRequestRule, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Safeguard, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
 } from './types.js';
 
 export interface State {
@@ -45,6 +45,8 @@ export interface State {
   safeguards: Map<string, Safeguard>;
   /** Change requests by id (drafts included). */
   changeRequests: Map<number, ChangeRequest>;
+  /** `${project}\u0000${environment}` → its change request rule (only those ever configured). */
+  changeRequestRules: Map<string, ChangeRequestRule>;
   events: EventLog;
   /** On a cluster: the webhook delivery term and the node that leads it (0 and '' before any). */
   webhookTerm: number;
@@ -89,6 +91,7 @@ export function emptyState(): State {
     releasePlans: new Map(),
     safeguards: new Map(),
     changeRequests: new Map(),
+    changeRequestRules: new Map(),
     events: new EventLog(),
     webhookTerm: 0,
     webhookLeader: '',
@@ -105,6 +108,10 @@ export function emptyState(): State {
 
 export function featureEnvKey(feature: string, environment: string): string {
   return `${feature}\u0000${environment}`;
+}
+
+export function changeRuleKey(project: string, environment: string): string {
+  return `${project}\u0000${environment}`;
 }
 
 export function tagKey(tag: Tag): string {

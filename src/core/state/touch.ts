@@ -236,6 +236,9 @@ export class Toucher {
         case 'changeRequest.put':
         case 'changeRequest.del':
           break;
+        // Who may change an environment directly is the admin API's business, not an SDK's.
+        case 'changeRule.put':
+          break;
         // People and their sessions, personal tokens and links: SDKs never authenticate with them
         // (client() takes client tokens only), so no stream or cached answer depends on them, and
         // the metrics flush writing when a session was last used touches nothing here.

@@ -474,3 +474,15 @@ export interface ChangeRequest {
   createdBy: ChangeRequestPerson;
   createdAt: string;
 }
+
+/**
+ * Whether changes to one project's environment need change requests (four eyes), and how many
+ * approvals a request needs there (concepts/change-requests). Absent: off, one approval.
+ */
+export interface ChangeRequestRule {
+  project: string;
+  environment: string;
+  enabled: boolean;
+  /** 1–10. */
+  requiredApprovals: number;
+}

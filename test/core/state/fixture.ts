@@ -73,6 +73,8 @@ export function fixtureOps(): Op[] {
     { o: 'safeguard.put', safeguard: safeguard('sg1', 'alpha', 'development') },
     { o: 'safeguard.put', safeguard: safeguard('sg2', 'gone', 'development', { action: { type: 'pauseReleasePlanProgressions', id: 'rp1' } }) },
     { o: 'changeRequest.put', request: changeRequest(1, 'alpha', 'production') },
+    { o: 'changeRule.put', rule: { project: 'default', environment: 'production', enabled: true, requiredApprovals: 2 } },
+    { o: 'changeRule.put', rule: { project: 'other', environment: 'production', enabled: true, requiredApprovals: 1 } },
   ];
 }
 

@@ -235,6 +235,10 @@ const CASES: Record<string, Case[]> = {
     { name: 'removes a change request (a draft discarded)', changes: true, op: { o: 'changeRequest.del', id: 1 } },
     { name: 'is a no-op for an unknown one', changes: false, op: { o: 'changeRequest.del', id: 99 } },
   ],
+  'changeRule.put': [
+    { name: 'protects an environment', changes: true, op: { o: 'changeRule.put', rule: { project: 'default', environment: 'development', enabled: true, requiredApprovals: 1 } } },
+    { name: 'replaces a rule', changes: true, op: { o: 'changeRule.put', rule: { project: 'default', environment: 'production', enabled: false, requiredApprovals: 2 } } },
+  ],
   lastSeen: [
     { name: 'moves lastSeenAt forward (in place)', changes: true, op: { o: 'lastSeen', feature: 'alpha', environment: 'development', at: T1 } },
     { name: 'is a no-op for an unknown flag', changes: false, op: { o: 'lastSeen', feature: 'nope', environment: 'development', at: T1 } },
@@ -305,6 +309,23 @@ t.test('a change request moves the id counters past its own ids, and undo puts t
   t.equal(s.nextChangeId, 71, 'next change id after its change 70');
   undo();
   t.strictSame(snapshot(s), before, 'undone, the counters are back');
+});
+
+t.test("a change request rule goes with its project or its environment, and comes back on undo", async (t) => {
+  const cases: [Op, string[]][] = [
+    [{ o: 'project.del', id: 'other' }, ['default\u0000production']],
+    [{ o: 'env.del', name: 'production' }, []],
+    [{ o: 'env.del', name: 'development' }, ['default\u0000production', 'other\u0000production']],
+  ];
+  for (const [op, left] of cases) {
+    const s = fixtureState();
+    const before = snapshot(s);
+    const undo = applyOp(s, op);
+    t.same([...s.changeRequestRules.keys()].sort(), left, `${op.o}: ${left.length} left`);
+    undo();
+    t.strictSame(snapshot(s), before, `${op.o}: undone, everything is back`);
+    t.same([...s.changeRequestRules.keys()], ['default\u0000production', 'other\u0000production'], `${op.o}: in their order`);
+  }
 });
 
 t.test('lastSeen never moves lastSeenAt backwards', async (t) => {
