@@ -3,12 +3,14 @@
 // asked of the caller's grant here; what each state allows is the workflow's (workflow.ts).
 import type { IncomingMessage } from 'node:http';
 import type { AdminScope, AdminCaller } from '../../core/access/access.js';
-import type { Grant } from '../../core/access/permissions.js';
+import { refusal, type Grant } from '../../core/access/permissions.js';
+import type { Config } from '../../core/config.js';
 import type { State } from '../../core/state/state.js';
 import type { Actor, ChangeRequest } from '../../core/state/types.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
 import { personCaller } from '../people/people-authenticator.js';
 import { isSegmentAction } from './actions.js';
+import { changeRequestRule } from './config.js';
 import { actionable, countView, pendingFor, requestView, visibleRequests } from './views.js';
 import {
   addChanges, addComment, deleteDraft, discardChange, editChange, OPEN, requireRequest, setState, setTitle, type ChangeInput, type Rights, type Rule,
@@ -26,6 +28,17 @@ export interface WorkflowDeps {
   mayApply: (grant: Grant, project: string, environment: string) => boolean;
   /** Admins may approve their own requests (a setting; off: four eyes for everyone). */
   adminSelfApprove: boolean;
+}
+
+/** The rule from the project's configuration; approving and applying are the caller's environment permissions. */
+export function workflowDeps(config: Config): WorkflowDeps {
+  const may = (permission: string) => (grant: Grant, project: string, environment: string) => refusal(grant, permission, { project, environment }) === null;
+  return {
+    rule: changeRequestRule,
+    mayApprove: may('APPROVE_CHANGE_REQUEST'),
+    mayApply: may('APPLY_CHANGE_REQUEST'),
+    adminSelfApprove: config.changeRequests.adminSelfApprove,
+  };
 }
 
 /**
