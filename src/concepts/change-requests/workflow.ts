@@ -15,6 +15,8 @@ import { baseOf, commandOf, conflictOf, isSegmentAction, slotOf, type RequestWhe
 /** At most this many changes in one request, and comments on it: a request is reviewed by people. */
 export const MAX_CHANGES = 100;
 export const MAX_COMMENTS = 200;
+/** Open requests (drafts, in review, approved) of one project: each is kept in memory and checked for conflicts when listed. */
+export const MAX_OPEN_PER_PROJECT = 500;
 
 /** A change as the routes receive it (`feature` is absent for a segment's change). */
 export interface ChangeInput {
@@ -128,7 +130,14 @@ export function addChanges(where: RequestWhere, rule: Rule, inputs: ChangeInput[
       state: 'Draft', stateTimestamps: { Draft: env.now }, features: [], segments: [], approvals: [], rejections: [], comments: [],
       createdBy: person, createdAt: env.now,
     };
-    if (!existing) events.push(event(cr, 'change-request-created'));
+    if (!existing) {
+      let open = 0;
+      for (const other of state.changeRequests.values()) if (other.project === where.project && OPEN.includes(other.state)) open++;
+      if (open >= MAX_OPEN_PER_PROJECT) {
+        throw new ValidationError(`Project "${where.project}" has ${open} open change requests, the most it may have; apply, reject or cancel some first.`);
+      }
+      events.push(event(cr, 'change-request-created'));
+    }
     let nextId = state.nextChangeId;
     inputs.forEach((input, i) => {
       const feature = targets[i];

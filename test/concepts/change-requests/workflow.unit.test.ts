@@ -9,9 +9,9 @@ import { strategiesOf } from '../../../src/core/state/state.js';
 import type { Actor, ChangeRequest } from '../../../src/core/state/types.js';
 import { requestView } from '../../../src/concepts/change-requests/views.js';
 import {
-  addChanges, deleteDraft, discardChange, editChange, setState, type ChangeInput, type Rights,
+  addChanges, deleteDraft, discardChange, editChange, MAX_OPEN_PER_PROJECT, setState, type ChangeInput, type Rights,
 } from '../../../src/concepts/change-requests/workflow.js';
-import { copiesOf, fixtureState } from '../../core/state/fixture.js';
+import { changeRequest, copiesOf, fixtureState } from '../../core/state/fixture.js';
 import { runFailing, runPure } from '../../core/engine/pure.js';
 
 const AUTHOR: Actor = { name: 'ann@example.com', userId: 21 };
@@ -181,4 +181,14 @@ t.test('strategies added by a request land where the direct route would put them
     { feature: 'alpha', action: 'addStrategy', payload: { name: 'flexibleRollout' } },
   ]));
   t.equal(strategiesOf(after, 'alpha', 'production').length, 1, 'nothing applied while it is a draft');
+});
+
+t.test('a project holds at most MAX_OPEN_PER_PROJECT open requests; closed ones do not count', async (t) => {
+  const full = fixtureState();
+  // The fixture holds one open request already (id 1).
+  for (let id = 2; id <= MAX_OPEN_PER_PROJECT; id++) applyOp(full, { o: 'changeRequest.put', request: changeRequest(id, 'alpha', 'production', { createdBy: { id: 1000 + id, username: `p${id}` } }) }, false);
+  const err = fails(t, full, AUTHOR, addChanges(where, rule(), [switchOn]), 'ValidationError');
+  t.match(err.message, `has ${MAX_OPEN_PER_PROJECT} open change requests`);
+  applyOp(full, { o: 'changeRequest.put', request: changeRequest(2, 'alpha', 'production', { state: 'Applied' }) }, false);
+  t.equal(step(t, full, AUTHOR, addChanges(where, rule(), [switchOn])).change.result.state, 'Draft', 'one closed: room for a new draft');
 });
