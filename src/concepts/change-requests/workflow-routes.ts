@@ -13,7 +13,7 @@ import { isSegmentAction } from './actions.js';
 import { changeRequestRule } from './config.js';
 import { actionable, countView, pendingFor, requestView, visibleRequests } from './views.js';
 import {
-  addChanges, addComment, deleteDraft, discardChange, editChange, OPEN, requireRequest, setState, setTitle, type ChangeInput, type Rights, type Rule,
+  addChanges, addComment, deleteDraft, discardChange, editChange, isAuthor, OPEN, requireRequest, setState, setTitle, type ChangeInput, type Rights, type Rule,
 } from './workflow.js';
 import { workflowReplies, workflowSchemas } from './workflow-schema.js';
 
@@ -98,7 +98,7 @@ export function changeRequestWorkflowRoutes(ctx: AppContext, deps: WorkflowDeps)
       ...read, method: 'GET', path: `${PROJECT}/open`, summary: 'Your open change requests in a project (draft, in review, approved)', reply: workflowReplies.changeRequestsSchema,
       handler: ({ params, actor }) => ({
         status: 200,
-        body: visibleRequests(engine.state, params.projectId, actor).filter((cr) => OPEN.includes(cr.state) && cr.createdBy.username === actor.name && cr.createdBy.id === actor.userId).map(view),
+        body: visibleRequests(engine.state, params.projectId, actor).filter((cr) => OPEN.includes(cr.state) && isAuthor(cr, actor)).map(view),
       }),
     },
     {

@@ -242,6 +242,8 @@ export function setState(project: string, id: string, to: string, comment: strin
       case 'Approved': {
         requireIn(cr, ['In review'], 'be approved');
         checkReviewer(cr, env.actor, rights, 'approve');
+        // Its author may have discarded every change since it was sent: nothing to approve.
+        if (changesOf(cr).length === 0) throw new ValidationError(`Change request ${cr.id} has no changes to approve.`);
         if (cr.approvals.some((a) => samePerson(a.createdBy, person))) throw new ConflictError(`You have already approved change request ${cr.id}.`);
         const approvals = [...cr.approvals, { createdBy: person, createdAt: env.now }];
         const enough = approvals.length >= cr.minApprovals;
