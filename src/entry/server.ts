@@ -30,6 +30,7 @@ import { Router } from '../http/route-index.js';
 import { SchemaRegistry } from '../http/validation.js';
 import type { Checkpoints } from '../core/storage/checkpointer.js';
 import { SECRET_PATH_PREFIX } from '../concepts/tokens/routes.js';
+import { refuseDirectChange } from '../concepts/change-requests/enforcement.js';
 
 const READY = '/ready';
 const HEALTH = '/health';
@@ -396,7 +397,8 @@ export async function openPort(deps: FanionDeps, opening: Opening): Promise<Port
     port,
     readiness,
     opening: opened,
-    context: ({ engine, auth, operations, barrier }) => ({ engine, config, log, schemas: new SchemaRegistry(), auth, metrics: operations, access, barrier }),
+    // Every mode gets the change-request gate: only admin routes that change an environment meet it.
+    context: ({ engine, auth, operations, barrier }) => ({ engine, config, log, schemas: new SchemaRegistry(), auth, metrics: operations, access, barrier, directChanges: refuseDirectChange }),
     serve: (s) => {
       served = s;
       return serve(s);

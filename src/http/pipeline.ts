@@ -1,6 +1,7 @@
 // The request pipeline every route but the poll goes through: cross-origin check, authentication
-// (before the body is read), content type, body limit, schema, body-named scopes, handler, and
-// errors out through the one catalogue.
+// (before the body is read) and the change-request gate, content type, body limit, schema,
+// body-named scopes (each authorized and gated the same way), handler, and errors out through the
+// one catalogue.
 import type { ServerResponse } from 'node:http';
 import type { Request } from 'polka';
 import type { Routes } from './route-index.js';
@@ -13,6 +14,7 @@ import { corsFor, preflightFor } from './cors.js';
 import { countRefusal } from './refusals.js';
 import { AccessLog, isBackgroundPoll, requestIdOf } from './access-log.js';
 import { Slicer } from '../core/slices.js';
+import type { Actor } from '../core/state/types.js';
 
 const HAS_BODY = new Set<Method>(['POST', 'PUT', 'PATCH']);
 
@@ -67,9 +69,14 @@ export function mount(app: Routes, ctx: AppContext, routes: RouteDef[]): void {
         // Before authentication: a token or person made on another node is known here too.
         if (barrier) await barrier.wait();
         // Authenticate before reading the body: a stranger learns nothing about validation.
-        const actor = route.permission
-          ? ctx.auth.admin(req, route.permission, route.scope ? route.scope(params, ctx.engine.state) : {})
-          : { name: 'anonymous', userId: null };
+        const gate = route.permission ? ctx.directChanges : undefined;
+        const caller = () => ctx.auth.caller(req);
+        let actor: Actor = { name: 'anonymous', userId: null };
+        if (route.permission) {
+          const scope = route.scope ? route.scope(params, ctx.engine.state) : {};
+          actor = ctx.auth.admin(req, route.permission, scope);
+          gate?.(ctx.engine.state, route, scope, caller);
+        }
         const client = route.auth === undefined ? undefined : ctx.auth[route.auth](req);
         if (route.permission) token = actor.name;
         else if (client) token = client.actor.name;
@@ -82,7 +89,12 @@ export function mount(app: Routes, ctx: AppContext, routes: RouteDef[]): void {
               ? await readJson(req, route.bodyLimit ?? ctx.config.http.bodyLimit).catch(() => undefined)
               : await (route.largeBody ? readLargeJson : readJson)(req, route.bodyLimit ?? ctx.config.http.bodyLimit);
           if (route.body) body = route.largeBody ? await ctx.schemas.checkInSlices(route.body, body, new Slicer()) : ctx.schemas.check(route.body, body);
-          if (route.bodyScopes) for (const scope of route.bodyScopes(body, params, ctx.engine.state)) ctx.auth.admin(req, route.permission!, scope);
+          if (route.bodyScopes) {
+            for (const scope of route.bodyScopes(body, params, ctx.engine.state)) {
+              ctx.auth.admin(req, route.permission!, scope);
+              gate?.(ctx.engine.state, route, scope, caller);
+            }
+          }
         }
         const reply = await route.handler({ req, res, params, query: req.query as Call['query'], body, actor, client });
         // An admin answer names its request (errors do in sendError), in the one writeHead of sendJson;

@@ -5,7 +5,7 @@ import type { AccessLog } from './access-log.js';
 import type { RequestMetrics } from './counters.js';
 import type { ServerResponse } from 'node:http';
 import type { Request } from 'polka';
-import type { AdminScope, Authenticator, ClientScope } from '../core/access/access.js';
+import type { AdminCaller, AdminScope, Authenticator, ClientScope } from '../core/access/access.js';
 import type { Config } from '../core/config.js';
 import type { Engine } from '../core/engine/engine.js';
 import type { Logger } from '../core/logger.js';
@@ -95,6 +95,12 @@ export interface RouteDef {
    * every other state-changing route refuses cross-origin browser requests (http/origin.ts).
    */
   crossOrigin?: 'allowed';
+  /**
+   * `false`: the route changes no environment directly although it takes a body and a permission
+   * (a dry run such as an import's validation; the change-request workflow's own routes), so the
+   * change-request gate (AppContext.directChanges) leaves it alone.
+   */
+  directChange?: false;
   scope?: (params: Record<string, string>, state: State) => AdminScope;
   /**
    * Scopes named in the body (a segment's project, the environments of a batch): the permission
@@ -112,6 +118,8 @@ export interface RouteDef {
   handler: (call: Call<any>) => Promise<Reply | void> | Reply | void;
 }
 
+export type DirectChangeGate = (state: State, route: RouteDef, scope: AdminScope, caller: () => AdminCaller) => void;
+
 export interface AppContext {
   /** Where requests are counted for /internal-backstage/prometheus (absent in unit tests of the pipeline). */
   metrics?: RequestMetrics;
@@ -122,6 +130,13 @@ export interface AppContext {
   log: Logger;
   schemas: SchemaRegistry;
   auth: Authenticator;
+  /**
+   * The change-request gate: called for every scope an admin route's caller was authorized on
+   * (the path's, then the body's), after authorization, before the handler; throws (403) when
+   * the change needs a change request and the caller may not skip it. `caller` is asked only
+   * when needed. Absent in unit tests of the pipeline.
+   */
+  directChanges?: DirectChangeGate;
   /**
    * On a cluster node: read-your-writes across nodes. `wait` resolves once the node has applied
    * the shared log up to its head (or throws a 503 saying why not); `position` is the last record

@@ -36,7 +36,8 @@ export function forget(): void {
 export function may(permission: string, project?: string, environment?: string): boolean {
   if (!me) return false;
   return me.permissions.some((e) =>
-    (e.permission === permission || e.permission === 'ADMIN') &&
+    // ADMIN allows everything but approving a change request, which is listed by itself (tokens never approve).
+    (e.permission === permission || (e.permission === 'ADMIN' && permission !== 'APPROVE_CHANGE_REQUEST')) &&
     (project === undefined
       ? e.project === undefined && e.environment === undefined
       : (e.project === undefined || e.project === project) && (environment === undefined || e.environment === undefined || e.environment === environment)));

@@ -9,6 +9,7 @@ import { invalid } from '../../core/errors.js';
 import { requireEnvironment, requireProject } from '../../core/state/lookup.js';
 import type { Op } from '../../core/state/ops.js';
 import { changeRuleKey, type State } from '../../core/state/state.js';
+import { sortedEnvironments } from '../environments/logic.js';
 import type { ChangeRequestRule, Environment } from '../../core/state/types.js';
 
 export const MIN_APPROVALS = 1;
@@ -28,15 +29,10 @@ export function protectedEnvironments(state: State, project: string): string[] {
   return out;
 }
 
-/** Environments in the order the console and Unleash list them: sort order, then name. */
-function environmentsInOrder(state: State): Environment[] {
-  return [...state.environments.values()].sort((a, b) => a.sortOrder - b.sortOrder || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
 /** GET …/change-requests/config: every environment of the project, configured or not. */
 export function changeRequestConfig(state: State, project: string) {
   requireProject(state, project);
-  return environmentsInOrder(state).map((e) => {
+  return sortedEnvironments(state).map((e) => {
     const rule = changeRequestRule(state, project, e.name);
     return { environment: e.name, type: e.type, changeRequestEnabled: rule.enabled, requiredApprovals: rule.requiredApprovals };
   });
@@ -84,7 +80,7 @@ export function defaultRules(state: State, project: string, defaults: ChangeRequ
   const ops: Op[] = [];
   const events: EventDraft[] = [];
   if (defaults.defaultEnvironments.length === 0) return { ops, events };
-  for (const e of environmentsInOrder(state)) {
+  for (const e of sortedEnvironments(state)) {
     if (!protectedByDefault(defaults, e)) continue;
     const rule: ChangeRequestRule = { project, environment: e.name, enabled: true, requiredApprovals: defaults.defaultApprovals };
     ops.push({ o: 'changeRule.put', rule });

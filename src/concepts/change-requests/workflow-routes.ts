@@ -3,7 +3,7 @@
 // asked of the caller's grant here; what each state allows is the workflow's (workflow.ts).
 import type { IncomingMessage } from 'node:http';
 import type { AdminScope, AdminCaller } from '../../core/access/access.js';
-import { refusal, type Grant } from '../../core/access/permissions.js';
+import { mayApply, mayApprove, type Grant } from '../../core/access/permissions.js';
 import type { Config } from '../../core/config.js';
 import type { State } from '../../core/state/state.js';
 import type { Actor, ChangeRequest } from '../../core/state/types.js';
@@ -32,13 +32,7 @@ export interface WorkflowDeps {
 
 /** The rule from the project's configuration; approving and applying are the caller's environment permissions. */
 export function workflowDeps(config: Config): WorkflowDeps {
-  const may = (permission: string) => (grant: Grant, project: string, environment: string) => refusal(grant, permission, { project, environment }) === null;
-  return {
-    rule: changeRequestRule,
-    mayApprove: may('APPROVE_CHANGE_REQUEST'),
-    mayApply: may('APPLY_CHANGE_REQUEST'),
-    adminSelfApprove: config.changeRequests.adminSelfApprove,
-  };
+  return { rule: changeRequestRule, mayApprove, mayApply, adminSelfApprove: config.changeRequests.adminSelfApprove };
 }
 
 /**
@@ -70,7 +64,7 @@ export function changeRequestWorkflowRoutes(ctx: AppContext, deps: WorkflowDeps)
   const one = { 200: 'The change request', 400: 'Invalid, or not allowed in its state', 403: 'Not yours to do', 404: 'Unknown project or change request (a draft is its author\'s alone)', 409: 'In conflict' };
   return [
     {
-      method: 'POST', path: '/api/admin/projects/:projectId/environments/:environment/change-requests', tag: TAG,
+      method: 'POST', path: '/api/admin/projects/:projectId/environments/:environment/change-requests', tag: TAG, directChange: false,
       summary: "Add one change or a list of them to your draft for the environment (made if you have none)",
       body: workflowSchemas.changeRequestCreateSchema, reply: workflowReplies.changeRequestSchema,
       permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: (p) => ({ project: p.projectId, environment: p.environment }),
@@ -139,7 +133,7 @@ export function changeRequestWorkflowRoutes(ctx: AppContext, deps: WorkflowDeps)
       handler: ({ params, actor }) => ({ status: 200, body: view(requireRequest(engine.state, params.projectId, params.id, actor)) }),
     },
     {
-      method: 'PUT', path: `${REQUEST}/state`, tag: TAG, summary: 'Move a change request on: send to review, approve, apply, reject or cancel',
+      method: 'PUT', path: `${REQUEST}/state`, tag: TAG, directChange: false, summary: 'Move a change request on: send to review, approve, apply, reject or cancel',
       body: workflowSchemas.changeRequestStateSchema, reply: workflowReplies.changeRequestSchema, permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: requestScope, responses: one,
       handler: async ({ req, params, body, actor }) => {
         const { state, comment } = body as { state: string; comment?: string };
@@ -149,29 +143,29 @@ export function changeRequestWorkflowRoutes(ctx: AppContext, deps: WorkflowDeps)
       },
     },
     {
-      method: 'PUT', path: `${REQUEST}/title`, tag: TAG, summary: 'Set the title of your change request',
+      method: 'PUT', path: `${REQUEST}/title`, tag: TAG, directChange: false, summary: 'Set the title of your change request',
       body: workflowSchemas.changeRequestTitleSchema, reply: workflowReplies.changeRequestSchema, permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: requestScope, responses: one,
       handler: async ({ params, body, actor }) => ({ status: 200, body: view(await engine.run(actor, setTitle(params.projectId, params.id, (body as { title: string }).title))) }),
     },
     {
-      method: 'POST', path: `${REQUEST}/comments`, tag: TAG, summary: 'Comment on a change request',
+      method: 'POST', path: `${REQUEST}/comments`, tag: TAG, directChange: false, summary: 'Comment on a change request',
       body: workflowSchemas.changeRequestAddCommentSchema, reply: workflowReplies.changeRequestSchema, permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: requestScope, responses: one,
       handler: async ({ params, body, actor }) => ({ status: 200, body: view(await engine.run(actor, addComment(params.projectId, params.id, (body as { text: string }).text))) }),
     },
     {
-      method: 'PUT', path: `${REQUEST}/changes/:changeId`, tag: TAG, summary: 'Edit a change of your change request (its approvals are revoked)',
+      method: 'PUT', path: `${REQUEST}/changes/:changeId`, tag: TAG, directChange: false, summary: 'Edit a change of your change request (its approvals are revoked)',
       body: workflowSchemas.changeRequestChangeSchema, reply: workflowReplies.changeRequestSchema, permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: requestScope, responses: one,
       handler: async ({ params, body, actor }) => ({
         status: 200, body: view(await engine.run(actor, editChange(params.projectId, params.id, params.changeId, body as ChangeInput))),
       }),
     },
     {
-      method: 'DELETE', path: `${REQUEST}/changes/:changeId`, tag: TAG, summary: 'Discard a change of your change request (its approvals are revoked)',
+      method: 'DELETE', path: `${REQUEST}/changes/:changeId`, tag: TAG, directChange: false, summary: 'Discard a change of your change request (its approvals are revoked)',
       reply: workflowReplies.changeRequestSchema, permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: requestScope, responses: one,
       handler: async ({ params, actor }) => ({ status: 200, body: view(await engine.run(actor, discardChange(params.projectId, params.id, params.changeId))) }),
     },
     {
-      method: 'DELETE', path: REQUEST, tag: TAG, summary: 'Delete your draft', permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: requestScope,
+      method: 'DELETE', path: REQUEST, tag: TAG, directChange: false, summary: 'Delete your draft', permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: requestScope,
       responses: { 204: 'Deleted', 400: 'Not a draft (cancel it instead)', 404: one[404] },
       handler: async ({ params, actor }) => {
         await engine.run(actor, deleteDraft(params.projectId, params.id));

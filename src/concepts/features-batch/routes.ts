@@ -47,7 +47,7 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'POST', path: `${BASE}/validate`, tag: TAG, permission: 'UPDATE_FEATURE',
       summary: 'Check an import without changing anything: its errors, warnings and missing permissions', reply: featuresBatchSchemas.importTogglesValidateSchema,
-      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.http.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes,
+      body: featuresBatchSchemas.importTogglesSchema, bodyLimit: ctx.config.http.importBodyLimit, largeBody: true, scope: inBody, bodyScopes: importScopes, directChange: false,
       responses: { 200: 'The review (errors, warnings, permissions)', 400: 'Not a valid request', 404: 'Unknown project or environment', 413: 'Larger than IMPORT_BODY_LIMIT_BYTES' },
       // Run as a command that changes nothing: the review pauses between slices, and must not see
       // the state move (or half of another import) under it meanwhile.

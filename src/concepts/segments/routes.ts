@@ -2,7 +2,7 @@ import type { AppContext, RouteDef } from '../../http/route.js';
 import type { State } from '../../core/state/state.js';
 import { createSegment, deleteSegment, requireSegment, segmentView, strategiesUsing, updateSegment, type SegmentInput } from './logic.js';
 import { segmentReplies, segmentSchemas } from './schema.js';
-import { segmentReach } from '../../core/access/reach.js';
+import { segmentPlaces, segmentReach } from '../../core/access/reach.js';
 
 const BASE = '/api/admin/segments';
 const TAG = 'Segments';
@@ -17,7 +17,8 @@ const ofSegment = (p: Record<string, string>, s: State) => {
 };
 const changedSegment = (p: Record<string, string>, s: State) => {
   const seg = segmentOf(p, s);
-  return seg?.project ? { project: seg.project, reaches: segmentReach(s, seg.id) } : {};
+  if (!seg) return {};
+  return seg.project ? { project: seg.project, reaches: segmentReach(s, seg.id) } : { places: segmentPlaces(s, seg.id) };
 };
 
 /**

@@ -18,6 +18,12 @@ export interface AdminScope {
    */
   reaches?: readonly string[];
   /**
+   * Where the change takes effect when that spans projects (a shared segment, which names no
+   * project): each flag's project and environment. Change requests are decided per project and
+   * environment (concepts/change-requests/enforcement.ts); `refusal` does not read it.
+   */
+  places?: readonly Place[];
+  /**
    * The project is named in the body (checked there, through bodyScopes): before the body is read
    * the caller only needs the permission in some project, or everywhere.
    */
@@ -27,6 +33,12 @@ export interface AdminScope {
    * any admin token may call it, whatever its limits.
    */
   visibleOnly?: boolean;
+}
+
+/** A project's environment. */
+export interface Place {
+  project: string;
+  environment: string;
 }
 
 /**

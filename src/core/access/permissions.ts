@@ -16,12 +16,28 @@
 // dependency, archiving, a project's settings) only when every environment it reaches is theirs
 // (the route's scope names them in `reaches`, from the state); a flag's metadata and tags reach
 // no evaluation, so stay theirs in their projects; and nothing that acts on the whole server.
+//
+// Change requests (four eyes, concepts/change-requests) add three environment permissions. Unleash
+// gives them to no built-in role but Admin and lets custom roles carry them; Fanion has only the
+// built-in roles, so they are given by role: whoever may change a project's settings (an Owner in
+// their project, an Editor in every project, an Admin) may approve and apply its requests
+// (APPROVE_CHANGE_REQUEST, APPLY_CHANGE_REQUEST), within an environment limit like any change; a
+// Member proposes changes but does not review them. Only an Admin skips the requirement
+// (SKIP_CHANGE_REQUEST). An admin API token acts for the Admin who made it: it skips and applies
+// within its limits, but never approves, since approving is a person's judgement and a token is no
+// one (so ADMIN, which allows everything else, does not imply APPROVE_CHANGE_REQUEST).
 import { NoAccessError } from '../errors.js';
 import type { Actor, ProjectBinding, RootRole } from '../state/types.js';
 import { describeLimits, type AdminCaller, type AdminScope, type AdminView } from './access.js';
 
-/** Settings of the whole server: an Admin's alone. */
-const ADMIN_ONLY = new Set(['ADMIN', 'CREATE_ENVIRONMENT', 'UPDATE_ENVIRONMENT', 'DELETE_ENVIRONMENT']);
+/** Settings of the whole server, and going past change requests: an Admin's alone. */
+const ADMIN_ONLY = new Set(['ADMIN', 'CREATE_ENVIRONMENT', 'UPDATE_ENVIRONMENT', 'DELETE_ENVIRONMENT', 'SKIP_CHANGE_REQUEST']);
+
+/** Reviewing a change request: environment permissions, checked with the request's project and environment. */
+export const APPROVE_CHANGE_REQUEST = 'APPROVE_CHANGE_REQUEST';
+export const APPLY_CHANGE_REQUEST = 'APPLY_CHANGE_REQUEST';
+/** Changing an environment directly where change requests are on (concepts/change-requests/enforcement.ts). */
+export const SKIP_CHANGE_REQUEST = 'SKIP_CHANGE_REQUEST';
 
 /** What an Owner or Member may do in their project. */
 const PROJECT_MEMBER = new Set([
@@ -29,8 +45,8 @@ const PROJECT_MEMBER = new Set([
   'UPDATE_FEATURE_ENVIRONMENT', 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', 'UPDATE_FEATURE_DEPENDENCY', 'CREATE_SEGMENT', 'UPDATE_SEGMENT', 'DELETE_SEGMENT',
 ]);
 
-/** What an Owner may do in their project besides. */
-const PROJECT_OWNER = new Set([...PROJECT_MEMBER, 'UPDATE_PROJECT', 'DELETE_PROJECT']);
+/** What an Owner may do in their project besides: its settings, and reviewing its change requests. */
+const PROJECT_OWNER = new Set([...PROJECT_MEMBER, 'UPDATE_PROJECT', 'DELETE_PROJECT', 'APPROVE_CHANGE_REQUEST', 'APPLY_CHANGE_REQUEST']);
 
 /** What an Editor may do that no project role gives (their project-level rights are an Owner's, everywhere). */
 const EDITOR_GLOBAL = [
@@ -42,13 +58,13 @@ const EDITOR_GLOBAL = [
 export const PERMISSIONS: readonly string[] = [...PROJECT_OWNER, ...EDITOR_GLOBAL, ...ADMIN_ONLY, 'READ'];
 
 export const ROOT_ROLES: readonly { id: number; name: RootRole; type: 'root'; description: string }[] = [
-  { id: 1, name: 'Admin', type: 'root', description: 'Does everything: flags in every project, API tokens, people, environments, webhooks, state import and export.' },
-  { id: 2, name: 'Editor', type: 'root', description: 'Changes flags, strategies, variants, segments, tags, context fields, strategy types and projects in every project; not API tokens, people, environments, webhooks or state import and export.' },
+  { id: 1, name: 'Admin', type: 'root', description: 'Does everything: flags in every project, API tokens, people, environments, webhooks, state import and export, and changes that skip change requests.' },
+  { id: 2, name: 'Editor', type: 'root', description: 'Changes flags, strategies, variants, segments, tags, context fields, strategy types and projects in every project, and approves and applies change requests; not API tokens, people, environments, webhooks or state import and export.' },
   { id: 3, name: 'Viewer', type: 'root', description: 'Reads everything and changes nothing, except in projects where a project role says more.' },
 ];
 
 export const PROJECT_ROLES: readonly { name: ProjectBinding['role']; description: string }[] = [
-  { name: 'Owner', description: "Changes the project's flags, and edits or deletes the project." },
+  { name: 'Owner', description: "Changes the project's flags, edits or deletes the project, and approves and applies its change requests." },
   { name: 'Member', description: "Changes the project's flags, their strategies, variants and segments." },
   { name: 'Viewer', description: 'Reads the project (as every person may).' },
 ];
@@ -77,7 +93,7 @@ export interface PermissionEntry {
  */
 export function refusal(grant: Grant, permission: string, scope: AdminScope): string | null {
   if (grant.kind === 'everything' || scope.visibleOnly) return null;
-  if (grant.kind === 'token') return tokenRefusal(grant, scope);
+  if (grant.kind === 'token') return permission === APPROVE_CHANGE_REQUEST ? 'an API token cannot approve: approving is a person\'s judgement' : tokenRefusal(grant, scope);
   if (permission === 'READ' || grant.role === 'Admin') return null;
   if (ADMIN_ONLY.has(permission)) return `only an Admin may, and your root role is ${grant.role}`;
   if (scope.inSomeProject) {
@@ -162,14 +178,14 @@ export function viewOf(grant: Grant): AdminView {
  * the list agrees with `refusal` (test/core/access/permissions.unit.test.ts holds them to it).
  */
 export function permissionsOf(grant: Grant): PermissionEntry[] {
-  if (grant.kind === 'everything') return [{ permission: 'ADMIN' }];
+  if (grant.kind === 'everything') return [{ permission: 'ADMIN' }, { permission: APPROVE_CHANGE_REQUEST }];
   if (grant.kind === 'token') {
     if (grant.projects.includes('*') && grant.environment === '*') return [{ permission: 'ADMIN' }];
     const env = grant.environment === '*' ? {} : { environment: grant.environment };
     const projects = grant.projects.includes('*') ? [undefined] : grant.projects;
     return projects.map((project) => ({ permission: 'ADMIN', ...(project === undefined ? {} : { project }), ...env }));
   }
-  if (grant.role === 'Admin') return [{ permission: 'ADMIN' }];
+  if (grant.role === 'Admin') return [{ permission: 'ADMIN' }, { permission: APPROVE_CHANGE_REQUEST }];
   const out: PermissionEntry[] = [];
   const add = (permission: string, project: string | undefined) => {
     const where = project === undefined ? {} : { project };
@@ -188,11 +204,30 @@ export function permissionsOf(grant: Grant): PermissionEntry[] {
   return out;
 }
 
-/** Whether `entries` (from permissionsOf) allow `permission` on a scope: the console's check, spelled out. */
+/**
+ * Whether `entries` (from permissionsOf) allow `permission` on a scope: the console's check, spelled
+ * out. ADMIN allows every permission but APPROVE_CHANGE_REQUEST, which is listed by itself (an
+ * admin token has ADMIN within its limits, and may not approve).
+ */
 export function listedAllows(entries: readonly PermissionEntry[], permission: string, project?: string, environment?: string): boolean {
   return entries.some((e) =>
-    (e.permission === permission || e.permission === 'ADMIN') &&
+    (e.permission === permission || (e.permission === 'ADMIN' && permission !== APPROVE_CHANGE_REQUEST)) &&
     (project === undefined
       ? e.project === undefined && e.environment === undefined
       : (e.project === undefined || e.project === project) && (environment === undefined || e.environment === undefined || e.environment === environment)));
+}
+
+/** Whether `grant` may approve change requests in `environment` of `project` (tokens never may). */
+export function mayApprove(grant: Grant, project: string, environment: string): boolean {
+  return refusal(grant, APPROVE_CHANGE_REQUEST, { project, environment }) === null;
+}
+
+/** Whether `grant` may apply an approved change request in `environment` of `project`. */
+export function mayApply(grant: Grant, project: string, environment: string): boolean {
+  return refusal(grant, APPLY_CHANGE_REQUEST, { project, environment }) === null;
+}
+
+/** Whether `grant` may change `environment` of `project` directly although change requests are on there. */
+export function maySkip(grant: Grant, project: string, environment: string): boolean {
+  return refusal(grant, SKIP_CHANGE_REQUEST, { project, environment }) === null;
 }

@@ -5,6 +5,7 @@
 // when the request arrives; every function answers [] for what does not exist (the command then
 // answers 404 or 400 by itself).
 import type { State } from '../state/state.js';
+import type { Place } from './access.js';
 
 /** The environments where flag `name` (of `project`, when given) is on. */
 export function flagOnIn(state: State, name: string, project?: string): string[] {
@@ -36,6 +37,17 @@ export function segmentReach(state: State, id: number): string[] {
   const out = new Set<string>();
   for (const s of state.strategies.values()) if (s.segments.includes(id)) out.add(s.environment);
   return [...out].sort();
+}
+
+/** The same as places: each project and environment with a strategy that uses the segment (a shared segment reaches several projects). */
+export function segmentPlaces(state: State, id: number): Place[] {
+  const seen = new Map<string, Place>();
+  for (const s of state.strategies.values()) {
+    if (!s.segments.includes(id)) continue;
+    const project = state.features.get(s.featureName)?.project ?? s.projectId;
+    seen.set(`${project}\u0000${s.environment}`, { project, environment: s.environment });
+  }
+  return [...seen.values()];
 }
 
 /** A project's own settings (and its deletion) belong to every environment. */

@@ -24,7 +24,8 @@ type Kind =
   | 'admin' // Admins only: tokens, people, environments, webhooks, state import/export
   | 'global' // Admins and Editors not limited to some environments: what acts on the whole server
   | 'project' // flags and what belongs to them, in the project (and environment) the request names
-  | 'project-owner'; // a project's own settings: Admins, Editors, the project's Owner
+  | 'project-owner' // a project's own settings: Admins, Editors, the project's Owner
+  | 'project-owner-env'; // a project's setting for one environment (change requests): as above, within an environment limit
 
 interface Subject {
   name: string;
@@ -52,6 +53,8 @@ function allowed(s: Subject, kind: Kind, project: string | undefined, environmen
   if (project !== 'alpha') return false;
   // A project's own settings belong to every environment: no environment limit may change them.
   if (kind === 'project-owner') return s.alpha === 'Owner' && s.environments === undefined;
+  // Whether one environment needs change requests: the Owner, within their environments.
+  if (kind === 'project-owner-env') return s.alpha === 'Owner' && envOk(environment);
   return (s.alpha === 'Owner' || s.alpha === 'Member') && envOk(environment);
 }
 
@@ -72,6 +75,7 @@ function kindOf(method: string, p: string): Kind | null {
   // A segment is created in the project its body names (or shared: global, see requests()).
   if (r === 'POST /api/admin/segments') return 'project';
   if (/^(PUT|DELETE) \/api\/admin\/projects\/\{projectId\}$/.test(r)) return 'project-owner';
+  if (r === 'PUT /api/admin/projects/{projectId}/environments/{environment}/change-requests/config') return 'project-owner-env';
   if (p.startsWith('/api/admin/projects/{projectId}/') || p.startsWith('/api/admin/features/{featureName}/') || p.startsWith('/api/admin/archive/')) return 'project';
   if (p.startsWith('/api/admin/segments/{id}') || p.startsWith('/api/admin/features-batch/')) return 'project';
   return null;

@@ -3,7 +3,7 @@
 // console agrees with it on every permission, scope and grant.
 import t from 'tap';
 import type { AdminScope } from '../../../src/core/access/access.js';
-import { listedAllows, PERMISSIONS, permissionsOf, refusal, type Grant } from '../../../src/core/access/permissions.js';
+import { EVERYTHING, listedAllows, mayApply, mayApprove, maySkip, PERMISSIONS, permissionsOf, refusal, type Grant } from '../../../src/core/access/permissions.js';
 import type { ProjectBinding, RootRole } from '../../../src/core/state/types.js';
 
 const tok = (projects: string[], environment: string): Grant => ({ kind: 'token', projects, environment });
@@ -108,6 +108,7 @@ t.test('GET /api/admin/user lists exactly what refusal allows, for every grant, 
     ['Editor limited to development', person('Editor', [], ['development'])],
     ['Member of alpha limited to development and staging', person('Viewer', [{ project: 'alpha', role: 'Member' }], ['development', 'staging'])],
     ['Editor limited to nothing', person('Editor', [], [])],
+    ['AUTH_TYPE=none', EVERYTHING],
   ];
   const scopes: AdminScope[] = [{}];
   for (const project of ['alpha', 'beta', 'gamma']) {
@@ -128,4 +129,32 @@ t.test('GET /api/admin/user lists exactly what refusal allows, for every grant, 
     t.same(disagreements, [], name);
   }
   t.ok(checked > 3000, `${checked} checks`);
+});
+
+t.test('change requests: Owners, Editors and Admins approve and apply; only Admins (and admin tokens within their limits) skip; no token approves', async (t) => {
+  const where = { project: 'alpha', environment: 'production' };
+  const owner = person('Viewer', [{ project: 'alpha', role: 'Owner' }]);
+  const member = person('Viewer', [{ project: 'alpha', role: 'Member' }]);
+  const cases: [string, Grant, { approve: boolean; apply: boolean; skip: boolean }][] = [
+    ['Admin', person('Admin'), { approve: true, apply: true, skip: true }],
+    ['Editor', person('Editor'), { approve: true, apply: true, skip: false }],
+    ['Owner of alpha', owner, { approve: true, apply: true, skip: false }],
+    ['Member of alpha', member, { approve: false, apply: false, skip: false }],
+    ['Viewer', person('Viewer'), { approve: false, apply: false, skip: false }],
+    ['Editor limited to development', person('Editor', [], ['development']), { approve: false, apply: false, skip: false }],
+    ['unlimited admin token', tok(['*'], '*'), { approve: false, apply: true, skip: true }],
+    ['token of alpha and production', tok(['alpha'], 'production'), { approve: false, apply: true, skip: true }],
+    ['token of development', tok(['*'], 'development'), { approve: false, apply: false, skip: false }],
+    ['AUTH_TYPE=none', EVERYTHING, { approve: true, apply: true, skip: true }],
+  ];
+  for (const [name, g, want] of cases) {
+    t.same({ approve: mayApprove(g, 'alpha', 'production'), apply: mayApply(g, 'alpha', 'production'), skip: maySkip(g, 'alpha', 'production') }, want, name);
+  }
+  t.match(refusal(tok(['*'], '*'), 'APPROVE_CHANGE_REQUEST', where), /an API token cannot approve/);
+  t.match(refusal(person('Editor'), 'SKIP_CHANGE_REQUEST', where), /only an Admin may, and your root role is Editor/);
+  t.equal(mayApprove(owner, 'beta', 'production'), false, "an Owner reviews only their project's requests");
+  t.equal(mayApprove(person('Editor', [], ['development']), 'alpha', 'development'), true, 'within an environment limit, yes');
+  t.same(permissionsOf(person('Admin')).map((e) => e.permission), ['ADMIN', 'APPROVE_CHANGE_REQUEST'], 'an Admin lists approving by itself, since ADMIN does not imply it');
+  t.ok(listedAllows(permissionsOf(person('Editor')), 'APPLY_CHANGE_REQUEST', 'alpha', 'production'), "an Editor's list shows applying");
+  t.notOk(listedAllows(permissionsOf(tok(['*'], '*')), 'APPROVE_CHANGE_REQUEST', 'alpha', 'production'), "a token's ADMIN does not show approving");
 });
