@@ -32,7 +32,14 @@ async function fourEyes(t: Test, approvals = 1, env: Record<string, string> = {}
 
 async function sessions(srv: Spawned) {
   const as = async (name: string) => withSession(srv.url, await signInAs(srv.url, name, STRONG));
-  return { ann: await as('ann'), bob: await as('bob'), carol: await as('carol') };
+  return { ann: await as('ann'), bob: await as('bob'), carol: await as('carol'), admin: await as('admin') };
+}
+
+/** `who` drafts one switch of `flag`, sends it to review and tries to approve it; the answer to the approval. */
+async function approveOwn(who: ReturnType<typeof withSession>, flag: string) {
+  const cr = json(await who('POST', DRAFT, { feature: flag, action: 'updateEnabled', payload: { enabled: true } }), 200, 'draft');
+  json(await who('PUT', `${CR}/${cr.id}/state`, { state: 'In review' }), 200, 'review');
+  return who('PUT', `${CR}/${cr.id}/state`, { state: 'Approved' });
 }
 
 const json = (res: { status: number; text: string; json: any }, status: number, what: string) => {
@@ -41,7 +48,7 @@ const json = (res: { status: number; text: string; json: any }, status: number, 
 };
 
 t.test('ann drafts, cannot approve her own; bob approves and applies; the SDK sees nothing before Applied and everything after', async (t) => {
-  const { srv, api, ok, ann, bob } = await fourEyes(t);
+  const { srv, api, ok, ann, bob, admin } = await fourEyes(t);
   await ok('POST', FLAGS, { name: 'checkout' });
   const sdk = await syncedSdk(t, srv.url, { token: CLIENT, refreshInterval: 100 });
   t.notOk(sdk.isEnabled('checkout'), 'off for the SDK to begin with');
@@ -96,6 +103,8 @@ t.test('ann drafts, cannot approve her own; bob approves and applies; the SDK se
   t.same(trail, ['change-request-created', 'change-added', 'change-added', 'change-added', 'change-request-sent-to-review', 'change-request-approved', 'change-request-applied']);
   t.equal((await bob('PUT', `${CR}/${draft.id}/state`, { state: 'Applied' })).status, 400, 'applied once');
   t.same(json(await ann('GET', `${CR}/count`), 200, 'count'), { total: 0, approved: 0, applied: 1, rejected: 0, reviewRequired: 0, scheduled: 0 });
+  await ok('POST', FLAGS, { name: 'admins-own' });
+  t.equal((await approveOwn(admin, 'admins-own')).status, 403, 'an Admin does not approve their own either (CHANGE_REQUESTS_ADMIN_SELF_APPROVE off)');
 });
 
 t.test('two approvals; an edit revokes them; a conflict blocks apply; reject and cancel', async (t) => {
@@ -146,8 +155,8 @@ t.test('two approvals; an edit revokes them; a conflict blocks apply; reject and
   t.notOk((await ok('GET', `${FLAGS}/banner`)).archived, 'the cancelled archive never happened');
 });
 
-t.test('what the workflow refuses: bad changes, unprotected environments, other projects\' segments', async (t) => {
-  const { ok, ann } = await fourEyes(t);
+t.test('what the workflow refuses; then every action in one request, applied as its direct route would', async (t) => {
+  const { ok, ann, bob, admin } = await fourEyes(t, 1, { CHANGE_REQUESTS_ADMIN_SELF_APPROVE: 'true' });
   await ok('POST', FLAGS, { name: 'promo' });
   const missing = await ann('POST', DRAFT, { feature: 'promo', action: 'addStrategy', payload: { parameters: {} } });
   t.equal(missing.status, 400);
@@ -166,4 +175,45 @@ t.test('what the workflow refuses: bad changes, unprotected environments, other 
   t.equal(other.status, 400);
   t.match(other.json.message, /belongs to project "default"/);
   t.same((await ann('GET', CR)).json, [], 'nothing was drafted');
+
+  // Every action, each through its own route's command, in one request.
+  const P = `${FLAGS}/promo/environments/production`;
+  const s1 = await ok('POST', `${P}/strategies`, { name: 'default' });
+  const s2 = await ok('POST', `${P}/strategies`, { name: 'default', title: 'to delete' });
+  for (const name of ['parent', 'child', 'old']) await ok('POST', FLAGS, { name });
+  await ok('POST', `${FLAGS}/child/dependencies`, { feature: 'parent' });
+  const keep = await ok('POST', '/api/admin/segments', { name: 'shop-seg', project: 'shop', constraints: [] });
+  const drop = await ok('POST', '/api/admin/segments', { name: 'shop-gone', project: 'shop', constraints: [] });
+  const all = [
+    { feature: 'promo', action: 'addStrategy', payload: { name: 'flexibleRollout', parameters: { rollout: '10' } } },
+    { feature: 'promo', action: 'updateStrategy', payload: { id: s1.id, name: 'flexibleRollout', parameters: { rollout: '30' } } },
+    { feature: 'promo', action: 'deleteStrategy', payload: { id: s2.id } },
+    { feature: 'promo', action: 'reorderStrategy', payload: [{ id: s1.id, sortOrder: 9 }] },
+    { feature: 'promo', action: 'patchVariant', payload: { variants: [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' }] } },
+    { feature: 'promo', action: 'updateEnabled', payload: { enabled: true } },
+    { feature: 'promo', action: 'addDependency', payload: { feature: 'parent' } },
+    { feature: 'child', action: 'deleteDependency', payload: { feature: 'parent' } },
+    { feature: 'old', action: 'archiveFeature' },
+    { action: 'updateSegment', payload: { id: keep.id, name: 'shop-seg', constraints: [{ contextName: 'userId', operator: 'IN', values: ['7'] }] } },
+    { action: 'deleteSegment', payload: { id: drop.id } },
+  ];
+  const big = json(await ann('POST', DRAFT, all), 200, 'every action');
+  t.equal(big.features.flatMap((f: any) => f.changes).length + big.segments.length, all.length, `${all.length} changes in the draft`);
+  t.same(big.segments.map((c: any) => c.name), ['shop-seg', 'shop-gone'], 'segment changes name their segment');
+  json(await ann('PUT', `${CR}/${big.id}/state`, { state: 'In review' }), 200, 'review');
+  json(await bob('PUT', `${CR}/${big.id}/state`, { state: 'Approved' }), 200, 'approve');
+  json(await bob('PUT', `${CR}/${big.id}/state`, { state: 'Applied' }), 200, 'apply');
+  const promo = await ok('GET', `${FLAGS}/promo`);
+  const prod = promo.environments.find((e: any) => e.name === 'production');
+  t.equal(prod.enabled, true, 'switched on');
+  t.same(prod.strategies.map((x: any) => [x.name, x.parameters.rollout]), [['flexibleRollout', '10'], ['flexibleRollout', '30']], 'added, updated and moved last; the other deleted');
+  t.same(prod.variants.map((v: any) => v.name), ['blue'], 'variants set');
+  t.same(promo.dependencies.map((d: any) => d.feature), ['parent'], 'dependency added');
+  t.same((await ok('GET', `${FLAGS}/child`)).dependencies, [], 'dependency removed');
+  t.ok((await ok('GET', '/api/admin/archive/features')).features.some((f: any) => f.name === 'old'), 'archived');
+  t.same((await ok('GET', `/api/admin/segments/${keep.id}`)).constraints.map((c: any) => c.values), [['7']], 'segment updated');
+  t.equal((await ann('GET', `/api/admin/segments/${drop.id}`)).status, 404, 'segment deleted');
+  await ok('POST', FLAGS, { name: 'self' });
+  t.equal((await approveOwn(admin, 'self')).status, 200, 'with CHANGE_REQUESTS_ADMIN_SELF_APPROVE an Admin approves their own');
+  t.equal((await approveOwn(ann, 'self')).status, 403, 'an Editor still does not');
 });
