@@ -217,3 +217,15 @@ t.test('what the workflow refuses; then every action in one request, applied as 
   t.equal((await approveOwn(admin, 'self')).status, 200, 'with CHANGE_REQUESTS_ADMIN_SELF_APPROVE an Admin approves their own');
   t.equal((await approveOwn(ann, 'self')).status, 403, 'an Editor still does not');
 });
+
+t.test('with AUTH_TYPE=none every caller is the same anonymous Admin: its own requests go through', async (t) => {
+  const { api, ok } = await serve(t);
+  await ok('PUT', '/api/admin/projects/default/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 });
+  await ok('POST', '/api/admin/projects/default/features', { name: 'open-door' });
+  const base = '/api/admin/projects/default/change-requests';
+  const cr = await ok('POST', '/api/admin/projects/default/environments/production/change-requests', { feature: 'open-door', action: 'updateEnabled', payload: { enabled: true } });
+  await ok('PUT', `${base}/${cr.id}/state`, { state: 'In review' });
+  t.equal((await api('PUT', `${base}/${cr.id}/state`, { state: 'Approved' })).status, 200, 'approved by its (only possible) author');
+  t.equal((await api('PUT', `${base}/${cr.id}/state`, { state: 'Applied' })).status, 200, 'and applied');
+  t.equal((await ok('GET', '/api/admin/projects/default/features/open-door')).environments.find((e: any) => e.name === 'production').enabled, true);
+});
