@@ -76,6 +76,11 @@ t.test('ann drafts, cannot approve her own; bob approves and applies; the SDK se
   t.match(token.json.message, /API token cannot approve/);
   t.equal((await bob('PUT', `${CR}/${draft.id}/state`, { state: 'Applied' })).status, 400, 'not applied before it is approved');
 
+  t.same(json(await ann('GET', `${CR}/open`), 200, 'open').map((c: any) => c.id), [draft.id], 'ann\'s open requests');
+  t.same(json(await bob('GET', `${CR}/open`), 200, 'open'), [], 'none of them bob\'s');
+  t.same(json(await bob('GET', `${CR}/pending`), 200, 'pending').map((c: any) => c.id), [draft.id], 'in review: pending for everyone');
+  t.same(json(await bob('GET', `${CR}/pending/checkout`), 200, 'pending').map((c: any) => c.id), [draft.id], 'pending for the flag it changes');
+  t.same(json(await bob('GET', `${CR}/pending/other-flag`), 200, 'pending'), [], 'and for no other');
   const reviewers = json(await ann('GET', `${CR}/available-reviewers/production`), 200, 'reviewers');
   t.same(reviewers.reviewers.map((r: any) => r.username).sort(), ['admin', 'bob', 'carol'], 'everyone who may approve, but ann');
   t.same(json(await bob('GET', `${CR}/actionable`), 200, 'actionable'), { total: 1 }, 'one request waits for bob');
