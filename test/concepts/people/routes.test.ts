@@ -29,7 +29,7 @@ t.test('the first Admin: generated and printed once, or from the Unleash variabl
   const id = await signInAs(chosen.url, 'ROOT@example.com', STRONG);
   const me = await withSession(chosen.url, id)('GET', '/api/admin/user');
   t.equal(me.json.user.email, 'root@example.com', 'a name with @ is an email');
-  t.same(me.json.permissions, [{ permission: 'ADMIN' }]);
+  t.same(me.json.permissions, [{ permission: 'ADMIN' }, { permission: 'APPROVE_CHANGE_REQUEST' }], 'everything, approving change requests listed by itself');
 
   const weak = await spawnServer({ env: { ...AUTH, UNLEASH_DEFAULT_ADMIN_PASSWORD: 'unleash4all' }, expectExit: true });
   t.equal(weak.proc.exitCode, 2, 'a weak default password stops the start');
