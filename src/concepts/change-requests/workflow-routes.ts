@@ -32,7 +32,7 @@ export interface WorkflowDeps {
 
 /** The rule from the project's configuration; approving and applying are the caller's environment permissions. */
 export function workflowDeps(config: Config): WorkflowDeps {
-  return { rule: changeRequestRule, mayApprove, mayApply, adminSelfApprove: config.changeRequests.adminSelfApprove };
+  return { rule: changeRequestRule, mayApprove, mayApply, adminSelfApprove: config.changeRequests.adminSelfApprove ?? false };
 }
 
 /**
