@@ -69,13 +69,14 @@ export function mount(app: Routes, ctx: AppContext, routes: RouteDef[]): void {
         // Before authentication: a token or person made on another node is known here too.
         if (barrier) await barrier.wait();
         // Authenticate before reading the body: a stranger learns nothing about validation.
+        // The change-request gate, for admin routes only; it asks who calls only where it must.
         const gate = route.permission ? ctx.directChanges : undefined;
-        const caller = () => ctx.auth.caller(req);
+        const caller = gate ? () => ctx.auth.caller(req) : undefined;
         let actor: Actor = { name: 'anonymous', userId: null };
         if (route.permission) {
           const scope = route.scope ? route.scope(params, ctx.engine.state) : {};
           actor = ctx.auth.admin(req, route.permission, scope);
-          gate?.(ctx.engine.state, route, scope, caller);
+          if (gate) gate(ctx.engine.state, route, scope, caller!);
         }
         const client = route.auth === undefined ? undefined : ctx.auth[route.auth](req);
         if (route.permission) token = actor.name;
@@ -92,7 +93,7 @@ export function mount(app: Routes, ctx: AppContext, routes: RouteDef[]): void {
           if (route.bodyScopes) {
             for (const scope of route.bodyScopes(body, params, ctx.engine.state)) {
               ctx.auth.admin(req, route.permission!, scope);
-              gate?.(ctx.engine.state, route, scope, caller);
+              if (gate) gate(ctx.engine.state, route, scope, caller!);
             }
           }
         }

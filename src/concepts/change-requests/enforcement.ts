@@ -61,14 +61,21 @@ export function ruleMessage(state: State, place: Place): string {
     'so this change must be proposed as a change request, or made by someone who may skip them there');
 }
 
+/** Why a change through `scope` would be refused to `caller` (the refusal's message), or null. `caller` is asked only where change requests are on. */
+export function directChangeRefusal(state: State, scope: AdminScope, caller: () => AdminCaller): string | null {
+  const places = protectedPlaces(state, scope);
+  if (places.length === 0) return null;
+  const { grant } = caller();
+  const refused = places.find((place) => !maySkip(grant, place.project, place.environment));
+  return refused ? ruleMessage(state, refused) : null;
+}
+
 /**
  * AppContext.directChanges: throws NoAccessError (403) when a change through `scope` takes
  * effect in an environment with change requests on and the caller may not skip them there.
  */
 export function refuseDirectChange(state: State, route: RouteDef, scope: AdminScope, caller: () => AdminCaller): void {
   if (!isDirectChange(route)) return;
-  const places = protectedPlaces(state, scope);
-  if (places.length === 0) return;
-  const { grant } = caller();
-  for (const place of places) if (!maySkip(grant, place.project, place.environment)) throw new NoAccessError(ruleMessage(state, place));
+  const why = directChangeRefusal(state, scope, caller);
+  if (why !== null) throw new NoAccessError(why);
 }

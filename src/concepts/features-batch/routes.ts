@@ -5,6 +5,7 @@ import { NoAccessError } from '../../core/errors.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
 import { exportFeatures } from './export.js';
 import { dependencyReach, importFeatures, reviewImport } from './import.js';
+import { directChangeRefusal } from '../change-requests/enforcement.js';
 import type { State } from '../../core/state/state.js';
 import { featuresBatchSchemas, type ExportQuery, type ImportRequest } from './schema.js';
 
@@ -52,9 +53,13 @@ export function featuresBatchRoutes(ctx: AppContext): RouteDef[] {
       // Run as a command that changes nothing: the review pauses between slices, and must not see
       // the state move (or half of another import) under it meanwhile.
       handler: async ({ req, body, actor }) => {
+        const request = body as ImportRequest;
         const review = await engine.runInSlices(actor, async (state, _env, slicer) => ({
-          ops: [], events: [], result: (await reviewImport(state, body as ImportRequest, mayCreateShared(req), slicer)).review,
+          ops: [], events: [], result: (await reviewImport(state, request, mayCreateShared(req), slicer)).review,
         }));
+        // The import itself would meet the change-request gate: say so here, as a missing permission.
+        const gated = directChangeRefusal(engine.state, importReach(request, {}, engine.state)[0], () => auth.caller(req));
+        if (gated !== null) review.permissions.push({ message: gated, affectedItems: (request.data.features ?? []).map((f) => f.name) });
         return { status: 200, body: review };
       },
     },

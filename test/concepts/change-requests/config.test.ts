@@ -90,6 +90,15 @@ t.test('who may set it: Admins, Editors, the project\'s Owner (within an environ
     else t.match(res, { status: 403, json: { name: 'NoAccessError', message: /^You need permission=UPDATE_PROJECT to perform this action on environment=/ } }, `${who} may not set ${environment}`);
   }
   t.equal((await client(srv.url, { authorization: ADMIN })('PUT', PUT('default', 'production'), { changeRequestsEnabled: true })).status, 204, 'an admin token sets it');
+
+  // GET /api/admin/user lists the review permissions, for the console to show.
+  const listed = async (who: string) => ((await (await as(who))('GET', '/api/admin/user')).json.permissions as { permission: string; project?: string; environment?: string }[])
+    .filter((e) => /CHANGE_REQUEST|^ADMIN$/.test(e.permission));
+  t.same(await listed('admin'), [{ permission: 'ADMIN' }, { permission: 'APPROVE_CHANGE_REQUEST' }], 'an Admin: everything, approving named by itself');
+  t.same(await listed('editor'), [{ permission: 'APPROVE_CHANGE_REQUEST' }, { permission: 'APPLY_CHANGE_REQUEST' }], 'an Editor: approve and apply everywhere');
+  t.same(await listed('owner-dev'), [{ permission: 'APPROVE_CHANGE_REQUEST', project: 'shop', environment: 'development' }, { permission: 'APPLY_CHANGE_REQUEST', project: 'shop', environment: 'development' }], 'an Owner: in their project and environments');
+  t.same(await listed('member'), [], 'a Member: neither');
+  t.same((await client(srv.url, { authorization: ADMIN })('GET', '/api/admin/user')).json.permissions, [{ permission: 'ADMIN' }], 'an admin token: ADMIN, which does not allow approving');
 });
 
 t.test("the server's default protects chosen environments of every new project, and leaves existing ones alone", async (t) => {

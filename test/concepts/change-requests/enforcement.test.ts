@@ -141,7 +141,12 @@ t.test('with change requests on in production: every door refuses a direct chang
     t.equal((await editor('PATCH', `${F}/${f.flag}`, [{ op: 'replace', path: '/description', value: 'metadata only' }])).status, 200, "a flag's metadata");
     t.equal((await editor('POST', F, { name: 'brand-new' })).status, 201, 'a new flag (off everywhere)');
     t.equal((await editor('POST', `/api/admin/features/${f.flag}/tags`, { type: 'simple', value: 'checkout' })).status, 201, 'a tag');
-    t.equal((await editor('POST', '/api/admin/features-batch/validate', { project: 'default', environment: 'production', data: { features: [{ name: f.flag, project: 'default' }] } })).status, 200, "an import's validation (a dry run)");
+    const check = { project: 'default', environment: 'production', data: { features: [{ name: f.flag, project: 'default' }] } };
+    const review = await editor('POST', '/api/admin/features-batch/validate', check);
+    t.equal(review.status, 200, "an import's validation (a dry run)");
+    t.match(review.json.permissions, [{ message: /^You need permission=SKIP_CHANGE_REQUEST .*change requests are required in production of project default/, affectedItems: [f.flag] }], 'which says the import would be refused');
+    t.same((await adminPerson('POST', '/api/admin/features-batch/validate', check)).json.permissions, [], 'and says nothing to an Admin');
+    t.same((await editor('POST', '/api/admin/features-batch/validate', { ...check, environment: 'development' })).json.permissions, [], 'nor about development');
     t.equal((await editor('PUT', '/api/admin/projects/default', { name: 'Default' })).status, 200, "the project's settings");
   });
 
