@@ -164,6 +164,8 @@ export interface ChangeRequestsConfig {
   defaultEnvironments: string[];
   /** Approvals a request needs there (CHANGE_REQUESTS_DEFAULT_APPROVALS, 1–10). */
   defaultApprovals: number;
+  /** An Admin may approve their own requests (CHANGE_REQUESTS_ADMIN_SELF_APPROVE; absent: off). */
+  adminSelfApprove?: boolean;
 }
 
 /** Offline mode's settings, named as Unleash Edge's `offline` command names them. */
@@ -426,6 +428,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     changeRequests: {
       defaultEnvironments: env.get('CHANGE_REQUESTS_DEFAULT_ENVIRONMENTS'),
       defaultApprovals: env.get('CHANGE_REQUESTS_DEFAULT_APPROVALS'),
+      adminSelfApprove: env.get('CHANGE_REQUESTS_ADMIN_SELF_APPROVE'),
     },
     signIn: {
       defaultAdminUsername,

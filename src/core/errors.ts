@@ -54,6 +54,11 @@ export class NameExistsError extends FanionError {
   override readonly name = 'NameExistsError';
   readonly status = 409;
 }
+/** The request is valid but the state it acts on moved under it (a change request's change made against an older strategy). */
+export class ConflictError extends FanionError {
+  override readonly name = 'ConflictError';
+  readonly status = 409;
+}
 export class PayloadTooLargeError extends FanionError {
   override readonly name = 'PayloadTooLargeError';
   readonly status = 413;

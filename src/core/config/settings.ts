@@ -131,6 +131,7 @@ export const SETTINGS = {
   PASSWORD_HASH_QUEUE: s({ kind: int(), default: 32, group: 'signIn', doc: 'Password hashes waiting for a turn at most; beyond, 429.' }),
   // changeRequests
   CHANGE_REQUESTS_DEFAULT_ENVIRONMENTS: s({ kind: environmentChoices, default: [], group: 'changeRequests', doc: 'Environments where a new project needs change requests from the start; empty: none (existing projects are never changed).' }),
+  CHANGE_REQUESTS_ADMIN_SELF_APPROVE: s({ kind: bool, default: false, group: 'changeRequests', doc: 'An Admin may approve their own change requests (off: every request needs someone other than its author).' }),
   CHANGE_REQUESTS_DEFAULT_APPROVALS: s({ kind: int({ min: 1, max: 10 }), default: 1, group: 'changeRequests', doc: 'Approvals a change request needs in those environments (1–10).' }),
   // oidc
   OIDC_ISSUER: s({ kind: issuerUrl, default: undefined, group: 'oidc', doc: 'The provider\'s issuer URL; setting it turns single sign-on on.' }),

@@ -36,6 +36,10 @@ export interface StateDump {
   releasePlans?: unknown[];
   /** Safeguards (absent in dumps written before them). */
   safeguards?: unknown[];
+  /** Change requests and their id counters (absent in dumps written before them). */
+  changeRequests?: unknown[];
+  nextChangeRequestId?: number;
+  nextChangeId?: number;
   /** Change request rules (absent in dumps written before them). */
   changeRequestRules?: unknown[];
   nextSegmentId: number;
@@ -78,6 +82,9 @@ export function dumpState(s: State, opts: { events?: boolean } = {}): StateDump 
     releaseTemplates: byKey(s.releaseTemplates),
     releasePlans: byKey(s.releasePlans),
     safeguards: byKey(s.safeguards),
+    changeRequests: byKey(s.changeRequests),
+    nextChangeRequestId: s.nextChangeRequestId,
+    nextChangeId: s.nextChangeId,
     changeRequestRules: byKey(s.changeRequestRules),
     nextSegmentId: s.nextSegmentId,
     nextStrategySeq: s.nextStrategySeq,
@@ -130,6 +137,9 @@ export function loadDump(d: StateDump): State {
   m<any>(d.releaseTemplates ?? [], (x) => x.id, s.releaseTemplates);
   m<any>(d.releasePlans ?? [], (x) => `${x.featureName}\u0000${x.environment}`, s.releasePlans);
   m<any>(d.safeguards ?? [], (x) => x.id, s.safeguards);
+  m<any>(d.changeRequests ?? [], (x) => x.id, s.changeRequests);
+  s.nextChangeRequestId = d.nextChangeRequestId ?? 1;
+  s.nextChangeId = d.nextChangeId ?? 1;
   m<any>(d.changeRequestRules ?? [], (x) => `${x.project}\u0000${x.environment}`, s.changeRequestRules);
   s.nextUserId = d.nextUserId ?? 1;
   s.nextPersonalTokenId = d.nextPersonalTokenId ?? 1;

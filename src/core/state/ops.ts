@@ -2,7 +2,7 @@
 // Commands produce them (with every generated id and timestamp already filled in), the WAL
 // stores them, and `applyOp` replays them; so a replay reaches exactly the same state.
 import type {
-  Addon, ApiToken, ChangeRequestRule, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Safeguard, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
+  Addon, ApiToken, ChangeRequest, ChangeRequestRule, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactPoint, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Safeguard, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
 } from './types.js';
 import { changeRuleKey, featureEnvKey, tagKey, type State } from './state.js';
 
@@ -73,6 +73,9 @@ export type Op =
   /** Puts a safeguard (a new one, or one that fired: its triggeredAt set). */
   | { o: 'safeguard.put'; safeguard: Safeguard }
   | { o: 'safeguard.del'; id: string }
+  /** Puts a change request (a new one, or one whose changes, approvals, comments or state moved). */
+  | { o: 'changeRequest.put'; request: ChangeRequest }
+  | { o: 'changeRequest.del'; id: number }
   /** Sets whether a project's environment needs change requests, and how many approvals (replacing the rule there). */
   | { o: 'changeRule.put'; rule: ChangeRequestRule };
 
@@ -93,7 +96,7 @@ const OP_NAMES: Record<Op['o'], true> = {
   'passwordLink.del': true, 'impact.put': true, 'impact.point': true, 'impact.del': true,
   'impactChart.put': true, 'impactChart.del': true,
   'releaseTemplate.put': true, 'releaseTemplate.del': true, 'releasePlan.put': true, 'releasePlan.del': true,
-  'safeguard.put': true, 'safeguard.del': true, 'changeRule.put': true,
+  'safeguard.put': true, 'safeguard.del': true, 'changeRequest.put': true, 'changeRequest.del': true, 'changeRule.put': true,
 };
 
 /** Whether `op` names an op this version applies. */
@@ -184,6 +187,24 @@ function dropSafeguards(s: State, gone: (sg: Safeguard) => boolean, withUndo: bo
   const undos: Undo[] = [];
   for (const sg of [...s.safeguards.values()]) if (gone(sg)) undos.push(delIn(s.safeguards, sg.id, withUndo, order));
   return undos;
+}
+
+/** Puts a change request, moving the counters past its id and the ids of its changes and comments. */
+function putChangeRequest(s: State, cr: ChangeRequest, withUndo: boolean): Undo {
+  const [prevRequest, prevChange] = [s.nextChangeRequestId, s.nextChangeId];
+  const undo = putIn(s.changeRequests, cr.id, cr, withUndo);
+  if (cr.id >= s.nextChangeRequestId) s.nextChangeRequestId = cr.id + 1;
+  let top = 0;
+  for (const f of cr.features) for (const c of f.changes) top = Math.max(top, c.id);
+  for (const c of cr.segments) top = Math.max(top, c.id);
+  for (const c of cr.comments) top = Math.max(top, c.id);
+  if (top >= s.nextChangeId) s.nextChangeId = top + 1;
+  if (!withUndo) return NO_UNDO;
+  return () => {
+    undo();
+    s.nextChangeRequestId = prevRequest;
+    s.nextChangeId = prevChange;
+  };
 }
 
 /** Removes the change request rules `gone` picks (those of a deleted project or environment). Costs nothing without rules. */
@@ -481,6 +502,10 @@ export function applyOp(s: State, op: Op, withUndo = true, order: OrderKeeper | 
       return putIn(s.safeguards, op.safeguard.id, op.safeguard, withUndo);
     case 'safeguard.del':
       return delIn(s.safeguards, op.id, withUndo, order);
+    case 'changeRequest.put':
+      return putChangeRequest(s, op.request, withUndo);
+    case 'changeRequest.del':
+      return delIn(s.changeRequests, op.id, withUndo, order);
     case 'changeRule.put':
       return putIn(s.changeRequestRules, changeRuleKey(op.rule.project, op.rule.environment), op.rule, withUndo);
     default: {

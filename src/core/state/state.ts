@@ -1,7 +1,7 @@
 // The whole server state: typed maps plus the event log. Only `applyOp` (ops.ts) mutates it.
 import { EventLog } from './events/event-log.js';
 import type {
-  Addon, ApiToken, ChangeRequestRule, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Safeguard, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
+  Addon, ApiToken, ChangeRequest, ChangeRequestRule, ContextField, Environment, Feature, FeatureEnv, ImpactChart, ImpactSeries, PasswordLink, PersonalToken, Project, ReleasePlan, ReleaseTemplate, RevokedToken, Safeguard, Segment, Session, Strategy, StrategyType, Tag, TagType, User,
 } from './types.js';
 
 export interface State {
@@ -43,6 +43,8 @@ export interface State {
   releasePlans: Map<string, ReleasePlan>;
   /** Safeguards by id. */
   safeguards: Map<string, Safeguard>;
+  /** Change requests by id (drafts included). */
+  changeRequests: Map<number, ChangeRequest>;
   /** `${project}\u0000${environment}` → its change request rule (only those ever configured). */
   changeRequestRules: Map<string, ChangeRequestRule>;
   events: EventLog;
@@ -54,6 +56,9 @@ export interface State {
   nextAddonId: number;
   nextUserId: number;
   nextPersonalTokenId: number;
+  /** The next change request's id, and the next id of a change or comment in one (ids never reused). */
+  nextChangeRequestId: number;
+  nextChangeId: number;
   /** Bumped on every applied record; lets caches know something changed. */
   revision: number;
 }
@@ -85,6 +90,7 @@ export function emptyState(): State {
     releaseTemplates: new Map(),
     releasePlans: new Map(),
     safeguards: new Map(),
+    changeRequests: new Map(),
     changeRequestRules: new Map(),
     events: new EventLog(),
     webhookTerm: 0,
@@ -94,6 +100,8 @@ export function emptyState(): State {
     nextAddonId: 1,
     nextUserId: 1,
     nextPersonalTokenId: 1,
+    nextChangeRequestId: 1,
+    nextChangeId: 1,
     revision: 0,
   };
 }

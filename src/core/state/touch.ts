@@ -232,6 +232,10 @@ export class Toucher {
         case 'safeguard.put':
         case 'safeguard.del':
           break;
+        // A change request changes nothing SDKs see until it is applied, through ordinary ops.
+        case 'changeRequest.put':
+        case 'changeRequest.del':
+          break;
         // Who may change an environment directly is the admin API's business, not an SDK's.
         case 'changeRule.put':
           break;

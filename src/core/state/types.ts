@@ -426,6 +426,55 @@ export interface Safeguard {
   triggeredAt: string | null;
 }
 
+/** Where a change request stands (Unleash's names; `Scheduled` is not offered yet). */
+export type ChangeRequestState = 'Draft' | 'In review' | 'Approved' | 'Applied' | 'Rejected' | 'Cancelled';
+
+/** Who did something in a change request, as Unleash shows them. */
+export interface ChangeRequestPerson {
+  id: number | null;
+  username: string;
+}
+
+/** One change a request will make, kept as it was asked for and run through its command when applied. */
+export interface RequestedChange {
+  id: number;
+  action: string;
+  /** As the request gave it (an object, or a list for reorderStrategy), checked against the action's schema. */
+  payload: unknown;
+  createdAt: string;
+  createdBy: ChangeRequestPerson;
+  /**
+   * A fingerprint of what the change was made against (the strategy, the variants, the segment),
+   * or null when it depends on nothing that can move under it. The change conflicts when the
+   * fingerprint of the state as it is now differs (concepts/change-requests/actions.ts).
+   */
+  base: string | null;
+}
+
+/**
+ * A change request: the changes one person gathered for one project and environment, reviewed by
+ * others and applied as one (concepts/change-requests). `features` lists flag changes by flag;
+ * `segments` the changes of segments, which belong to no flag.
+ */
+export interface ChangeRequest {
+  id: number;
+  title: string | null;
+  project: string;
+  environment: string;
+  /** Approvals it needs, fixed when it was made. */
+  minApprovals: number;
+  state: ChangeRequestState;
+  /** When it entered each state it went through. */
+  stateTimestamps: Partial<Record<ChangeRequestState, string>>;
+  features: { name: string; changes: RequestedChange[] }[];
+  segments: RequestedChange[];
+  approvals: { createdBy: ChangeRequestPerson; createdAt: string }[];
+  rejections: { createdBy: ChangeRequestPerson; createdAt: string }[];
+  comments: { id: number; text: string; createdBy: ChangeRequestPerson; createdAt: string }[];
+  createdBy: ChangeRequestPerson;
+  createdAt: string;
+}
+
 /**
  * Whether changes to one project's environment need change requests (four eyes), and how many
  * approvals a request needs there (concepts/change-requests). Absent: off, one approval.

@@ -8,7 +8,7 @@ import { defaultOps } from '../../../src/core/state/defaults.js';
 import { dumpState, loadDump, type StateDump } from '../../../src/core/state/dump.js';
 import type { Op } from '../../../src/core/state/ops.js';
 import { emptyState, type State } from '../../../src/core/state/state.js';
-import type { Addon, Constraint, Feature, FeatureEnv, ReleasePlan, Safeguard, Strategy, User } from '../../../src/core/state/types.js';
+import type { Addon, ChangeRequest, Constraint, Feature, FeatureEnv, ReleasePlan, Safeguard, Strategy, User } from '../../../src/core/state/types.js';
 
 export const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -72,9 +72,20 @@ export function fixtureOps(): Op[] {
     { o: 'releasePlan.put', plan: releasePlan('rp1', 'gone', 'development') },
     { o: 'safeguard.put', safeguard: safeguard('sg1', 'alpha', 'development') },
     { o: 'safeguard.put', safeguard: safeguard('sg2', 'gone', 'development', { action: { type: 'pauseReleasePlanProgressions', id: 'rp1' } }) },
+    { o: 'changeRequest.put', request: changeRequest(1, 'alpha', 'production') },
     { o: 'changeRule.put', rule: { project: 'default', environment: 'production', enabled: true, requiredApprovals: 2 } },
     { o: 'changeRule.put', rule: { project: 'other', environment: 'production', enabled: true, requiredApprovals: 1 } },
   ];
+}
+
+/** A draft change request switching a flag on, as the fixture and the op tests use it. */
+export function changeRequest(id: number, feature: string, environment: string, over: Partial<ChangeRequest> = {}): ChangeRequest {
+  const by = { id: 1, username: 'admin' };
+  return {
+    id, title: null, project: 'default', environment, minApprovals: 1, state: 'Draft', stateTimestamps: { Draft: T0 },
+    features: [{ name: feature, changes: [{ id: id * 10, action: 'updateEnabled', payload: { enabled: true }, createdAt: T0, createdBy: by, base: null }] }],
+    segments: [], approvals: [], rejections: [], comments: [], createdBy: by, createdAt: T0, ...over,
+  };
 }
 
 /** A safeguard on a flag's environment (errors over the last hour above 5), as the fixture and the op tests use it. */

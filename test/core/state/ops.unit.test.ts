@@ -10,7 +10,7 @@ import { applyOp, type Op } from '../../../src/core/state/ops.js';
 import { strategiesOf, type State } from '../../../src/core/state/state.js';
 import { ROOT } from '../../helpers/paths.js';
 import { builtinReleaseTemplate } from '../../../src/core/state/defaults.js';
-import { addon, feature, featureEnv, fixtureState, releasePlan, safeguard, snapshot, strategy, T0, user } from './fixture.js';
+import { addon, changeRequest, feature, featureEnv, fixtureState, releasePlan, safeguard, snapshot, strategy, T0, user } from './fixture.js';
 
 const T1 = '2026-03-03T03:03:03.000Z';
 
@@ -227,6 +227,14 @@ const CASES: Record<string, Case[]> = {
     { name: 'removes a safeguard', changes: true, op: { o: 'safeguard.del', id: 'sg1' } },
     { name: 'is a no-op for an unknown safeguard', changes: false, op: { o: 'safeguard.del', id: 'nope' } },
   ],
+  'changeRequest.put': [
+    { name: 'adds a change request (and moves the id counters past it)', changes: true, op: { o: 'changeRequest.put', request: changeRequest(7, 'beta', 'production') } },
+    { name: 'moves one along (replaces it)', changes: true, op: { o: 'changeRequest.put', request: changeRequest(1, 'alpha', 'production', { state: 'In review' }) } },
+  ],
+  'changeRequest.del': [
+    { name: 'removes a change request (a draft discarded)', changes: true, op: { o: 'changeRequest.del', id: 1 } },
+    { name: 'is a no-op for an unknown one', changes: false, op: { o: 'changeRequest.del', id: 99 } },
+  ],
   'changeRule.put': [
     { name: 'protects an environment', changes: true, op: { o: 'changeRule.put', rule: { project: 'default', environment: 'development', enabled: true, requiredApprovals: 1 } } },
     { name: 'replaces a rule', changes: true, op: { o: 'changeRule.put', rule: { project: 'default', environment: 'production', enabled: false, requiredApprovals: 2 } } },
@@ -291,6 +299,16 @@ t.test('a safeguard goes with its flag, its flag\'s environment or its plan, and
     undo();
     t.strictSame(snapshot(s), before, `${op.o}: undone, everything is back`);
   }
+});
+
+t.test('a change request moves the id counters past its own ids, and undo puts them back', async (t) => {
+  const s = fixtureState();
+  const before = snapshot(s);
+  const undo = applyOp(s, { o: 'changeRequest.put', request: changeRequest(7, 'beta', 'production') });
+  t.equal(s.nextChangeRequestId, 8, 'next request id after 7');
+  t.equal(s.nextChangeId, 71, 'next change id after its change 70');
+  undo();
+  t.strictSame(snapshot(s), before, 'undone, the counters are back');
 });
 
 t.test("a change request rule goes with its project or its environment, and comes back on undo", async (t) => {
