@@ -31,7 +31,11 @@ t.test('on a cluster whose leader is killed midway, the plan moves on once and t
     midway: async () => {
       t.equal(await webhookLeader(nodes, ADMIN), first, 'the node that led from the start still leads');
       await nodes[first].kill();
+      const killedAt = Date.now();
       t.pass(`the leader (node ${first}) SIGKILLed after the plan started, before its progression is due`);
+      const survivors = nodes.filter((_, i) => i !== first);
+      const takeover = nodes.indexOf(survivors[await webhookLeader(survivors, ADMIN)]);
+      t.comment(`node ${takeover} leads ${Date.now() - killedAt} ms after the kill`);
     },
   });
   const survivors = nodes.filter((_, i) => i !== first);
