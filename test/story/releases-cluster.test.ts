@@ -13,6 +13,9 @@ import type { Spawned } from '../helpers/server.js';
 
 const ADMIN = { authorization: STORY_ADMIN };
 
+// Three node processes and a PostgreSQL started on a loaded 2-core machine took up to 80 s.
+t.setTimeout(240_000);
+
 t.test('on a cluster whose leader is killed midway, the plan moves on once and the safeguard fires once', async (t) => {
   const clock = sharedClock();
   const cluster = await clusterFor(t, {
