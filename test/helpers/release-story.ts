@@ -5,9 +5,10 @@
 // safeguard's threshold, and the SDK seeing the flag off. What the story returns is checked by the
 // caller: the events and what the webhook receiver got.
 import type { Test } from 'tap';
-import { UnleashEvents, type Unleash } from 'unleash-client';
+import type { Unleash } from 'unleash-client';
 import type { SharedClock } from './clock.js';
 import { type Receiver, sleep, until, webhook } from './receiver.js';
+import { postedAt } from './safeguard-timing.js';
 import { client, succeeding } from './server.js';
 import { syncedSdk } from './unleash-sdk.js';
 
@@ -93,24 +94,16 @@ export async function tellReleaseStory(t: Test, stage: Stage): Promise<Told> {
   t.equal(await active(), m2, 'the plan is at milestone 2');
 
   // Errors under the threshold change nothing; the post that crosses it turns the flag off.
-  const posted = (n: number) => new Promise<void>((resolve) => {
-    const onSent = (payload: { impactMetrics?: { name: string; samples: { value?: number }[] }[] }) => {
-      if (!payload.impactMetrics?.find((m) => m.name === METRIC)?.samples.some((s) => (s.value ?? 0) >= n)) return;
-      sdk.off(UnleashEvents.Sent, onSent);
-      resolve();
-    };
-    sdk.on(UnleashEvents.Sent, onSent);
-  });
-  const under = posted(3);
+  const under = postedAt(sdk, METRIC, 3);
   sdk.impactMetrics.incrementCounter(METRIC, 3);
   await under;
   await sleep(1_500);
   t.ok(share(sdk) > 0.4, '3 errors (threshold 5): the flag stays on for the SDK');
-  const over = posted(3);
+  const over = postedAt(sdk, METRIC, 3);
   sdk.impactMetrics.incrementCounter(METRIC, 3);
-  await over;
+  const postAnswered = await over;
   await until('the SDK to see the flag off', () => share(sdk) === 0, DUE_WITHIN_MS);
-  t.pass('the SDK sees the flag off for everyone once its post carried 6 errors');
+  t.pass(`the SDK sees the flag off for everyone ${Date.now() - postAnswered} ms after its post carried 6 errors`);
 
   // Long enough for a second actor, or a second look, to have written anything twice.
   await sleep(3_000);
