@@ -91,3 +91,20 @@ export async function converged(nodes: Spawned[], ms = 20_000, auth?: Auth): Pro
   });
   throw new Error(`the nodes did not converge within ${ms} ms: ${short.join(' | ')}`);
 }
+
+/** Whether `n` says it is the webhook leader (the node that also starts due milestones and fires safeguards). */
+export async function leadsWebhooks(n: Spawned, headers: Record<string, string> = {}): Promise<boolean> {
+  const m = await fetch(`${n.url}/internal-backstage/prometheus`, { headers }).then((r) => r.text()).catch(() => '');
+  return /^cluster_webhook_leader 1$/m.test(m);
+}
+
+/** The index in `nodes` of the one webhook leader, once exactly one says it leads (within 10 s). */
+export async function webhookLeader(nodes: Spawned[], headers: Record<string, string> = {}): Promise<number> {
+  for (let i = 0; i < 100; i++) {
+    const flags = await Promise.all(nodes.map((n) => leadsWebhooks(n, headers)));
+    const at = flags.indexOf(true);
+    if (at >= 0 && flags.filter(Boolean).length === 1) return at;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('no single webhook leader emerged');
+}

@@ -55,7 +55,10 @@ export class ProgressionScheduler extends LeaderTicker {
     if (!this.opts.leads() || this.engine.state.releasePlans.size === 0) return;
     for (const due of dueProgressions(this.engine.state, this.opts.clock())) {
       try {
-        await this.engine.run(SYSTEM, runProgression(due));
+        // Said by the node that wrote it: on a cluster, which node acted is in that node's log only.
+        if (await this.engine.run(SYSTEM, runProgression(due))) {
+          this.log.info({ plan: due.planId, feature: due.where.feature, environment: due.where.environment, milestone: due.to }, 'a release plan progression started a milestone');
+        }
       } catch (err) {
         // The log refused the write (an outage): the next check decides again.
         this.log.warn({ err, plan: due.planId }, 'a release plan progression could not be written; retrying');

@@ -2,27 +2,12 @@
 // node delivering webhooks (the leader) is SIGKILLed mid-stream. Another node takes over after its
 // takeover wait; the receiver gets every event at least once and never an older one after a newer.
 import t from 'tap';
-import { clusterFor, converged } from '../../../helpers/cluster.js';
+import { clusterFor, converged, webhookLeader as leader } from '../../../helpers/cluster.js';
 import { receiverFor, RECEIVERS_ALLOWED, until, webhook } from '../../../helpers/receiver.js';
 import { client, type Spawned } from '../../../helpers/server.js';
 
 const P = '/api/admin/projects/default/features';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function leads(n: Spawned): Promise<boolean> {
-  const m = await fetch(`${n.url}/internal-backstage/prometheus`).then((r) => r.text()).catch(() => '');
-  return /^cluster_webhook_leader 1$/m.test(m);
-}
-
-async function leader(nodes: Spawned[]): Promise<number> {
-  for (let i = 0; i < 100; i++) {
-    const flags = await Promise.all(nodes.map(leads));
-    const at = flags.indexOf(true);
-    if (at >= 0 && flags.filter(Boolean).length === 1) return at;
-    await sleep(100);
-  }
-  throw new Error('no single webhook leader emerged');
-}
 
 t.test('a webhook receiver gets every event, in order, across a kill of the node delivering them', async (t) => {
   const cluster = await clusterFor(t, { ...RECEIVERS_ALLOWED, WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_DELAY_MS: '500' });
