@@ -50,6 +50,9 @@ function within<T>(fn: () => T): T {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/** JSON with every object's keys sorted: equal for records that differ only in the order of their fields. */
+const canonical = (x: unknown) => JSON.stringify(x, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+
 /** Fails on the second item of a kind with the same key: which one should win is anyone's guess. */
 function uniqueKeys() {
   const seen = new Map<string, string>();
@@ -426,6 +429,10 @@ async function importReleases(run: ImportRun): Promise<void> {
         }).sort(bySortOrder),
         archivedAt: t.archivedAt ?? null,
       };
+      // The built-in template's record lists its fields in another order than the API's: an
+      // identical template must not count as changed because of it.
+      const prev = d.releaseTemplates.get(t.id);
+      if (prev && canonical(prev) === canonical(next)) return;
       if (admit(d.releaseTemplates, t.id, next)) d.releaseTemplates.set(t.id, next);
     });
   }

@@ -3,8 +3,12 @@
 // exports, a fresh one imports to the same records (the plan served to SDKs as before); a
 // document whose plan or safeguard names a flag, environment or plan that is not there is refused
 // whole, naming the item; and ?drop=true drops them.
+import fs from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { serve } from '../../helpers/server.js';
+
+const walBytes = (dir: string) => fs.readdirSync(dir).filter((f) => f.startsWith('wal-')).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
 
 const ADMIN = '*:*.state-releases-admin';
 const CLIENT = '*:development.state-releases-client';
@@ -65,6 +69,13 @@ t.test('templates, plans with their progress, safeguards and charts: exported, i
   const served = async (api: typeof a.api) => (await api('GET', '/api/client/features', undefined, { authorization: CLIENT })).json.features.find((f: any) => f.name === 'checkout').strategies;
   t.same(await served(b.api), await served(a.api), 'SDKs get the same strategies from both');
   t.equal((await served(b.api))[0].parameters.rollout, '50', 'the active milestone\'s first');
+
+  // Importing its own lists back into the first server, even overwriting (?keep=false), changes
+  // nothing: what the import builds is identical to what the API made.
+  const walBefore = walBytes(a.srv.dataDir);
+  const same = Object.fromEntries([['version', 4], ...RELEASES.map((k) => [k, exported[k]])]);
+  t.equal((await a.api('POST', '/api/admin/state/import?keep=false', same)).status, 202, 'the same lists imported back, overwriting: 202');
+  t.equal(walBytes(a.srv.dataDir), walBefore, 'and not a byte written: every item is identical to what is there');
 
   // Dangling references: refused whole, naming the item; nothing changed.
   const before = await b.ok('GET', '/api/admin/state/export');
