@@ -128,6 +128,11 @@ export function requireTemplate(state: State, id: string): ReleaseTemplate {
   return t;
 }
 
+const bySortOrder = (a: { sortOrder: number }, b: { sortOrder: number }) => a.sortOrder - b.sortOrder;
+
+/** A field's path under `at` (the body itself when `at` is empty). */
+const under = (at: string, field: string) => (at === '' ? field : `${at}.${field}`);
+
 function templateParameters(type: string, raw: MilestoneStrategyInput['parameters'], at: string): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw ?? {})) params[k] = String(v);
@@ -135,7 +140,7 @@ function templateParameters(type: string, raw: MilestoneStrategyInput['parameter
     params.rollout ??= '100';
     params.stickiness ||= 'default';
     params.groupId ||= FEATURE_NAME;
-    if (!PERCENT.test(params.rollout)) throw invalid(`${at}.parameters.rollout`, `"rollout" must be a whole number from 0 to 100, got "${params.rollout}"`);
+    if (!PERCENT.test(params.rollout)) throw invalid(under(at, 'parameters.rollout'), `"rollout" must be a whole number from 0 to 100, got "${params.rollout}"`);
   }
   return params;
 }
@@ -148,16 +153,16 @@ function checkSegmentsExist(state: State, ids: number[], at: string): number[] {
 
 function buildMilestoneStrategy(state: State, env: CommandEnv, input: MilestoneStrategyInput, at: string, keep: Set<string>, index: number): MilestoneStrategy {
   const type = state.strategyTypes.get(input.strategyName);
-  if (!type) throw invalid(`${at}.strategyName`, `strategy type "${input.strategyName}" does not exist`);
+  if (!type) throw invalid(under(at, 'strategyName'), `strategy type "${input.strategyName}" does not exist`);
   const parameters = templateParameters(type.name, input.parameters, at);
   try {
     checkParameters(type, parameters);
   } catch (err) {
-    if (err instanceof ValidationError && err.details) throw invalid(`${at}.${err.details[0].path}`, err.details[0].message);
+    if (err instanceof ValidationError && err.details) throw invalid(under(at, `${err.details[0].path}`), err.details[0].message);
     throw err;
   }
-  const constraints: Constraint[] = normalizeConstraints(input.constraints ?? [], `${at}.constraints`);
-  checkLegalValues(state, constraints, `${at}.constraints`);
+  const constraints: Constraint[] = normalizeConstraints(input.constraints ?? [], under(at, 'constraints'));
+  checkLegalValues(state, constraints, under(at, 'constraints'));
   return {
     id: input.id && keep.has(input.id) ? input.id : env.newId(),
     sortOrder: input.sortOrder ?? index,
@@ -165,36 +170,48 @@ function buildMilestoneStrategy(state: State, env: CommandEnv, input: MilestoneS
     strategyName: type.name,
     parameters,
     constraints,
-    variants: normalizeVariants(input.variants ?? [], `${at}.variants`, false, parameters.stickiness),
-    segments: checkSegmentsExist(state, input.segments ?? [], `${at}.segments`),
+    variants: normalizeVariants(input.variants ?? [], under(at, 'variants'), false, parameters.stickiness),
+    segments: checkSegmentsExist(state, input.segments ?? [], under(at, 'segments')),
   };
+}
+
+/** One milestone from input (its name not yet checked against its siblings); ids in `keep` given back are kept. */
+function buildMilestone(state: State, env: CommandEnv, m: MilestoneInput, at: string, keep: Set<string>, index: number): TemplateMilestone {
+  const name = m.name.trim();
+  if (name === '') throw invalid(under(at, 'name'), 'a milestone needs a name');
+  const strategies = m.strategies ?? [];
+  if (strategies.length > MAX_MILESTONE_STRATEGIES) throw invalid(under(at, 'strategies'), `a milestone can have at most ${MAX_MILESTONE_STRATEGIES} strategies`);
+  return {
+    id: m.id && keep.has(m.id) ? m.id : env.newId(),
+    name,
+    sortOrder: m.sortOrder ?? index,
+    strategies: strategies.map((s, j) => buildMilestoneStrategy(state, env, s, under(at, `strategies[${j}]`), keep, j)).sort(bySortOrder),
+  };
+}
+
+/** The ids of a template's milestones and their strategies (those a change may give back). */
+function idsOf(milestones: TemplateMilestone[]): Set<string> {
+  const keep = new Set<string>();
+  for (const m of milestones) {
+    keep.add(m.id);
+    for (const s of m.strategies) keep.add(s.id);
+  }
+  return keep;
 }
 
 /** Milestones from input; ids of `before`'s milestones and strategies given back are kept. */
 function buildMilestones(state: State, env: CommandEnv, input: MilestoneInput[], before: ReleaseTemplate | null): TemplateMilestone[] {
   if (input.length > MAX_MILESTONES) throw invalid('milestones', `a template can have at most ${MAX_MILESTONES} milestones`);
-  const keep = new Set<string>();
-  for (const m of before?.milestones ?? []) {
-    keep.add(m.id);
-    for (const s of m.strategies) keep.add(s.id);
-  }
+  const keep = idsOf(before?.milestones ?? []);
   const names = new Set<string>();
   const milestones = input.map((m, i): TemplateMilestone => {
     const at = `milestones[${i}]`;
-    const name = m.name.trim();
-    if (name === '') throw invalid(`${at}.name`, 'a milestone needs a name');
-    if (names.has(name)) throw invalid(`${at}.name`, `milestone names must be unique in a template; "${name}" appears twice`);
-    names.add(name);
-    const strategies = m.strategies ?? [];
-    if (strategies.length > MAX_MILESTONE_STRATEGIES) throw invalid(`${at}.strategies`, `a milestone can have at most ${MAX_MILESTONE_STRATEGIES} strategies`);
-    return {
-      id: m.id && keep.has(m.id) ? m.id : env.newId(),
-      name,
-      sortOrder: m.sortOrder ?? i,
-      strategies: strategies.map((s, j) => buildMilestoneStrategy(state, env, s, `${at}.strategies[${j}]`, keep, j)).sort((a, b) => a.sortOrder - b.sortOrder),
-    };
+    const built = buildMilestone(state, env, m, at, keep, i);
+    if (names.has(built.name)) throw invalid(`${at}.name`, `milestone names must be unique in a template; "${built.name}" appears twice`);
+    names.add(built.name);
+    return built;
   });
-  return milestones.sort((a, b) => a.sortOrder - b.sortOrder);
+  return milestones.sort(bySortOrder);
 }
 
 function checkTemplateName(state: State, name: string, self: string | null): string {
@@ -230,23 +247,128 @@ export function createTemplate(input: TemplateInput) {
   };
 }
 
+/** The template `id` as a change may edit it: it exists (else a 404) and is not archived (else a 400). */
+function changeableTemplate(state: State, id: string): ReleaseTemplate {
+  const t = requireTemplate(state, id);
+  if (t.archivedAt !== null) throw invalid('id', `release plan template "${id}" is archived and cannot be changed`);
+  return t;
+}
+
+/** A change of a template: one put and its `release-plan-template-updated` event (the template before and after). */
+function templateChange<R>(before: ReleaseTemplate, after: ReleaseTemplate, result: R): Change<R> {
+  return {
+    ops: [{ o: 'releaseTemplate.put', template: after }],
+    events: [templateEvent('release-plan-template-updated', templateView(after), templateView(before))],
+    result,
+  };
+}
+
 /** Replaces a template's name, description and milestones; plans already made from it keep theirs. */
 export function updateTemplate(id: string, input: TemplateInput) {
   return (state: State, env: CommandEnv): Change<ReturnType<typeof templateView>> => {
-    const before = requireTemplate(state, id);
-    if (before.archivedAt !== null) throw invalid('id', `release plan template "${id}" is archived and cannot be changed`);
+    const before = changeableTemplate(state, id);
     const after: ReleaseTemplate = {
       ...before,
       name: checkTemplateName(state, input.name, id),
       description: input.description !== undefined ? input.description : before.description,
       milestones: input.milestones !== undefined ? buildMilestones(state, env, input.milestones, before) : before.milestones,
     };
-    const view = templateView(after);
-    return {
-      ops: [{ o: 'releaseTemplate.put', template: after }],
-      events: [templateEvent('release-plan-template-updated', view, templateView(before))],
-      result: view,
-    };
+    return templateChange(before, after, templateView(after));
+  };
+}
+
+// One milestone, or one strategy of a milestone, at a time: the same checks and bounds as a whole
+// template's, and the same event; the rest of the template is left exactly as it was.
+
+export function requireTemplateMilestone(t: ReleaseTemplate, milestoneId: string): TemplateMilestone {
+  const m = t.milestones.find((x) => x.id === milestoneId);
+  if (!m) throw new NotFoundError(`Could not find milestone "${milestoneId}" in release plan template "${t.id}".`);
+  return m;
+}
+
+function requireMilestoneStrategy(m: TemplateMilestone, strategyId: string): MilestoneStrategy {
+  const s = m.strategies.find((x) => x.id === strategyId);
+  if (!s) throw new NotFoundError(`Could not find strategy "${strategyId}" in milestone "${m.id}".`);
+  return s;
+}
+
+/** After sorting: the next sortOrder puts a new item last. */
+const nextSortOrder = (items: { sortOrder: number }[]) => (items.length === 0 ? 0 : Math.max(...items.map((x) => x.sortOrder)) + 1);
+
+/** `milestones` with `m` in place of the one of its id (or added), name checked unique, sorted. */
+function withMilestone(milestones: TemplateMilestone[], m: TemplateMilestone): TemplateMilestone[] {
+  if (milestones.some((x) => x.id !== m.id && x.name === m.name)) throw invalid('name', `milestone names must be unique in a template; "${m.name}" is taken`);
+  const rest = milestones.filter((x) => x.id !== m.id);
+  return [...rest, m].sort(bySortOrder);
+}
+
+type MilestoneView = ReturnType<typeof templateMilestoneView>;
+type StrategyView = ReturnType<typeof milestoneStrategyView>;
+
+/** Adds a milestone (with its strategies, if given) to a template: last unless `sortOrder` says otherwise. */
+export function createTemplateMilestone(templateId: string, input: MilestoneInput) {
+  return (state: State, env: CommandEnv): Change<MilestoneView> => {
+    const before = changeableTemplate(state, templateId);
+    if (before.milestones.length >= MAX_MILESTONES) throw invalid('milestones', `a template can have at most ${MAX_MILESTONES} milestones`);
+    const m = buildMilestone(state, env, { ...input, id: undefined, sortOrder: input.sortOrder ?? nextSortOrder(before.milestones) }, '', new Set(), 0);
+    const after = { ...before, milestones: withMilestone(before.milestones, m) };
+    return templateChange(before, after, templateMilestoneView(after, m));
+  };
+}
+
+/** Renames or moves a milestone; `strategies`, when given, replace its strategies (those given back with their ids keep them). */
+export function updateTemplateMilestone(templateId: string, milestoneId: string, input: MilestoneInput) {
+  return (state: State, env: CommandEnv): Change<MilestoneView> => {
+    const before = changeableTemplate(state, templateId);
+    const old = requireTemplateMilestone(before, milestoneId);
+    const built = buildMilestone(state, env, { ...input, id: old.id, sortOrder: input.sortOrder ?? old.sortOrder }, '', idsOf([old]), 0);
+    const m = input.strategies === undefined ? { ...built, strategies: old.strategies } : built;
+    const after = { ...before, milestones: withMilestone(before.milestones, m) };
+    return templateChange(before, after, templateMilestoneView(after, m));
+  };
+}
+
+export function deleteTemplateMilestone(templateId: string, milestoneId: string) {
+  return (state: State): Change<null> => {
+    const before = changeableTemplate(state, templateId);
+    requireTemplateMilestone(before, milestoneId);
+    return templateChange(before, { ...before, milestones: before.milestones.filter((m) => m.id !== milestoneId) }, null);
+  };
+}
+
+/** The template with milestone `m`'s strategies replaced by `strategies` (sorted). */
+function withStrategies(t: ReleaseTemplate, m: TemplateMilestone, strategies: MilestoneStrategy[]): ReleaseTemplate {
+  return { ...t, milestones: t.milestones.map((x) => (x.id === m.id ? { ...m, strategies: [...strategies].sort(bySortOrder) } : x)) };
+}
+
+/** Adds a strategy to a milestone of a template: last unless `sortOrder` says otherwise. */
+export function createMilestoneStrategy(templateId: string, milestoneId: string, input: MilestoneStrategyInput) {
+  return (state: State, env: CommandEnv): Change<StrategyView> => {
+    const before = changeableTemplate(state, templateId);
+    const m = requireTemplateMilestone(before, milestoneId);
+    if (m.strategies.length >= MAX_MILESTONE_STRATEGIES) throw invalid('strategies', `a milestone can have at most ${MAX_MILESTONE_STRATEGIES} strategies`);
+    const s = buildMilestoneStrategy(state, env, { ...input, id: undefined, sortOrder: input.sortOrder ?? nextSortOrder(m.strategies) }, '', new Set(), 0);
+    return templateChange(before, withStrategies(before, m, [...m.strategies, s]), milestoneStrategyView(s, m.id));
+  };
+}
+
+/** Replaces a strategy of a milestone (it keeps its id, and its place unless `sortOrder` is given). */
+export function updateMilestoneStrategy(templateId: string, milestoneId: string, strategyId: string, input: MilestoneStrategyInput) {
+  return (state: State, env: CommandEnv): Change<StrategyView> => {
+    const before = changeableTemplate(state, templateId);
+    const m = requireTemplateMilestone(before, milestoneId);
+    const old = requireMilestoneStrategy(m, strategyId);
+    const s = buildMilestoneStrategy(state, env, { ...input, id: old.id, sortOrder: input.sortOrder ?? old.sortOrder }, '', new Set([old.id]), 0);
+    return templateChange(before, withStrategies(before, m, m.strategies.map((x) => (x.id === old.id ? s : x))), milestoneStrategyView(s, m.id));
+  };
+}
+
+export function deleteMilestoneStrategy(templateId: string, milestoneId: string, strategyId: string) {
+  return (state: State): Change<null> => {
+    const before = changeableTemplate(state, templateId);
+    const m = requireTemplateMilestone(before, milestoneId);
+    requireMilestoneStrategy(m, strategyId);
+    return templateChange(before, withStrategies(before, m, m.strategies.filter((x) => x.id !== strategyId)), null);
   };
 }
 

@@ -1,9 +1,9 @@
 import type { AppContext, RouteDef } from '../../http/route.js';
-import { NotFoundError } from '../../core/errors.js';
 import { requireFeature, requireFeatureEnv } from '../../core/state/lookup.js';
 import {
-  addPlan, archiveTemplate, createTemplate, deletePlan, deleteTemplate, planAt, planView, requirePlan, requireTemplate, startMilestone,
-  templateMilestoneView, templateView, updateTemplate, type PlanWhere, type TemplateInput,
+  addPlan, archiveTemplate, createMilestoneStrategy, createTemplate, createTemplateMilestone, deleteMilestoneStrategy, deletePlan, deleteTemplate,
+  deleteTemplateMilestone, planAt, planView, requirePlan, requireTemplate, requireTemplateMilestone, startMilestone, templateMilestoneView, templateView,
+  updateMilestoneStrategy, updateTemplate, updateTemplateMilestone, type MilestoneInput, type MilestoneStrategyInput, type PlanWhere, type TemplateInput,
 } from './logic.js';
 import { deleteProgression, resumeProgressions, setProgression } from './progressions.js';
 import { releasePlanReplies, releasePlanSchemas } from './schema.js';
@@ -14,6 +14,8 @@ const TEMPLATES = '/api/admin/release-plan-templates';
 export const FLAG_ENV = '/api/admin/projects/:projectId/features/:featureName/environments/:environment';
 const PLANS = `${FLAG_ENV}/release-plans`;
 const PROGRESSIONS = `${FLAG_ENV}/progressions`;
+const MILESTONES = `${TEMPLATES}/:templateId/milestones`;
+const STRATEGIES = `${MILESTONES}/:milestoneId/strategies`;
 const TAG = 'Release plans';
 
 export const where = (p: Record<string, string>): PlanWhere => ({ project: p.projectId, feature: p.featureName, environment: p.environment });
@@ -68,7 +70,7 @@ export function releasePlanRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'GET', path: `${TEMPLATES}/:templateId/milestones`, tag: TAG, summary: "List a template's milestones", reply: releasePlanReplies.releasePlanMilestonesReply, permission: 'READ',
+      method: 'GET', path: MILESTONES, tag: TAG, summary: "List a template's milestones", reply: releasePlanReplies.releasePlanMilestonesReply, permission: 'READ',
       handler: ({ params }) => {
         const t = templateOf(params.templateId);
         return { status: 200, body: t.milestones.map((m) => templateMilestoneView(t, m)) };
@@ -78,9 +80,55 @@ export function releasePlanRoutes(ctx: AppContext): RouteDef[] {
       method: 'GET', path: `${TEMPLATES}/:templateId/milestones/:milestoneId`, tag: TAG, summary: 'Get a milestone of a template', reply: releasePlanReplies.releasePlanMilestoneReply, permission: 'READ',
       handler: ({ params }) => {
         const t = templateOf(params.templateId);
-        const m = t.milestones.find((x) => x.id === params.milestoneId);
-        if (!m) throw new NotFoundError(`Could not find milestone "${params.milestoneId}" in release plan template "${t.id}".`);
-        return { status: 200, body: templateMilestoneView(t, m) };
+        return { status: 200, body: templateMilestoneView(t, requireTemplateMilestone(t, params.milestoneId)) };
+      },
+    },
+    // One milestone or one strategy at a time: changes of the template, for whoever may change it.
+    {
+      method: 'POST', path: MILESTONES, tag: TAG, summary: 'Add a milestone to a template (last unless its sortOrder says otherwise)',
+      body: releasePlanSchemas.releasePlanMilestoneSchema, reply: releasePlanReplies.releasePlanMilestoneReply, permission: 'UPDATE_RELEASE_TEMPLATE',
+      responses: { 201: 'Added', 400: 'Invalid, archived, or over a limit', 404: 'Unknown template' },
+      handler: async ({ params, body, actor }) => ({ status: 201, body: await engine.run(actor, createTemplateMilestone(params.templateId, body as MilestoneInput)) }),
+    },
+    {
+      method: 'PUT', path: `${MILESTONES}/:milestoneId`, tag: TAG, summary: 'Rename or move a milestone of a template (with strategies: replace them)',
+      body: releasePlanSchemas.releasePlanMilestoneSchema, reply: releasePlanReplies.releasePlanMilestoneReply, permission: 'UPDATE_RELEASE_TEMPLATE',
+      responses: { 200: 'Updated', 400: 'Invalid, archived, or over a limit', 404: 'Unknown template or milestone' },
+      handler: async ({ params, body, actor }) => ({
+        status: 200, body: await engine.run(actor, updateTemplateMilestone(params.templateId, params.milestoneId, body as MilestoneInput)),
+      }),
+    },
+    {
+      method: 'DELETE', path: `${MILESTONES}/:milestoneId`, tag: TAG, summary: 'Remove a milestone from a template (plans made from it keep theirs)', permission: 'UPDATE_RELEASE_TEMPLATE',
+      responses: { 204: 'Removed', 400: 'Archived', 404: 'Unknown template or milestone' },
+      handler: async ({ params, actor }) => {
+        await engine.run(actor, deleteTemplateMilestone(params.templateId, params.milestoneId));
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'POST', path: STRATEGIES, tag: TAG, summary: 'Add a strategy to a milestone of a template (last unless its sortOrder says otherwise)',
+      body: releasePlanSchemas.releasePlanMilestoneStrategySchema, reply: releasePlanReplies.releasePlanMilestoneStrategyReply, permission: 'UPDATE_RELEASE_TEMPLATE',
+      responses: { 201: 'Added', 400: 'Invalid, archived, or over a limit', 404: 'Unknown template or milestone' },
+      handler: async ({ params, body, actor }) => ({
+        status: 201, body: await engine.run(actor, createMilestoneStrategy(params.templateId, params.milestoneId, body as MilestoneStrategyInput)),
+      }),
+    },
+    {
+      method: 'PUT', path: `${STRATEGIES}/:strategyId`, tag: TAG, summary: 'Replace a strategy of a milestone of a template',
+      body: releasePlanSchemas.releasePlanMilestoneStrategySchema, reply: releasePlanReplies.releasePlanMilestoneStrategyReply, permission: 'UPDATE_RELEASE_TEMPLATE',
+      responses: { 200: 'Updated', 400: 'Invalid or archived', 404: 'Unknown template, milestone or strategy' },
+      handler: async ({ params, body, actor }) => ({
+        status: 200,
+        body: await engine.run(actor, updateMilestoneStrategy(params.templateId, params.milestoneId, params.strategyId, body as MilestoneStrategyInput)),
+      }),
+    },
+    {
+      method: 'DELETE', path: `${STRATEGIES}/:strategyId`, tag: TAG, summary: 'Remove a strategy from a milestone of a template', permission: 'UPDATE_RELEASE_TEMPLATE',
+      responses: { 204: 'Removed', 400: 'Archived', 404: 'Unknown template, milestone or strategy' },
+      handler: async ({ params, actor }) => {
+        await engine.run(actor, deleteMilestoneStrategy(params.templateId, params.milestoneId, params.strategyId));
+        return { status: 204 };
       },
     },
     {

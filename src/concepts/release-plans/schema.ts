@@ -44,6 +44,8 @@ const template = {
 
 export const releasePlanSchemas = {
   releasePlanTemplateSchema: template,
+  releasePlanMilestoneSchema: milestone,
+  releasePlanMilestoneStrategySchema: milestoneStrategy,
   createReleasePlanSchema: { type: 'object', required: ['templateId'], properties: { templateId: nameSchema } },
   changeMilestoneProgressionSchema: {
     type: 'object',
@@ -107,6 +109,7 @@ export const releasePlanReplies = {
   releasePlanTemplatesReply: { type: 'array', items: templateReply },
   releasePlanMilestoneReply: milestoneReply,
   releasePlanMilestonesReply: { type: 'array', items: milestoneReply },
+  releasePlanMilestoneStrategyReply: strategyReply,
   releasePlanReply: planReply,
   releasePlansReply: { type: 'array', items: planReply },
   milestoneProgressionReply: {

@@ -93,7 +93,9 @@ export function updateSegment(rawId: string, input: SegmentInput) {
     const project = input.project === undefined ? before.project : input.project;
     checkProject(state, project);
     if (project !== null) {
-      const outside = strategiesUsing(state, before.id).filter((s) => s.projectId !== project);
+      // A release plan's milestone strategies are the flag's strategies too: their project counts.
+      const planStrategies = [...state.releasePlans.values()].flatMap((p) => p.milestones.flatMap((m) => m.strategies.filter((s) => s.segments.includes(before.id))));
+      const outside = [...strategiesUsing(state, before.id), ...planStrategies].filter((s) => s.projectId !== project);
       if (outside.length > 0) {
         const flags = [...new Set(outside.map((s) => `${s.featureName} (${s.projectId})`))].join(', ');
         throw invalid('project', `segment ${before.id} is used by flags outside project "${project}": ${flags}`);

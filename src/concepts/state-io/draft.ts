@@ -3,7 +3,9 @@
 // the result first and diffing it is what lets the whole document be checked (references
 // included) before a single op exists.
 import { featureEnvKey, tagKey, type State } from '../../core/state/state.js';
-import type { Environment, Feature, FeatureEnv, Project, Segment, Strategy, StrategyType, Tag, TagType } from '../../core/state/types.js';
+import type {
+  Environment, Feature, FeatureEnv, ImpactChart, Project, ReleasePlan, ReleaseTemplate, Safeguard, Segment, Strategy, StrategyType, Tag, TagType,
+} from '../../core/state/types.js';
 
 /** A map that remembers what it started from. */
 export class Tracked<K, V> {
@@ -58,6 +60,11 @@ export class Draft {
   readonly tags: Tracked<string, Tag>;
   readonly featureTags: Tracked<string, FlagTag>;
   readonly segments: Tracked<number, Segment>;
+  readonly releaseTemplates: Tracked<string, ReleaseTemplate>;
+  /** `${feature}\0${environment}` → its plan, as the state keys them. */
+  readonly releasePlans: Tracked<string, ReleasePlan>;
+  readonly safeguards: Tracked<string, Safeguard>;
+  readonly impactCharts: Tracked<string, ImpactChart>;
 
   constructor(state: State) {
     this.environments = new Tracked(state.environments);
@@ -74,6 +81,10 @@ export class Draft {
     for (const [feature, tags] of state.featureTags) for (const tag of tags) flagTags.set(flagTagKey(feature, tag), { feature, tag });
     this.featureTags = new Tracked(flagTags);
     this.segments = new Tracked(state.segments);
+    this.releaseTemplates = new Tracked(state.releaseTemplates);
+    this.releasePlans = new Tracked(state.releasePlans);
+    this.safeguards = new Tracked(state.safeguards);
+    this.impactCharts = new Tracked(state.impactCharts);
   }
 }
 

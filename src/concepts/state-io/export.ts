@@ -3,7 +3,7 @@
 import { featureMetadata } from '../../core/state/lookup.js';
 import { projectRecord } from '../projects/logic.js';
 import { strategiesOf, type State } from '../../core/state/state.js';
-import type { Feature, Project, Segment, Strategy } from '../../core/state/types.js';
+import type { Feature, ImpactChart, Project, ReleasePlan, ReleaseTemplate, Safeguard, Segment, Strategy } from '../../core/state/types.js';
 
 export const STATE_VERSION = 4;
 
@@ -43,6 +43,39 @@ function exportedStrategy(s: Strategy) {
   };
 }
 
+/** A template as Fanion keeps it: ids, order and strategies, so plans made after a round trip match. */
+export function exportedTemplate(t: ReleaseTemplate) {
+  return {
+    id: t.id, name: t.name, description: t.description, createdByUserId: t.createdByUserId, createdAt: t.createdAt, archivedAt: t.archivedAt,
+    milestones: t.milestones.map((m) => ({ id: m.id, name: m.name, sortOrder: m.sortOrder, strategies: m.strategies.map((s) => ({ ...s })) })),
+  };
+}
+
+/**
+ * A plan with its progress (which milestone is active, when each started, its progression and
+ * whether it ran or is paused); its milestones' strategies in a template's shape (the flag, its
+ * project and environment are the plan's).
+ */
+export function exportedPlan(p: ReleasePlan) {
+  return {
+    id: p.id, name: p.name, description: p.description, createdByUserId: p.createdByUserId, createdAt: p.createdAt,
+    featureName: p.featureName, environment: p.environment, releasePlanTemplateId: p.releasePlanTemplateId, activeMilestoneId: p.activeMilestoneId,
+    milestones: p.milestones.map((m) => ({
+      id: m.id, name: m.name, sortOrder: m.sortOrder, startedAt: m.startedAt, transitionCondition: m.transitionCondition, progressionTarget: m.progressionTarget,
+      progressionExecutedAt: m.progressionExecutedAt, pausedAt: m.pausedAt,
+      strategies: m.strategies.map((s) => ({
+        id: s.id, strategyName: s.name, title: s.title, disabled: s.disabled, sortOrder: s.sortOrder, parameters: s.parameters,
+        constraints: s.constraints, variants: s.variants, segments: s.segments, createdAt: s.createdAt,
+      })),
+    })),
+  };
+}
+
+export const exportedSafeguard = (sg: Safeguard) => ({ ...sg });
+export const exportedChart = (c: ImpactChart) => ({ ...c });
+
+const byId = <V extends { id: string }>(m: Map<string, V>) => [...m.values()].sort((a, b) => byString(a.id, b.id));
+
 export function exportState(state: State) {
   const flags = sortedKeys(state.features);
   const environments = [...state.environments.values()].sort((a, b) => a.sortOrder - b.sortOrder || byString(a.name, b.name));
@@ -80,5 +113,9 @@ export function exportState(state: State) {
     featureEnvironments,
     segments: [...state.segments.values()].sort((a, b) => a.id - b.id).map(exportedSegment),
     featureStrategySegments,
+    releasePlanTemplates: byId(state.releaseTemplates).map(exportedTemplate),
+    releasePlans: [...state.releasePlans.values()].sort((a, b) => byString(a.featureName, b.featureName) || byString(a.environment, b.environment)).map(exportedPlan),
+    safeguards: byId(state.safeguards).map(exportedSafeguard),
+    impactMetricsConfigs: byId(state.impactCharts).map(exportedChart),
   };
 }

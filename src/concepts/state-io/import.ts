@@ -10,11 +10,15 @@ import { ValidationError } from '../../core/errors.js';
 import type { Op } from '../../core/state/ops.js';
 import { featureEnvKey, tagKey, type State } from '../../core/state/state.js';
 import type {
-  Environment, Feature, FeatureEnv, Project, Segment, Strategy, StrategyType, Tag, TagType,
+  Environment, Feature, FeatureEnv, ImpactChart, MilestoneStrategy, PlanMilestone, Project, ReleasePlan, ReleaseTemplate, Safeguard, SafeguardAction, Segment, Strategy,
+  StrategyType, Tag, TagType,
 } from '../../core/state/types.js';
 import { Draft, featureOfEnvKey, flagTagKey, type Tracked } from './draft.js';
 import { exportedFeature, exportedProject, exportedSegment } from './export.js';
-import type { StateDocument } from './schema.js';
+import type { MilestoneStrategyItem, StateDocument } from './schema.js';
+import { MAX_TEMPLATES } from '../release-plans/logic.js';
+import { MAX_SAFEGUARDS_PER_TARGET } from '../safeguards/logic.js';
+import { MAX_CHARTS } from '../impact-metrics/charts.js';
 import { accessWithout } from '../people/logic.js';
 import { checkSegmentName } from '../../core/state/names.js';
 import { importedVariants } from '../variants/weights.js';
@@ -46,6 +50,9 @@ function within<T>(fn: () => T): T {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/** JSON with every object's keys sorted: equal for records that differ only in the order of their fields. */
+const canonical = (x: unknown) => JSON.stringify(x, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+
 /** Fails on the second item of a kind with the same key: which one should win is anyone's guess. */
 function uniqueKeys() {
   const seen = new Map<string, string>();
@@ -76,12 +83,14 @@ export function importState(doc: StateDocument, opts: ImportOptions): SlicedComm
     await importStrategyTypes(run);
     await importTags(run);
     await importSegments(run);
+    await importReleases(run);
 
     await slicer.each(checks, (check) => check());
 
     await linkStrategySegments(run);
 
     await settleExisting(d, slicer);
+    await settleReleases(d, slicer);
 
     // Tokens of projects and environments the import removed go with them, as when one is
     // deleted through the API; one that the document brings back is not removed.
@@ -161,6 +170,10 @@ async function importFlags(run: ImportRun): Promise<void> {
       d.featureEnvs.clear();
       d.strategies.clear();
       d.featureTags.clear();
+      // What belongs to a flag's environments goes with the flags, as their strategies do.
+      d.releasePlans.clear();
+      d.safeguards.clear();
+      for (const c of [...d.impactCharts.values()]) if (c.feature !== null) d.impactCharts.delete(c.id);
       events.push({ type: 'drop-features', data: { name: 'all-features' } });
     }
     const unique = uniqueKeys();
@@ -354,6 +367,237 @@ async function importSegments(run: ImportRun): Promise<void> {
   }
 }
 
+const stringParameters = (raw: Record<string, string | number | boolean> | undefined) => {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw ?? {})) out[k] = String(v);
+  return out;
+};
+
+/** A milestone strategy as data, as a flag's strategy is imported (its type and segments checked later). */
+function milestoneStrategyOf(s: MilestoneStrategyItem, k: number, at: string): MilestoneStrategy {
+  const variants = importedVariants(s.variants);
+  if (variants.some((v) => v.overrides && v.overrides.length > 0)) throw refError(`${at}.variants`, 'strategy variants cannot have overrides');
+  return {
+    id: s.id, sortOrder: s.sortOrder ?? k, title: s.title ?? null, strategyName: s.strategyName, parameters: stringParameters(s.parameters),
+    constraints: ((s.constraints ?? []) as ConstraintInput[]).map(importedConstraint), variants, segments: [...new Set(s.segments ?? [])].sort((a, b) => a - b),
+  };
+}
+
+/** Fails on an id given twice among `items` (milestones of one template or plan, their strategies). */
+function uniqueIds(items: { id: string }[], at: (i: number) => string): void {
+  const unique = uniqueKeys();
+  items.forEach((x, i) => unique(x.id, at(i)));
+}
+
+/** The strategy types and segments a milestone's strategies use must exist in the result. */
+function checkMilestoneStrategies(d: Draft, strategies: { strategyName?: string; name?: string; segments: number[] }[], at: (k: number) => string): void {
+  strategies.forEach((s, k) => {
+    const type = (s.strategyName ?? s.name)!;
+    if (!d.strategyTypes.has(type)) throw refError(`${at(k)}.strategyName`, `strategy type "${type}" does not exist`);
+    for (const id of s.segments) if (!d.segments.has(id)) throw refError(`${at(k)}.segments`, `segment ${id} does not exist`);
+  });
+}
+
+const bySortOrder = (a: { sortOrder: number }, b: { sortOrder: number }) => a.sortOrder - b.sortOrder;
+
+/**
+ * Release templates, plans with their progress and progressions, safeguards, impact metrics
+ * charts. A plan's flag and environment, a safeguard's flag, environment and plan, and the
+ * strategy types and segments of milestone strategies must resolve in the result (400 otherwise),
+ * as a flag strategy's references must. A plan's template need not: a template may be deleted
+ * while plans made from it go on. A chart's flag need not either: a chart is only a saved view.
+ */
+async function importReleases(run: ImportRun): Promise<void> {
+  const { d, doc, opts, env, checks, admit } = run;
+  if (doc.releasePlanTemplates) {
+    if (opts.drop) d.releaseTemplates.clear();
+    const unique = uniqueKeys();
+    await run.slicer.each(doc.releasePlanTemplates, (t, i) => {
+      const at = `releasePlanTemplates[${i}]`;
+      unique(t.id, at);
+      const milestones = t.milestones ?? [];
+      uniqueIds(milestones, (j) => `${at}.milestones[${j}]`);
+      const names = uniqueKeys();
+      milestones.forEach((m, j) => names(m.name, `${at}.milestones[${j}].name`));
+      const next: ReleaseTemplate = {
+        id: t.id, name: t.name, description: t.description ?? null, createdByUserId: t.createdByUserId ?? null, createdAt: t.createdAt ?? env.now,
+        milestones: milestones.map((m, j) => {
+          uniqueIds(m.strategies ?? [], (k) => `${at}.milestones[${j}].strategies[${k}]`);
+          const strategies = (m.strategies ?? []).map((s, k) => milestoneStrategyOf(s, k, `${at}.milestones[${j}].strategies[${k}]`));
+          checks.push(() => checkMilestoneStrategies(d, strategies, (k) => `${at}.milestones[${j}].strategies[${k}]`));
+          return { id: m.id, name: m.name, sortOrder: m.sortOrder ?? j, strategies: strategies.sort(bySortOrder) };
+        }).sort(bySortOrder),
+        archivedAt: t.archivedAt ?? null,
+      };
+      // The built-in template's record lists its fields in another order than the API's: an
+      // identical template must not count as changed because of it.
+      const prev = d.releaseTemplates.get(t.id);
+      if (prev && canonical(prev) === canonical(next)) return;
+      if (admit(d.releaseTemplates, t.id, next)) d.releaseTemplates.set(t.id, next);
+    });
+  }
+
+  if (doc.releasePlans) {
+    if (opts.drop) d.releasePlans.clear();
+    const unique = uniqueKeys();
+    const ids = uniqueKeys();
+    await run.slicer.each(doc.releasePlans, (p, i) => {
+      const at = `releasePlans[${i}]`;
+      const key = featureEnvKey(p.featureName, p.environment);
+      unique(key, at);
+      ids(p.id, `${at}.id`);
+      const items = p.milestones ?? [];
+      uniqueIds(items, (j) => `${at}.milestones[${j}]`);
+      const known = new Set(items.map((m) => m.id));
+      if (p.activeMilestoneId && !known.has(p.activeMilestoneId)) throw refError(`${at}.activeMilestoneId`, `milestone "${p.activeMilestoneId}" is not one of the plan's`);
+      const milestones = items.map((m, j): PlanMilestone => {
+        const mAt = `${at}.milestones[${j}]`;
+        const target = m.progressionTarget ?? null;
+        const condition = m.transitionCondition ?? null;
+        if ((target === null) !== (condition === null)) throw refError(`${mAt}.progressionTarget`, 'a progression needs both its target and its transitionCondition');
+        if (target !== null && !known.has(target)) throw refError(`${mAt}.progressionTarget`, `milestone "${target}" is not one of the plan's`);
+        uniqueIds(m.strategies ?? [], (k) => `${mAt}.strategies[${k}]`);
+        const strategies = (m.strategies ?? []).map((s, k): Strategy => {
+          const ms = milestoneStrategyOf(s, k, `${mAt}.strategies[${k}]`);
+          return {
+            id: ms.id, featureName: p.featureName, projectId: d.features.get(p.featureName)?.project ?? 'default', environment: p.environment, name: ms.strategyName,
+            title: ms.title, disabled: s.disabled ?? false, sortOrder: ms.sortOrder, constraints: ms.constraints, parameters: ms.parameters, variants: ms.variants,
+            segments: ms.segments, createdAt: s.createdAt ?? env.now, seq: 0,
+          };
+        });
+        checks.push(() => checkMilestoneStrategies(d, strategies, (k) => `${mAt}.strategies[${k}]`));
+        return {
+          id: m.id, name: m.name, sortOrder: m.sortOrder ?? j, strategies: strategies.sort(bySortOrder), startedAt: m.startedAt ?? null,
+          transitionCondition: condition === null ? null : { intervalMinutes: condition.intervalMinutes }, progressionTarget: target,
+          progressionExecutedAt: m.progressionExecutedAt ?? null, pausedAt: m.pausedAt ?? null,
+        };
+      }).sort(bySortOrder);
+      const next: ReleasePlan = {
+        id: p.id, name: p.name ?? p.id, description: p.description ?? null, createdByUserId: p.createdByUserId ?? null, createdAt: p.createdAt ?? env.now,
+        featureName: p.featureName, environment: p.environment, releasePlanTemplateId: p.releasePlanTemplateId ?? '', activeMilestoneId: p.activeMilestoneId ?? null, milestones,
+      };
+      checks.push(() => {
+        if (!d.features.has(p.featureName)) throw refError(`${at}.featureName`, `flag "${p.featureName}" does not exist`);
+        if (!d.environments.has(p.environment)) throw refError(`${at}.environment`, `environment "${p.environment}" does not exist`);
+      });
+      if (admit(d.releasePlans, key, next)) d.releasePlans.set(key, next);
+    });
+  }
+
+  if (doc.safeguards) {
+    if (opts.drop) d.safeguards.clear();
+    const unique = uniqueKeys();
+    await run.slicer.each(doc.safeguards, (g, i) => {
+      const at = `safeguards[${i}]`;
+      unique(g.id, at);
+      let action: SafeguardAction;
+      if (g.action.type === 'pauseReleasePlanProgressions') {
+        if (!g.action.id) throw refError(`${at}.action.id`, 'a safeguard on a release plan names the plan');
+        action = { type: 'pauseReleasePlanProgressions', id: g.action.id };
+      } else {
+        if ((g.action.featureName ?? g.featureName) !== g.featureName || (g.action.environment ?? g.environment) !== g.environment) {
+          throw refError(`${at}.action`, "a safeguard switches off its own flag's environment");
+        }
+        action = { type: 'disableFeatureEnvironment', project: d.features.get(g.featureName)?.project ?? 'default', featureName: g.featureName, environment: g.environment };
+      }
+      for (const [label, values] of Object.entries(g.impactMetric.labelSelectors ?? {})) {
+        if (values.length === 0) throw refError(`${at}.impactMetric.labelSelectors.${label}`, 'a label selector needs at least one value');
+      }
+      const next: Safeguard = {
+        id: g.id, featureName: g.featureName, environment: g.environment, action,
+        impactMetric: {
+          id: g.impactMetric.id ?? env.newId(), metricName: g.impactMetric.metricName, timeRange: g.impactMetric.timeRange,
+          aggregationMode: g.impactMetric.aggregationMode, labelSelectors: g.impactMetric.labelSelectors ?? {},
+        },
+        triggerCondition: { operator: g.triggerCondition.operator, threshold: g.triggerCondition.threshold },
+        createdAt: g.createdAt ?? env.now, triggeredAt: g.triggeredAt ?? null,
+      };
+      checks.push(() => {
+        if (!d.features.has(g.featureName)) throw refError(`${at}.featureName`, `flag "${g.featureName}" does not exist`);
+        if (!d.environments.has(g.environment)) throw refError(`${at}.environment`, `environment "${g.environment}" does not exist`);
+        if (action.type === 'pauseReleasePlanProgressions' && d.releasePlans.get(featureEnvKey(g.featureName, g.environment))?.id !== action.id) {
+          throw refError(`${at}.action.id`, `release plan "${action.id}" is not the plan of flag "${g.featureName}" in environment "${g.environment}"`);
+        }
+      });
+      if (admit(d.safeguards, g.id, next)) d.safeguards.set(g.id, next);
+    });
+  }
+
+  if (doc.impactMetricsConfigs) {
+    if (opts.drop) d.impactCharts.clear();
+    const unique = uniqueKeys();
+    await run.slicer.each(doc.impactMetricsConfigs, (c, i) => {
+      unique(c.id, `impactMetricsConfigs[${i}]`);
+      const next: ImpactChart = {
+        id: c.id, ...(c.title !== undefined ? { title: c.title } : {}), metricName: c.metricName, timeRange: c.timeRange, yAxisMin: c.yAxisMin,
+        aggregationMode: c.aggregationMode, labelSelectors: c.labelSelectors ?? {}, feature: c.feature ?? null, createdAt: c.createdAt ?? run.env.now,
+      };
+      if (admit(d.impactCharts, c.id, next)) d.impactCharts.set(c.id, next);
+    });
+  }
+}
+
+/**
+ * What a drop or a moved flag leaves behind for releases: a plan or safeguard whose flag or
+ * environment is gone goes with it (as the API's removals cascade), and so does a safeguard whose
+ * plan is gone or replaced; plans follow their flag's project. A milestone strategy whose type or
+ * segment would no longer exist cannot be repaired (dropping the segment would serve it to more
+ * people): refused. And the bounds the API keeps hold for the result.
+ */
+async function settleReleases(d: Draft, slicer: Slicer): Promise<void> {
+  const refuseDangling = (what: string, strategies: { strategyName?: string; name?: string; segments: number[] }[]) => {
+    for (const s of strategies) {
+      const type = (s.strategyName ?? s.name)!;
+      if (!d.strategyTypes.has(type)) throw refError('strategies', `${what} uses strategy type "${type}", which would no longer exist`);
+      for (const id of s.segments) if (!d.segments.has(id)) throw refError('segments', `${what} uses segment ${id}, which would no longer exist`);
+    }
+  };
+  const live = new Map<string, string>();
+  for (const t of d.releaseTemplates.values()) {
+    for (const m of t.milestones) refuseDangling(`release plan template "${t.name}"`, m.strategies);
+    if (t.archivedAt !== null) continue;
+    if (live.has(t.name)) {
+      throw refError('releasePlanTemplates', `two release plan templates would be named "${t.name}" (${live.get(t.name)} and ${t.id}); import with ?drop=true to replace the templates here`);
+    }
+    live.set(t.name, t.id);
+  }
+  if (d.releaseTemplates.map.size > MAX_TEMPLATES) throw refError('releasePlanTemplates', `at most ${MAX_TEMPLATES} release plan templates are kept`);
+  await slicer.between();
+  const planIds = new Map<string, string>();
+  for (const [key, plan] of d.releasePlans.map) {
+    const feature = d.features.get(plan.featureName);
+    if (!feature || !d.environments.has(plan.environment)) {
+      d.releasePlans.delete(key);
+      continue;
+    }
+    for (const m of plan.milestones) refuseDangling(`the release plan of flag "${plan.featureName}" in environment "${plan.environment}"`, m.strategies);
+    const other = planIds.get(plan.id);
+    if (other) throw refError('releasePlans', `two release plans would have the id "${plan.id}" (${other} and ${plan.featureName}/${plan.environment})`);
+    planIds.set(plan.id, `${plan.featureName}/${plan.environment}`);
+    if (!d.featureEnvs.has(key)) d.featureEnvs.set(key, { environment: plan.environment, enabled: false, variants: [], lastSeenAt: null });
+    if (plan.milestones.some((m) => m.strategies.some((s) => s.projectId !== feature.project))) {
+      d.releasePlans.set(key, { ...plan, milestones: plan.milestones.map((m) => ({ ...m, strategies: m.strategies.map((s) => ({ ...s, projectId: feature.project })) })) });
+    }
+  }
+  await slicer.between();
+  const perTarget = new Map<string, number>();
+  for (const sg of [...d.safeguards.values()]) {
+    const key = featureEnvKey(sg.featureName, sg.environment);
+    const feature = d.features.get(sg.featureName);
+    const gone = !feature || !d.featureEnvs.has(key) || (sg.action.type === 'pauseReleasePlanProgressions' && d.releasePlans.get(key)?.id !== sg.action.id);
+    if (gone) {
+      d.safeguards.delete(sg.id);
+      continue;
+    }
+    if (sg.action.type === 'disableFeatureEnvironment' && sg.action.project !== feature.project) d.safeguards.set(sg.id, { ...sg, action: { ...sg.action, project: feature.project } });
+    const target = sg.action.type === 'pauseReleasePlanProgressions' ? `plan ${sg.action.id}` : `flag "${sg.featureName}" in environment "${sg.environment}"`;
+    const n = (perTarget.get(target) ?? 0) + 1;
+    if (n > MAX_SAFEGUARDS_PER_TARGET) throw refError('safeguards', `at most ${MAX_SAFEGUARDS_PER_TARGET} safeguards can watch one target; ${target} would have more`);
+    perTarget.set(target, n);
+  }
+  if (d.impactCharts.map.size > MAX_CHARTS) throw refError('impactMetricsConfigs', `at most ${MAX_CHARTS} impact metrics charts are kept`);
+}
+
 /** Unleash exports say which strategies use which segments in a list of their own. */
 async function linkStrategySegments({ d, doc, slicer }: ImportRun): Promise<void> {
   await slicer.each(doc.featureStrategySegments ?? [], (link, i) => {
@@ -412,6 +656,14 @@ async function settleExisting(d: Draft, slicer: Slicer): Promise<void> {
 async function diffOps(d: Draft, state: State, slicer: Slicer): Promise<Op[]> {
   const ops: Op[] = [];
   // Each pass below walks one kind of the draft (up to the whole state): a pause between passes.
+  for (const id of d.safeguards.removed()) ops.push({ o: 'safeguard.del', id });
+  for (const key of d.releasePlans.removed()) {
+    const plan = d.releasePlans.base.get(key)!;
+    ops.push({ o: 'releasePlan.del', feature: plan.featureName, environment: plan.environment });
+  }
+  for (const id of d.releaseTemplates.removed()) ops.push({ o: 'releaseTemplate.del', id });
+  for (const id of d.impactCharts.removed()) ops.push({ o: 'impactChart.del', id });
+  await slicer.between();
   for (const key of d.featureTags.removed()) {
     const { feature, tag } = d.featureTags.base.get(key)!;
     ops.push({ o: 'featureTag.del', feature, tag });
@@ -460,6 +712,11 @@ async function diffOps(d: Draft, state: State, slicer: Slicer): Promise<Op[]> {
   for (const [, strategy] of d.strategies.changed()) ops.push({ o: 'strategy.put', strategy });
   await slicer.between();
   for (const [, { feature, tag }] of d.featureTags.changed()) ops.push({ o: 'featureTag.add', feature, tag });
+  await slicer.between();
+  for (const [, template] of d.releaseTemplates.changed()) ops.push({ o: 'releaseTemplate.put', template });
+  for (const [, plan] of d.releasePlans.changed()) ops.push({ o: 'releasePlan.put', plan });
+  for (const [, safeguard] of d.safeguards.changed()) ops.push({ o: 'safeguard.put', safeguard });
+  for (const [, chart] of d.impactCharts.changed()) ops.push({ o: 'impactChart.put', chart });
   await slicer.between();
   return ops;
 }

@@ -3,10 +3,13 @@
 // those are ignored. What is listed is checked for type, so a bad item is a 400 naming it.
 import { importedConstraintListSchema } from '../constraints/constraints.js';
 import { dependencyVariantsSchema } from '../features/schema.js';
+import type { ImpactChart, Safeguard } from '../../core/state/types.js';
 import { flagNameSchema, nameSchema, segmentNameSchema } from '../../core/state/names.js';
 import { MAX_STRATEGY_TYPE_PARAMETERS } from '../strategy-types/schema.js';
 import { parametersSchema, strategyIdSchema } from '../strategies/schema.js';
 import { variantListSchema } from '../variants/weights.js';
+import { MAX_MILESTONE_STRATEGIES, MAX_MILESTONES } from '../release-plans/logic.js';
+import { chartProperties } from '../impact-metrics/schema.js';
 
 const str = (max = 5000) => ({ type: 'string', maxLength: max });
 const nullableStr = (max = 5000) => ({ type: ['string', 'null'], maxLength: max });
@@ -124,6 +127,73 @@ const strategyDefinition = {
   },
 };
 
+// Release templates and plans, safeguards and impact metrics charts: the records Fanion keeps, so a
+// round trip keeps ids, progress and progressions. Milestone strategies are data here, as a flag's
+// strategies are (constraints and variants as given); their types and segments must exist.
+const id = { type: 'string', minLength: 1, maxLength: 100 };
+const milestoneStrategy = {
+  type: 'object',
+  required: ['id', 'strategyName'],
+  properties: {
+    id, strategyName: { type: 'string', minLength: 1, maxLength: 100 }, title: nullableStr(200), disabled: nullableBool, sortOrder: int,
+    parameters: parametersSchema, constraints: importedConstraintListSchema, variants, segments: list({ type: 'integer', minimum: 1 }), createdAt: date,
+  },
+};
+const milestoneStrategies = { type: 'array', maxItems: MAX_MILESTONE_STRATEGIES, items: milestoneStrategy };
+const releasePlanTemplate = {
+  type: 'object',
+  required: ['id', 'name'],
+  properties: {
+    id, name: { type: 'string', minLength: 1, maxLength: 200 }, description: nullableStr(), createdByUserId: { type: ['integer', 'null'] }, createdAt: date, archivedAt: date,
+    milestones: {
+      type: 'array', maxItems: MAX_MILESTONES,
+      items: { type: 'object', required: ['id', 'name'], properties: { id, name: { type: 'string', minLength: 1, maxLength: 200 }, sortOrder: int, strategies: milestoneStrategies } },
+    },
+  },
+};
+const releasePlan = {
+  type: 'object',
+  required: ['id', 'featureName', 'environment'],
+  properties: {
+    id, name: { type: 'string', minLength: 1, maxLength: 200 }, description: nullableStr(), createdByUserId: { type: ['integer', 'null'] }, createdAt: date,
+    featureName: str(100), environment: str(100), releasePlanTemplateId: str(100), activeMilestoneId: { type: ['string', 'null'], maxLength: 100 },
+    milestones: {
+      type: 'array', maxItems: MAX_MILESTONES,
+      items: {
+        type: 'object',
+        required: ['id', 'name'],
+        properties: {
+          id, name: { type: 'string', minLength: 1, maxLength: 200 }, sortOrder: int, startedAt: date, progressionExecutedAt: date, pausedAt: date,
+          transitionCondition: { type: ['object', 'null'], required: ['intervalMinutes'], properties: { intervalMinutes: { type: 'integer', minimum: 1, maximum: 525600 } } },
+          progressionTarget: { type: ['string', 'null'], maxLength: 100 },
+          strategies: milestoneStrategies,
+        },
+      },
+    },
+  },
+};
+const { metricName, timeRange, aggregationMode, labelSelectors, yAxisMin, title } = chartProperties;
+const safeguard = {
+  type: 'object',
+  required: ['id', 'featureName', 'environment', 'action', 'impactMetric', 'triggerCondition'],
+  properties: {
+    id, featureName: str(100), environment: str(100),
+    action: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { enum: ['pauseReleasePlanProgressions', 'disableFeatureEnvironment'] }, id: str(100), project: str(100), featureName: str(100), environment: str(100) },
+    },
+    impactMetric: { type: 'object', required: ['metricName', 'timeRange', 'aggregationMode'], properties: { id, metricName, timeRange, aggregationMode, labelSelectors } },
+    triggerCondition: { type: 'object', required: ['operator', 'threshold'], properties: { operator: { enum: ['>', '<'] }, threshold: { type: 'number' } } },
+    createdAt: date, triggeredAt: date,
+  },
+};
+const impactChart = {
+  type: 'object',
+  required: ['id', 'metricName', 'timeRange', 'yAxisMin', 'aggregationMode'],
+  properties: { id, title, metricName, timeRange, yAxisMin, aggregationMode, labelSelectors, feature: { type: ['string', 'null'], maxLength: 100 }, createdAt: date },
+};
+
 export const stateSchemas = {
   stateSchema: {
     type: 'object',
@@ -151,6 +221,10 @@ export const stateSchemas = {
         required: ['segmentId', 'featureStrategyId'],
         properties: { segmentId: { type: 'integer', minimum: 1 }, featureStrategyId: { type: 'string', minLength: 1, maxLength: 100 } },
       }),
+      releasePlanTemplates: list(releasePlanTemplate),
+      releasePlans: list(releasePlan),
+      safeguards: list(safeguard),
+      impactMetricsConfigs: list(impactChart),
     },
   },
 };
@@ -170,7 +244,62 @@ export interface StateDocument {
   environments?: { name: string; type?: string; enabled?: boolean; protected?: boolean; sortOrder?: number }[];
   segments?: SegmentItem[];
   featureStrategySegments?: { segmentId: number; featureStrategyId: string }[];
+  releasePlanTemplates?: TemplateItem[];
+  releasePlans?: PlanItem[];
+  safeguards?: SafeguardItem[];
+  impactMetricsConfigs?: ChartItem[];
 }
+
+/** A milestone strategy: a flag strategy's fields, its flag and environment those of its plan. */
+export type MilestoneStrategyItem = Omit<FeatureStrategyItem, 'id' | 'featureName' | 'environment' | 'name' | 'strategyName'> & { id: string; strategyName: string };
+
+export interface TemplateItem {
+  id: string;
+  name: string;
+  description?: Opt<string>;
+  createdByUserId?: number | null;
+  createdAt?: Opt<string>;
+  archivedAt?: Opt<string>;
+  milestones?: { id: string; name: string; sortOrder?: number; strategies?: MilestoneStrategyItem[] }[];
+}
+
+export interface PlanMilestoneItem {
+  id: string;
+  name: string;
+  sortOrder?: number;
+  startedAt?: Opt<string>;
+  progressionExecutedAt?: Opt<string>;
+  pausedAt?: Opt<string>;
+  transitionCondition?: { intervalMinutes: number } | null;
+  progressionTarget?: Opt<string>;
+  strategies?: MilestoneStrategyItem[];
+}
+
+export interface PlanItem {
+  id: string;
+  name?: string;
+  description?: Opt<string>;
+  createdByUserId?: number | null;
+  createdAt?: Opt<string>;
+  featureName: string;
+  environment: string;
+  releasePlanTemplateId?: string;
+  activeMilestoneId?: Opt<string>;
+  milestones?: PlanMilestoneItem[];
+}
+
+export interface SafeguardItem {
+  id: string;
+  featureName: string;
+  environment: string;
+  action: { type: 'pauseReleasePlanProgressions' | 'disableFeatureEnvironment'; id?: string; project?: string; featureName?: string; environment?: string };
+  impactMetric: Omit<Safeguard['impactMetric'], 'id' | 'labelSelectors'> & { id?: string; labelSelectors?: Record<string, string[]> };
+  triggerCondition: Safeguard['triggerCondition'];
+  createdAt?: Opt<string>;
+  triggeredAt?: Opt<string>;
+}
+
+export type ChartItem = Omit<ImpactChart, 'feature' | 'createdAt' | 'labelSelectors'> & { feature?: string | null; createdAt?: Opt<string>; labelSelectors?: Record<string, string[]> };
 
 export interface FeatureItem {
   name: string;
@@ -236,7 +365,8 @@ export interface StrategyDefinitionItem {
 export const stateReplies = {
   stateExportSchema: {
     type: 'object',
-    required: ['version', 'features', 'strategies', 'projects', 'tagTypes', 'tags', 'featureTags', 'featureStrategies', 'environments', 'featureEnvironments', 'segments', 'featureStrategySegments'],
+    required: ['version', 'features', 'strategies', 'projects', 'tagTypes', 'tags', 'featureTags', 'featureStrategies', 'environments', 'featureEnvironments', 'segments', 'featureStrategySegments',
+      'releasePlanTemplates', 'releasePlans', 'safeguards', 'impactMetricsConfigs'],
     properties: stateSchemas.stateSchema.properties,
   },
 };

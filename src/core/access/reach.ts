@@ -32,10 +32,18 @@ export function archiveReach(state: State, name: string, project?: string): stri
   return [...out].sort();
 }
 
-/** A segment's constraints apply wherever a strategy uses it, on or off (a strategy of a flag turned on later would use the change). */
+/**
+ * A segment's constraints apply wherever a strategy uses it, on or off (a strategy of a flag turned
+ * on later would use the change), a release plan's milestone strategies included, active or not (a
+ * progression starts the next milestone with no further change by anyone). A template's use does
+ * not count: applying it is a change in the plan's environment, made with the segment as it is then.
+ */
 export function segmentReach(state: State, id: number): string[] {
   const out = new Set<string>();
   for (const s of state.strategies.values()) if (s.segments.includes(id)) out.add(s.environment);
+  for (const plan of state.releasePlans.values()) {
+    if (plan.milestones.some((m) => m.strategies.some((s) => s.segments.includes(id)))) out.add(plan.environment);
+  }
   return [...out].sort();
 }
 

@@ -72,7 +72,9 @@ function strategiesOf(flag: UFeature, environment: string, list: UStrategy[]): F
 
 /** The state document: everything the state import knows how to store. */
 function stateDocument(u: UnleashSnapshot): StateDocument {
-  const doc: Required<Omit<StateDocument, 'featureStrategySegments'>> = {
+  // Open-source Unleash has no release templates, plans or safeguards (Enterprise features; its
+  // admin API answers 404 for their routes), and its impact metrics charts are Enterprise too.
+  const doc: Required<Omit<StateDocument, 'featureStrategySegments' | 'releasePlanTemplates' | 'releasePlans' | 'safeguards' | 'impactMetricsConfigs'>> = {
     version: 1,
     projects: u.projects.map((p) => ({ id: p.id, name: p.name ?? p.id, description: p.description ?? null, ...(p.mode ? { mode: p.mode } : {}), createdAt: p.createdAt ?? null })),
     environments: u.environments.map((e, i) => ({ name: e.name, type: e.type ?? 'development', enabled: e.enabled ?? true, protected: e.protected ?? false, sortOrder: e.sortOrder ?? i })),

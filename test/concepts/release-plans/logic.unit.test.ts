@@ -2,7 +2,10 @@
 // (a command that mutates it throws), failures throw before anything is built, and what SDKs are
 // served follows the plan's active milestone.
 import t from 'tap';
-import { addPlan, onEnvironmentSwitch, startMilestone } from '../../../src/concepts/release-plans/logic.js';
+import {
+  addPlan, createMilestoneStrategy, createTemplateMilestone, deleteMilestoneStrategy, deleteTemplateMilestone, onEnvironmentSwitch, startMilestone, updateMilestoneStrategy,
+  updateTemplateMilestone,
+} from '../../../src/concepts/release-plans/logic.js';
 import { dueProgressions, runProgression, setProgression } from '../../../src/concepts/release-plans/progressions.js';
 import { setEnvironmentEnabled } from '../../../src/concepts/features/logic.js';
 import { deleteStrategy } from '../../../src/concepts/strategies/logic.js';
@@ -79,4 +82,31 @@ t.test('the progression decision: due at its interval, not before, not when paus
   t.equal(ran.ops.length, 1);
   runFailing(t, setProgression(alphaDev, m1, { targetMilestone: m1, transitionCondition: { intervalMinutes: 1 } }), 'ValidationError', copiesOf(after));
   runFailing(t, setProgression(alphaDev, m1, { targetMilestone: 'nope', transitionCondition: { intervalMinutes: 1 } }), 'ValidationError', copiesOf(after));
+});
+
+t.test('one milestone or strategy of a template at a time: the rest untouched, one update event, bounds and names checked', async (t) => {
+  const added = runPure(t, createTemplateMilestone(BUILTIN, { name: 'Done', strategies: [{ strategyName: 'default' }] }));
+  const tpl = added.after.releaseTemplates.get(BUILTIN)!;
+  t.same([tpl.milestones.length, tpl.milestones[4].name], [5, 'Done'], 'added last');
+  t.equal(added.change.result.sortOrder, 4, 'after the highest sortOrder');
+  t.same(added.change.events.map((e) => e.type), ['release-plan-template-updated']);
+  const first = tpl.milestones[0];
+  runFailing(t, createTemplateMilestone(BUILTIN, { name: first.name }), 'ValidationError', copiesOf(added.after));
+  runFailing(t, updateTemplateMilestone(BUILTIN, 'nope', { name: 'x' }), 'NotFoundError');
+  runFailing(t, createTemplateMilestone('nope', { name: 'x' }), 'NotFoundError');
+
+  const moved = runPure(t, updateTemplateMilestone(BUILTIN, first.id, { name: 'Start', sortOrder: 99 }), copiesOf(added.after));
+  const after = moved.after.releaseTemplates.get(BUILTIN)!;
+  t.equal(after.milestones[after.milestones.length - 1].id, first.id, 'moved last by its sortOrder');
+  t.same(after.milestones[after.milestones.length - 1].strategies, first.strategies, 'its strategies kept without strategies in the input');
+
+  const s = runPure(t, createMilestoneStrategy(BUILTIN, first.id, { strategyName: 'default' }), copiesOf(added.after));
+  const id = s.change.result.id;
+  const replaced = runPure(t, updateMilestoneStrategy(BUILTIN, first.id, id, { strategyName: 'flexibleRollout', parameters: { rollout: 5 } }), copiesOf(s.after));
+  t.match(replaced.change.result, { id, sortOrder: 1, parameters: { rollout: '5', groupId: '{{featureName}}' } }, 'same id and place');
+  runFailing(t, updateMilestoneStrategy(BUILTIN, first.id, id, { strategyName: 'nope' }), 'ValidationError', copiesOf(s.after));
+  const removed = runPure(t, deleteMilestoneStrategy(BUILTIN, first.id, id), copiesOf(s.after));
+  t.same(removed.after.releaseTemplates.get(BUILTIN)!.milestones[0], first, 'removing it gives the milestone back as it was');
+  const gone = runPure(t, deleteTemplateMilestone(BUILTIN, first.id), copiesOf(added.after));
+  t.equal(gone.after.releaseTemplates.get(BUILTIN)!.milestones.length, 4);
 });
