@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import { NoAccessError } from '../../core/errors.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
 import { HOSTNAME } from '../evaluation/answers.js';
-import { advancedPlayground, playground, type AdvancedRequest, type PlaygroundRequest, type Scope } from './logic.js';
+import { Slicer } from '../../core/slices.js';
+import { advancedSteps, playground, type AdvancedRequest, type PlaygroundRequest, type Scope } from './logic.js';
 import { playgroundReplies, playgroundSchemas } from './schema.js';
 
 const TAG = 'Playground';
@@ -39,9 +40,9 @@ export function playgroundRoutes(ctx: AppContext): RouteDef[] {
       method: 'POST', path: '/api/admin/playground/advanced', tag: TAG, permission: 'READ', scope: () => ({ visibleOnly: true }),
       body: playgroundSchemas.advancedPlaygroundRequestSchema, reply: playgroundReplies.advancedPlaygroundResponseSchema, responses,
       summary: 'Every flag in several environments for every combination of the context values (comma-separated lists)',
-      handler: ({ req, body }) => {
+      handler: async ({ req, body }) => {
         const b = body as AdvancedRequest;
-        return { status: 200, body: advancedPlayground(engine.state, b, scopeOf(req, b.environments), runtime()) };
+        return { status: 200, body: await new Slicer().run(advancedSteps(engine.state, b, scopeOf(req, b.environments), runtime())) };
       },
     },
   ];

@@ -100,4 +100,35 @@ t.test('the playground', async (t) => {
     t.equal(fits.json.features[0].environments.production.length, 6, 'every combination in each environment');
     t.same(fits.json.features[0].environments.production[5].context, { userId: '2', plan: 'c', appName: 'a' }, 'appName last, as Unleash lists it');
   });
+
+  await t.test('the largest answer allowed does not hold up other requests while it is evaluated', async (t) => {
+    await ok('POST', '/api/admin/projects', { id: 'big', name: 'Big' });
+    for (let i = 0; i < 50; i++) {
+      await ok('POST', P('big'), { name: `big-${i}` });
+      await ok('POST', `${P('big')}/big-${i}/environments/development/strategies`, {
+        name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'userId', groupId: `big-${i}` },
+        constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }, { contextName: 'plan', operator: 'STR_STARTS_WITH', values: ['g'] }],
+      });
+    }
+    // 2 environments × 50 flags × 150 contexts: 15,000 evaluations, the most there may be (about 10 MB).
+    const users = Array.from({ length: 150 }, (_, i) => `u${i}`).join(',');
+    const started = Date.now();
+    let done = 0;
+    const big = admin('POST', '/api/admin/playground/advanced', { environments: ['development', 'production'], projects: ['big'], context: { appName: 'a', userId: users, country: 'NO', plan: 'gold' } })
+      .then((r) => ((done = Date.now()), r));
+    const waits: number[] = [];
+    await new Promise((r) => setTimeout(r, 50));
+    while (done === 0) {
+      const asked = Date.now();
+      await fetch(`${srv.url}/health`);
+      if (done === 0) waits.push(Date.now() - asked);
+    }
+    const res = await big;
+    t.equal(res.status, 200);
+    t.equal(res.json.features.length, 50);
+    const took = done - started;
+    const worst = Math.max(...waits);
+    t.ok(waits.length >= 2, `${waits.length} health checks answered while it ran`);
+    t.ok(worst < took / 2, `the longest health check waited ${worst} ms, while the playground took ${took} ms`);
+  });
 });
