@@ -177,6 +177,11 @@ t.test('the playground answers as Unleash 8.2 for the same flags and contexts', 
       });
     }
   }
+  await t.test('an environment that does not exist, and numbers in the context: answered as Unleash does', async (t) => {
+    const { u } = await compare(t, '/api/admin/playground', { environment: 'nowhere', projects: ['default'], context: { appName: 'web', userId: 7, [age]: 42 } });
+    t.ok(u.every((x: any) => !x.isEnabledInCurrentEnvironment && x.strategies.data.length === 0), 'every flag off, with no strategies');
+  });
+
   t.test('the contexts exercise every outcome', async (t) => {
     for (const [k, v] of Object.entries(seen)) t.ok(v > 0, `${k}: ${v}`);
   });
