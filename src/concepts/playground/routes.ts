@@ -2,6 +2,7 @@
 // (logic.ts). Read-only; a token limited to some projects or an environment sees only those.
 import type { IncomingMessage } from 'node:http';
 import { NoAccessError } from '../../core/errors.js';
+import { JsonText } from '../../http/respond.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
 import { HOSTNAME } from '../evaluation/answers.js';
 import { Slicer } from '../../core/slices.js';
@@ -42,7 +43,16 @@ export function playgroundRoutes(ctx: AppContext): RouteDef[] {
       summary: 'Every flag in several environments for every combination of the context values (comma-separated lists)',
       handler: async ({ req, body }) => {
         const b = body as AdvancedRequest;
-        return { status: 200, body: await new Slicer().run(advancedSteps(engine.state, b, scopeOf(req, b.environments), runtime())) };
+        const slicer = new Slicer();
+        const answer = await slicer.run(advancedSteps(engine.state, b, scopeOf(req, b.environments), runtime()));
+        // Serialized a flag at a time as well: one JSON.stringify of the whole (up to about 16 MB)
+        // would hold the event loop for hundreds of milliseconds.
+        let text = `{"input":${JSON.stringify(answer.input)},"features":[`;
+        for (const [i, f] of answer.features.entries()) {
+          text += (i === 0 ? '' : ',') + JSON.stringify(f);
+          await slicer.between();
+        }
+        return { status: 200, body: new JsonText(`${text}]}`) };
       },
     },
   ];
