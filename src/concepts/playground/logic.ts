@@ -366,11 +366,20 @@ export interface Scope {
   hostname: string;
 }
 
-/** POST /api/admin/playground: every selected flag in one environment for one context. */
-export function playground(state: State, req: PlaygroundRequest, scope: Scope, rt: Runtime): { input: unknown; features: Record<string, unknown>[] } {
+/**
+ * POST /api/admin/playground: every selected flag in one environment for one context. The flags
+ * (and their parents) are compiled first, then evaluated a flag at a time, yielding between them.
+ */
+export function* playgroundSteps(state: State, req: PlaygroundRequest, scope: Scope, rt: Runtime): Generator<void, { input: unknown; features: Record<string, unknown>[] }> {
   const ctx = evalContext(flatContext(req.context));
   const lookup = parentLookup(state, req.environment, scope.visible, scope.hostname);
-  const features = selectedFlags(state, req.projects, scope.visible).map((f) => evaluateFlag(playFlag(state, f, req.environment, scope.hostname), ctx, rt, lookup));
+  const flags = selectedFlags(state, req.projects, scope.visible).map((f) => playFlag(state, f, req.environment, scope.hostname));
+  for (const f of flags) for (const d of f.feature.dependencies) lookup(d.feature);
+  const features: Record<string, unknown>[] = [];
+  for (const f of flags) {
+    features.push(evaluateFlag(f, ctx, rt, lookup));
+    yield;
+  }
   return { input: { ...req, context: echoContext(req.context) }, features };
 }
 

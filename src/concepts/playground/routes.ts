@@ -6,10 +6,26 @@ import { JsonText } from '../../http/respond.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
 import { HOSTNAME } from '../evaluation/answers.js';
 import { Slicer } from '../../core/slices.js';
-import { advancedSteps, playground, type AdvancedRequest, type PlaygroundRequest, type Scope } from './logic.js';
+import { advancedSteps, playgroundSteps, type AdvancedRequest, type PlaygroundRequest, type Scope } from './logic.js';
 import { playgroundReplies, playgroundSchemas } from './schema.js';
 
 const TAG = 'Playground';
+
+/**
+ * An answer evaluated and serialized a slice at a time: thousands of flags, or 15,000 evaluations
+ * (about 10 MB), would otherwise hold the event loop for a second or more, and one JSON.stringify
+ * of the whole for hundreds of milliseconds.
+ */
+async function sliced(steps: Generator<void, { input: unknown; features: Record<string, unknown>[] }>): Promise<JsonText> {
+  const slicer = new Slicer();
+  const answer = await slicer.run(steps);
+  let text = `{"input":${JSON.stringify(answer.input)},"features":[`;
+  for (const [i, f] of answer.features.entries()) {
+    text += (i === 0 ? '' : ',') + JSON.stringify(f);
+    await slicer.between();
+  }
+  return new JsonText(`${text}]}`);
+}
 
 export function playgroundRoutes(ctx: AppContext): RouteDef[] {
   ctx.schemas.addAll(playgroundSchemas);
@@ -32,9 +48,9 @@ export function playgroundRoutes(ctx: AppContext): RouteDef[] {
       method: 'POST', path: '/api/admin/playground', tag: TAG, permission: 'READ', scope: () => ({ visibleOnly: true }),
       body: playgroundSchemas.playgroundRequestSchema, reply: playgroundReplies.playgroundResponseSchema, responses,
       summary: 'Every flag in one environment for a context: on or off, each strategy, constraint and segment with its result, the variant',
-      handler: ({ req, body }) => {
+      handler: async ({ req, body }) => {
         const b = body as PlaygroundRequest;
-        return { status: 200, body: playground(engine.state, b, scopeOf(req, [b.environment]), runtime()) };
+        return { status: 200, body: await sliced(playgroundSteps(engine.state, b, scopeOf(req, [b.environment]), runtime())) };
       },
     },
     {
@@ -43,16 +59,7 @@ export function playgroundRoutes(ctx: AppContext): RouteDef[] {
       summary: 'Every flag in several environments for every combination of the context values (comma-separated lists)',
       handler: async ({ req, body }) => {
         const b = body as AdvancedRequest;
-        const slicer = new Slicer();
-        const answer = await slicer.run(advancedSteps(engine.state, b, scopeOf(req, b.environments), runtime()));
-        // Serialized a flag at a time as well: one JSON.stringify of the whole (up to about 16 MB)
-        // would hold the event loop for hundreds of milliseconds.
-        let text = `{"input":${JSON.stringify(answer.input)},"features":[`;
-        for (const [i, f] of answer.features.entries()) {
-          text += (i === 0 ? '' : ',') + JSON.stringify(f);
-          await slicer.between();
-        }
-        return { status: 200, body: new JsonText(`${text}]}`) };
+        return { status: 200, body: await sliced(advancedSteps(engine.state, b, scopeOf(req, b.environments), runtime())) };
       },
     },
   ];
