@@ -96,19 +96,19 @@ export async function openAdminSide(deps: FanionDeps, engine: Engine, { hasher, 
  */
 export async function adminRoutes(ctx: AppContext, { hasher }: Tokens, side: AdminSide): Promise<{ before: RouteDef[]; after: RouteDef[] }> {
   const [features, strategies, strategyTypes, contextFields, projects, environments, segments, tags, variants, events, state, featuresBatch, tokens, addons, people, releasePlans, safeguards,
-    changeRequestConfig, changeRequests] =
+    playground, changeRequestConfig, changeRequests] =
     await Promise.all([
       import('../concepts/features/routes.js'), import('../concepts/strategies/routes.js'), import('../concepts/strategy-types/routes.js'), import('../concepts/context-fields/routes.js'),
       import('../concepts/projects/routes.js'), import('../concepts/environments/routes.js'), import('../concepts/segments/routes.js'), import('../concepts/tags/routes.js'),
       import('../concepts/variants/routes.js'), import('../concepts/events/routes.js'), import('../concepts/state-io/routes.js'), import('../concepts/features-batch/routes.js'),
       import('../concepts/tokens/routes.js'), import('../concepts/webhooks/routes.js'), import('../concepts/people/routes.js'),
-      import('../concepts/release-plans/routes.js'), import('../concepts/safeguards/routes.js'),
+      import('../concepts/release-plans/routes.js'), import('../concepts/safeguards/routes.js'), import('../concepts/playground/routes.js'),
       import('../concepts/change-requests/routes.js'), import('../concepts/change-requests/workflow-routes.js'),
     ]);
   const modules: ((ctx: AppContext) => RouteDef[])[] = [
     features.featureRoutes, strategies.strategyRoutes, strategyTypes.strategyTypeRoutes, contextFields.contextFieldRoutes, projects.projectRoutes,
     environments.environmentRoutes, segments.segmentRoutes, tags.tagRoutes, variants.variantRoutes, events.eventRoutes, state.stateRoutes,
-    featuresBatch.featuresBatchRoutes, releasePlans.releasePlanRoutes, safeguards.safeguardRoutes,
+    featuresBatch.featuresBatchRoutes, releasePlans.releasePlanRoutes, safeguards.safeguardRoutes, playground.playgroundRoutes,
     changeRequestConfig.changeRequestConfigRoutes,
     // After every other module: its `…/change-requests/:id` must not take their fixed paths.
     (c) => changeRequests.changeRequestWorkflowRoutes(c, changeRequests.workflowDeps(c.config)),

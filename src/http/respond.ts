@@ -10,8 +10,13 @@ import { closeWithin } from './connections.js';
  */
 export const NOSNIFF = ['X-Content-Type-Options', 'nosniff'] as const;
 
+/** A body already serialized (a large answer built a slice at a time): sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
-  const text = body === undefined ? '' : JSON.stringify(body);
+  const text = body === undefined ? '' : body instanceof JsonText ? body.text : JSON.stringify(body);
   // One writeHead with a flat list: on a response with no headers set yet, Node stores the list
   // as it is instead of going through setHeader's map per header (every admin answer comes here).
   const list: string[] = [];

@@ -232,7 +232,7 @@ function rollout(percentage: number, id: string | undefined, groupId: string): b
 }
 
 /** A strategy's own rule (constraints aside); an unknown strategy type is never on. */
-function parameterCheck(name: string, p: Record<string, string>, hostname: string): Check {
+export function parameterCheck(name: string, p: Record<string, string>, hostname: string): Check {
   switch (name) {
     case 'default':
       return ALWAYS;

@@ -18,7 +18,7 @@ const KNOWN_CLIENT_ROUTES = ['GET /api/client/features', 'GET /api/client/featur
  */
 const VISIBLE_ONLY_ROUTES = [
   'POST /api/admin/events/search', 'GET /api/admin/events', 'GET /api/admin/events/{featureName}', 'GET /api/admin/search/features', 'GET /api/admin/feature-types', 'GET /api/admin/user',
-  'GET /api/admin/event-types',
+  'GET /api/admin/event-types', 'POST /api/admin/playground', 'POST /api/admin/playground/advanced',
 ];
 /**
  * Routes any admin token may call, whose reach is named in the body (project, environment) or
@@ -31,6 +31,9 @@ const BODY_SCOPED_ROUTES: Record<string, unknown> = {
   'POST /api/admin/features-batch/validate': { project: 'default', environment: 'development', data: { features: [{ name: 'f1' }] } },
   // A shared segment (no project in the body) acts on the whole server.
   'POST /api/admin/segments': { name: 'seg', constraints: [] },
+  // The playground, in the environment the scoped token below reaches.
+  'POST /api/admin/playground': { environment: 'development', projects: '*', context: { appName: 'a' } },
+  'POST /api/admin/playground/advanced': { environments: ['development'], projects: '*', context: { appName: 'a' } },
 };
 
 interface Route {
@@ -134,6 +137,11 @@ t.test('every route refuses bad credentials with the right status, and nothing c
       } else if (visibleOnly && (r.path === '/api/admin/feature-types' || r.path === '/api/admin/event-types')) {
         const res = await call(r, scopedAdmin);
         t.equal(res.status, 200, 'an admin token scoped to another project reads the flag types (the same for every project)');
+      } else if (visibleOnly && r.path.startsWith('/api/admin/playground')) {
+        const res = await call(r, scopedAdmin);
+        t.equal(res.status, 200, 'an admin token scoped to another project asks the playground');
+        const names = res.json.features.map((f: any) => f.name);
+        t.same(names, ['hidden'], 'and is answered about the flags of its project only');
       } else if (visibleOnly) {
         const res = await call(r, scopedAdmin);
         t.equal(res.status, 200, 'an admin token scoped to another project lists events');

@@ -70,7 +70,7 @@ function kindOf(method: string, p: string): Kind | null {
   if (method === 'GET') return 'read';
   // The impact metrics page's charts are the whole server's: Admins only (a flag's charts are under its project).
   if (p.startsWith('/api/admin/impact-metrics/config')) return 'admin';
-  if (['POST /api/admin/features/validate', 'POST /api/admin/context/validate', 'POST /api/admin/tag-types/validate', 'POST /api/admin/events/search', 'POST /api/admin/features-batch/export'].includes(r)) return 'read';
+  if (['POST /api/admin/features/validate', 'POST /api/admin/context/validate', 'POST /api/admin/tag-types/validate', 'POST /api/admin/events/search', 'POST /api/admin/features-batch/export', 'POST /api/admin/playground', 'POST /api/admin/playground/advanced'].includes(r)) return 'read';
   if (/^\/api\/admin\/(strategies|context|tag-types|tags|release-plan-templates)\b/.test(p) || r === 'POST /api/admin/projects') return 'global';
   // A segment is created in the project its body names (or shared: global, see requests()).
   if (r === 'POST /api/admin/segments') return 'project';

@@ -1,6 +1,7 @@
 // One flag: first what one comes for, its environments, each with its switch and its strategies
 // in words with a rollout bar (add, edit, disable, delete, reorder) and its variants; then its
-// usage over time and its history; beside them its details, tags and dependencies.
+// usage over time and its history; beside them its details, tags and dependencies. "Try it"
+// (playground-panel.ts) answers what the flag does for a context.
 import { useState } from 'preact/hooks';
 import { blockedBy, need, needIn } from '../access.js';
 import { api, enc, get } from '../api.js';
@@ -20,6 +21,7 @@ import { ReleasePlan, useProgressionTargets, type PlanContext, type Template } f
 import { useFirings } from '../safeguards.js';
 import { flip, StaleBadges, switchLabel, TypeSelect, useFlagTypes } from './flags.js';
 import { EventList, type EventRow } from './events.js';
+import { PlaygroundPanel } from '../playground-panel.js';
 
 interface FlagEnv { name: string; type: string; enabled: boolean; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }
 interface Flag {
@@ -62,6 +64,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
     <div class="flag-layout">
       <div class="flag-main">
         ${f.environments.map((e) => html`<${EnvironmentPanel} key=${e.name} flag=${f} env=${e} base=${base} after=${after} choices=${choices.data} segmentName=${segmentName} plans=${plans} />`)}
+        <${PlaygroundPanel} flag=${f} fields=${choices.data?.fields ?? []} />
         <${Usage} flag=${f.name} environments=${f.environments.map((e) => e.name)} />
         <${FlagImpactCharts} project=${f.project} flag=${f.name} />
         <section class="panel" aria-labelledby="flag-events"><h2 id="flag-events">History</h2>
