@@ -39,13 +39,15 @@ function controls(page: Page): Promise<Control[]> {
 /**
  * Enabled controls that need no permission because they change nothing on the server: sorting,
  * paging, copying, opening raw JSON, a form's own rows (added or removed before it is sent), the
- * notes' Undo and Dismiss, a dialog's Close; and the person's own password, personal tokens and
- * sessions, which every person signed in may change.
+ * notes' Undo and Dismiss, a dialog's Close, the phone's Menu, the playground's Try; and the
+ * person's own password, personal tokens and sessions, which every person signed in may change.
  */
 const HARMLESS = [
   /^Sign out$/, /^Copy\b/, /^Copied$/, /^(Name|Type|Last seen|Created|Project)( [▲▼])?$/, /^(Previous|Next|Newer|Older)$/, /^Clear filters$/,
   /^Add (constraint|variant|parameter)$/, /^Remove (constraint|variant|parameter) \d+$/, /^(Undo|Dismiss|Close)$/,
   /^(Sign out everywhere|Change password|Create token)$/,
+  // The phone's navigation, and the playground's "Try" (it reads: evaluates a context, stores nothing).
+  /^Menu$/, /^Try$/,
 ];
 
 /** The pages a person goes through, each with what shows once its data has loaded. */
@@ -54,7 +56,7 @@ const PAGES: [string, string][] = [
   ['/projects/default/overview', 'default-flag'], ['/archive', 'old-flag'], ['/segments', 'alpha-beta'], ['/environments', 'production'],
   ['/projects', 'alpha'], ['/strategies', 'region'], ['/context', 'country'], ['/tags', 'team'], ['/tokens', 'API tokens'],
   ['/webhooks', 'Webhooks'], ['/events', 'default-flag'], ['/applications', 'Applications'], ['/profile', 'Change password'],
-  ['/people', 'People'],
+  ['/people', 'People'], ['/release-templates', 'Gradual rollout'], ['/impact-metrics', 'Impact metrics'],
 ];
 
 t.test('what a person may not do is disabled, with the reason, on every page', async (t) => {

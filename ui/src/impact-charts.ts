@@ -2,9 +2,9 @@
 // each drawn from the query route; adding one picks a metric an application reports, how it is
 // aggregated and over which range; removing one. Whoever may change the flag may change its charts.
 import { useState } from 'preact/hooks';
-import { blockedUnless } from './access.js';
+import { blockedBy, need } from './access.js';
 import { api, enc, get } from './api.js';
-import { Action, ErrorNote, Field, Form, useLoad } from './components.js';
+import { Action, Opener, ErrorNote, Field, Form, useLoad } from './components.js';
 import { html } from './html.js';
 import { ImpactChart, MetricFields, useMetrics } from './impact-chart.js';
 import type { MetricQuery } from './impact-series.js';
@@ -19,7 +19,7 @@ export function FlagImpactCharts({ project, flag }: { project: string; flag: str
   const [adding, setAdding] = useState(false);
   const [title, setTitle] = useState('');
   const [q, setQ] = useState<MetricQuery>({ metricName: '', timeRange: 'hour', aggregationMode: 'count', labelSelectors: {} });
-  const blocked = blockedUnless('UPDATE_FEATURE', project);
+  const needed = need('UPDATE_FEATURE', project);
   const after = async (p: Promise<unknown>) => (await p, charts.reload(), changed());
   const first = metrics.data?.[0]?.name ?? '';
   return html`<section class="panel" aria-labelledby="flag-impact"><h2 id="flag-impact">Impact metrics</h2>
@@ -29,10 +29,10 @@ export function FlagImpactCharts({ project, flag }: { project: string; flag: str
       : 'Add one to watch a metric your applications report while this flag rolls out.'}</p>` : null}
     ${(charts.data ?? []).map((c) => html`<div class="impact-item" key=${c.id}>
       <${ImpactChart} query=${c} title=${c.title || undefined} zero=${c.yAxisMin === 'zero' ? true : undefined} />
-      <${Action} label=${`Remove chart ${c.title || c.metricName}`} kind="link" blocked=${blocked} run=${() => after(api('DELETE', `${path}/${enc(c.id)}`))} />
+      <${Action} label=${`Remove chart ${c.title || c.metricName}`} kind="link" need=${needed} run=${() => after(api('DELETE', `${path}/${enc(c.id)}`))} />
     </div>`)}
     ${adding
-      ? html`<${Form} label="Add an impact metrics chart" submit="Add chart" blocked=${blocked} onSubmit=${async () => {
+      ? html`<${Form} label="Add an impact metrics chart" submit="Add chart" need=${needed} onSubmit=${async () => {
           await after(api('POST', path, { ...q, metricName: q.metricName || first, title: title || undefined, yAxisMin: 'zero', labelSelectors: {} }));
           setAdding(false);
           setTitle('');
@@ -40,7 +40,7 @@ export function FlagImpactCharts({ project, flag }: { project: string; flag: str
           <${MetricFields} metrics=${metrics.data} value=${{ ...q, metricName: q.metricName || first }} onChange=${setQ} />
           <${Field} label="Chart title" value=${title} onInput=${setTitle} hint="optional; the metric's name otherwise" />
         <//>`
-      : html`<button type="button" disabled=${!!blocked} title=${blocked ?? undefined} onClick=${() => setAdding(true)}>Add a chart</button>
-        ${blocked ? html`<span class="note">${blocked}</span>` : null}`}
+      : html`<${Opener} label=${`Add a chart`} need=${needed} onClick=${() => setAdding(true)} />
+        ${blockedBy(needed) ? html`<span class="note">${blockedBy(needed)}</span>` : null}`}
   </section>`;
 }

@@ -5,9 +5,9 @@
 // and of the environment. Whoever may switch the flag's environment may change all of it; others
 // see it with the reason they may not.
 import { useState } from 'preact/hooks';
-import { blockedUnless } from './access.js';
+import { need, type Need } from './access.js';
 import { api, enc, get } from './api.js';
-import { Action, ErrorNote, Field, Form, Select, useLoad, when } from './components.js';
+import { Action, Opener, ErrorNote, Field, Form, Select, useLoad, when } from './components.js';
 import { html } from './html.js';
 import type { MetricInfo } from './impact-chart.js';
 import { firingWords, flagEvents, Safeguards, type Firing, type Safeguard } from './safeguards.js';
@@ -64,23 +64,23 @@ export function ReleasePlan({ ctx, env, envEnabled }: { ctx: PlanContext; env: s
   const base = `/api/admin/projects/${enc(ctx.project)}/features/${enc(ctx.flag)}/environments/${enc(env)}`;
   const plans = useLoad(() => get<Plan[]>(`${base}/release-plans`), [base]);
   const envGuards = useLoad(() => get<Safeguard[]>(`${base}/safeguards`), [base]);
-  const blocked = blockedUnless('UPDATE_FEATURE_ENVIRONMENT', ctx.project, env);
+  const needed = need('UPDATE_FEATURE_ENVIRONMENT', ctx.project, env);
   const after = (p: Promise<unknown>) => ctx.after(p).then(() => (plans.reload(), envGuards.reload()));
   const plan = plans.data?.[0];
   return html`<div class="release">
     <h3>Release plan</h3>
     <${ErrorNote} error=${plans.error} />
     ${!plans.data ? (plans.error ? null : html`<p class="loading">Loading…</p>`)
-      : plan ? html`<${PlanView} plan=${plan} base=${base} env=${env} envEnabled=${envEnabled} blocked=${blocked} ctx=${ctx} after=${after} />`
-      : html`<${ApplyTemplate} templates=${ctx.templates} base=${base} env=${env} blocked=${blocked} after=${after} />`}
+      : plan ? html`<${PlanView} plan=${plan} base=${base} env=${env} envEnabled=${envEnabled} needed=${needed} ctx=${ctx} after=${after} />`
+      : html`<${ApplyTemplate} templates=${ctx.templates} base=${base} env=${env} needed=${needed} after=${after} />`}
     <h3>Safeguards on ${env}</h3>
     <${ErrorNote} error=${envGuards.error} />
-    <${Safeguards} list=${envGuards.data ?? []} path=${`${base}/safeguards`} blocked=${blocked} firings=${ctx.firings} metrics=${ctx.metrics}
+    <${Safeguards} list=${envGuards.data ?? []} path=${`${base}/safeguards`} needed=${needed} firings=${ctx.firings} metrics=${ctx.metrics}
       does=${`switches ${env} off`} label=${`Safeguards on ${env}`} after=${after} />
   </div>`;
 }
 
-function ApplyTemplate({ templates, base, env, blocked, after }: { templates: Template[] | undefined; base: string; env: string; blocked: string | null; after: (p: Promise<unknown>) => Promise<unknown> }) {
+function ApplyTemplate({ templates, base, env, needed, after }: { templates: Template[] | undefined; base: string; env: string; needed: Need; after: (p: Promise<unknown>) => Promise<unknown> }) {
   const usable = (templates ?? []).filter((t) => !t.archivedAt);
   const [chosen, setChosen] = useState('');
   const id = chosen || usable[0]?.id || '';
@@ -88,22 +88,22 @@ function ApplyTemplate({ templates, base, env, blocked, after }: { templates: Te
   return html`<p class="muted">No release plan: the strategies above are all ${env} serves.</p>
     <div class="toolbar">
       <${Select} label=${`Release template for ${env}`} value=${id} options=${usable.map((t) => [t.id, `${t.name} (${t.milestones.length} milestone${t.milestones.length === 1 ? "" : "s"})`] as [string, string])} onChange=${setChosen} />
-      <${Action} label="Apply template" kind="primary" blocked=${blocked} disabled=${!id} run=${() => after(api('POST', `${base}/release-plans`, { templateId: id }))} />
+      <${Action} label="Apply template" kind="primary" need=${needed} disabled=${!id} run=${() => after(api('POST', `${base}/release-plans`, { templateId: id }))} />
     </div>`;
 }
 
-function PlanView({ plan, base, env, envEnabled, blocked, ctx, after }: {
-  plan: Plan; base: string; env: string; envEnabled: boolean; blocked: string | null; ctx: PlanContext; after: (p: Promise<unknown>) => Promise<unknown>;
+function PlanView({ plan, base, env, envEnabled, needed, ctx, after }: {
+  plan: Plan; base: string; env: string; envEnabled: boolean; needed: Need; ctx: PlanContext; after: (p: Promise<unknown>) => Promise<unknown>;
 }) {
   const ms = [...plan.milestones].sort((a, b) => a.sortOrder - b.sortOrder);
   const active = ms.find((m) => m.id === plan.activeMilestoneId);
   const planPath = `${base}/release-plans/${enc(plan.id)}`;
   return html`<div class="plan" role="group" aria-label=${`Release plan ${plan.name} in ${env}`}>
     <p><strong>${plan.name}</strong> <span class="muted">${active ? `serving ${active.name}` : `nothing served yet: the first milestone starts when ${env} is switched on`}</span>${' '}
-      <${Action} label="Remove release plan" kind="danger" blocked=${blocked} confirm=${`Remove the release plan from ${env}? Its milestone's strategies stop being served.`}
+      <${Action} label="Remove release plan" kind="danger" need=${needed} confirm=${`Remove the release plan from ${env}? Its milestone's strategies stop being served.`}
         run=${() => after(api('DELETE', planPath))} /></p>
     ${active?.pausedAt ? html`<p class="paused" role="status">${pauseWords(plan, active, envEnabled, ctx.firings)}${' '}
-      <${Action} label="Resume" blocked=${blocked} run=${() => after(api('POST', `${base}/progressions/${enc(plan.id)}/resume`))} /></p>` : null}
+      <${Action} label="Resume" need=${needed} run=${() => after(api('POST', `${base}/progressions/${enc(plan.id)}/resume`))} /></p>` : null}
     <ol class="milestones" aria-label=${`Milestones of ${plan.name}`}>${ms.map((m, i) => {
       const current = m.id === plan.activeMilestoneId;
       const next = ms[i + 1];
@@ -112,12 +112,12 @@ function PlanView({ plan, base, env, envEnabled, blocked, ctx, after }: {
           ${current ? html` <span class="badge on">current</span>` : null}
           <span class="muted">${m.startedAt ? ` started ${when(m.startedAt)} UTC` : ' not started'}</span></p>
         <p class="milestone-words">${milestoneWords(m)}</p>
-        ${current ? null : html`<${Action} label=${`Start ${m.name}`} blocked=${blocked} run=${() => after(api('POST', `${planPath}/milestones/${enc(m.id)}/start`))} />`}
-        ${next || m.transitionCondition ? html`<${Progression} m=${m} next=${next} target=${ms.find((x) => x.id === ctx.targets?.get(m.id))} current=${current} base=${base} blocked=${blocked} after=${after} />` : null}
+        ${current ? null : html`<${Action} label=${`Start ${m.name}`} need=${needed} run=${() => after(api('POST', `${planPath}/milestones/${enc(m.id)}/start`))} />`}
+        ${next || m.transitionCondition ? html`<${Progression} m=${m} next=${next} target=${ms.find((x) => x.id === ctx.targets?.get(m.id))} current=${current} base=${base} needed=${needed} after=${after} />` : null}
       </li>`;
     })}</ol>
     <h4>Safeguards of the plan</h4>
-    <${Safeguards} list=${plan.safeguards} path=${`${planPath}/safeguards`} blocked=${blocked} firings=${ctx.firings} metrics=${ctx.metrics}
+    <${Safeguards} list=${plan.safeguards} path=${`${planPath}/safeguards`} needed=${needed} firings=${ctx.firings} metrics=${ctx.metrics}
       does="pauses the plan" label=${`Safeguards of the plan in ${env}`} after=${after} />
   </div>`;
 }
@@ -126,8 +126,8 @@ function PlanView({ plan, base, env, envEnabled, blocked, ctx, after }: {
  * The progression out of `m` and what it waits for. The console sets progressions to the next
  * milestone, as a plan reads in order; one set elsewhere shows its own `target`.
  */
-function Progression({ m, next, target, current, base, blocked, after }: {
-  m: PlanMilestone; next: PlanMilestone | undefined; target: PlanMilestone | undefined; current: boolean; base: string; blocked: string | null; after: (p: Promise<unknown>) => Promise<unknown>;
+function Progression({ m, next, target, current, base, needed, after }: {
+  m: PlanMilestone; next: PlanMilestone | undefined; target: PlanMilestone | undefined; current: boolean; base: string; needed: Need; after: (p: Promise<unknown>) => Promise<unknown>;
 }) {
   const [minutes, setMinutes] = useState('');
   const [editing, setEditing] = useState(false);
@@ -146,14 +146,14 @@ function Progression({ m, next, target, current, base, blocked, after }: {
       waits = m.pausedAt ? `would move to ${to.name} after ${tc.intervalMinutes} minutes; paused` : `moves to ${to.name} at ${hhmm(Date.parse(m.startedAt) + tc.intervalMinutes * MINUTE)}`;
     } else if (m.progressionExecutedAt) waits = `moved on to ${to.name} at ${when(m.progressionExecutedAt)} UTC`;
     return html`<p class="progression">${waits}
-      <button type="button" disabled=${!!blocked} title=${blocked ?? undefined} onClick=${() => (setMinutes(String(tc.intervalMinutes)), setEditing(true))}>Change progression out of ${m.name}</button>
-      <${Action} label=${`Remove progression out of ${m.name}`} blocked=${blocked} run=${() => after(api('DELETE', path))} /></p>`;
+      <${Opener} label=${`Change progression out of ${m.name}`} need=${needed} onClick=${() => (setMinutes(String(tc.intervalMinutes)), setEditing(true))} />
+      <${Action} label=${`Remove progression out of ${m.name}`} need=${needed} run=${() => after(api('DELETE', path))} /></p>`;
   }
   if (!editing) {
     return html`<p class="progression muted">Moves on to ${to.name} only when started by hand.
-      <button type="button" disabled=${!!blocked} title=${blocked ?? undefined} onClick=${() => setEditing(true)}>Move on by itself…</button></p>`;
+      <${Opener} label=${`Move on by itself…`} need=${needed} onClick=${() => setEditing(true)} /></p>`;
   }
-  return html`<${Form} label=${`Progression out of ${m.name}`} submit="Set progression" blocked=${blocked} onSubmit=${set}>
+  return html`<${Form} label=${`Progression out of ${m.name}`} submit="Set progression" need=${needed} onSubmit=${set}>
     <${Field} label=${`Move on to ${to.name} after (minutes)`} type="number" value=${minutes} onInput=${setMinutes} required hint="counted from when this milestone starts" />
     <button type="button" onClick=${() => setEditing(false)}>Cancel</button>
   <//>`;

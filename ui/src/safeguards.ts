@@ -3,8 +3,9 @@
 // when and why, from its `safeguard-triggered` event (the metric's value against the threshold).
 // Adding one picks a metric, an aggregation, a range, a direction and a threshold.
 import { useState } from 'preact/hooks';
+import type { Need } from './access.js';
 import { api, enc } from './api.js';
-import { Action, Field, Form, Select, useLoad, when } from './components.js';
+import { Action, Opener, Field, Form, Select, useLoad, when } from './components.js';
 import { html } from './html.js';
 import { ImpactChart, MetricFields, type MetricInfo } from './impact-chart.js';
 import { queryWords, type MetricQuery } from './impact-series.js';
@@ -44,10 +45,10 @@ export function firingWords(sg: Safeguard, firing: Firing | undefined): string {
 }
 
 export function Safeguards(props: {
-  list: Safeguard[]; path: string; blocked: string | null; firings: Map<string, Firing> | undefined; metrics: MetricInfo[] | undefined;
+  list: Safeguard[]; path: string; needed: Need; firings: Map<string, Firing> | undefined; metrics: MetricInfo[] | undefined;
   does: string; label: string; after: (p: Promise<unknown>) => Promise<unknown>;
 }) {
-  const { list, path, blocked, firings } = props;
+  const { list, path, needed, firings } = props;
   const [adding, setAdding] = useState(false);
   const first = props.metrics?.[0]?.name ?? '';
   const [q, setQ] = useState<MetricQuery>({ metricName: '', timeRange: 'hour', aggregationMode: 'count' });
@@ -59,13 +60,13 @@ export function Safeguards(props: {
       const fired = firings?.get(sg.id);
       return html`<li key=${sg.id}>
         <p><strong>${props.does[0].toUpperCase()}${props.does.slice(1)} when ${queryWords(sg.impactMetric)} ${sg.triggerCondition.operator === '>' ? 'goes over' : 'falls under'} ${sg.triggerCondition.threshold}</strong>${' '}
-          <${Action} label=${`Remove safeguard on ${sg.impactMetric.metricName}`} kind="link" blocked=${blocked} confirm="Remove this safeguard?" run=${() => props.after(api('DELETE', `${path}/${enc(sg.id)}`))} /></p>
+          <${Action} label=${`Remove safeguard on ${sg.impactMetric.metricName}`} kind="link" need=${needed} confirm="Remove this safeguard?" run=${() => props.after(api('DELETE', `${path}/${enc(sg.id)}`))} /></p>
         ${sg.triggeredAt ? html`<p class="fired">Fired: ${firingWords(sg, fired)}</p>` : null}
         <${ImpactChart} query=${sg.impactMetric} threshold=${sg.triggerCondition.threshold} operator=${sg.triggerCondition.operator} />
       </li>`;
     })}</ul>
     ${adding
-      ? html`<${Form} label=${`Add a safeguard: ${props.label}`} submit="Add safeguard" blocked=${blocked} onSubmit=${async () => {
+      ? html`<${Form} label=${`Add a safeguard: ${props.label}`} submit="Add safeguard" need=${needed} onSubmit=${async () => {
           await props.after(api('PUT', path, {
             impactMetric: { ...q, metricName: q.metricName || first, labelSelectors: {} },
             triggerCondition: { operator, threshold: threshold.trim() === '' ? NaN : Number(threshold) },
@@ -77,6 +78,6 @@ export function Safeguards(props: {
           <${Select} label="When it goes" value=${operator} options=${[['>', 'over'], ['<', 'under']]} onChange=${setOperator} />
           <${Field} label="Threshold" value=${threshold} onInput=${setThreshold} required hint="a number, compared with the metric over the whole range" />
         <//>`
-      : html`<button type="button" disabled=${!!blocked} title=${blocked ?? undefined} onClick=${() => setAdding(true)}>Add a safeguard</button>`}
+      : html`<${Opener} label=${`Add a safeguard`} need=${needed} onClick=${() => setAdding(true)} />`}
   </div>`;
 }

@@ -3,7 +3,7 @@
 // Listing is for everyone who may read; creating, editing, archiving and deleting for those the
 // API lets (Admins and Editors): others see the templates with the reason they may not.
 import { useState } from 'preact/hooks';
-import { blockedUnless } from '../access.js';
+import { blockedUnless, needAttributes, need } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, Empty, ErrorNote, Field, Page, useLoad, when } from '../components.js';
 import { html } from '../html.js';
@@ -42,7 +42,6 @@ export function ReleaseTemplatesPage() {
   const [draft, setDraft] = useState<Draft | null>(null);
   const createBlocked = blockedUnless('CREATE_RELEASE_TEMPLATE');
   const updateBlocked = blockedUnless('UPDATE_RELEASE_TEMPLATE');
-  const deleteBlocked = blockedUnless('DELETE_RELEASE_TEMPLATE');
   const list = [...(templates.data ?? [])].sort((a, b) => Number(!!a.archivedAt) - Number(!!b.archivedAt) || a.name.localeCompare(b.name));
   const after = async (p: Promise<unknown>) => (await p, templates.reload(), changed());
   const edit = (t: Template) => setDraft({
@@ -50,7 +49,7 @@ export function ReleaseTemplatesPage() {
     milestones: [...t.milestones].sort((a, b) => a.sortOrder - b.sortOrder).map((m) => ({ id: m.id, name: m.name, strategies: m.strategies.map((s) => ({ ...s })) })),
   });
   return html`<${Page} title="Release templates"
-    actions=${html`<button type="button" class="primary" disabled=${!!createBlocked || draft !== null} title=${createBlocked ?? undefined}
+    actions=${html`<button type="button" class="primary" disabled=${!!createBlocked || draft !== null} title=${createBlocked ?? undefined} ...${needAttributes(need('CREATE_RELEASE_TEMPLATE'))}
       onClick=${() => setDraft({ name: '', description: '', milestones: [{ name: 'Milestone 1', strategies: [] }] })}>New template</button>`}>
     <p class="lead">A template is a rollout in steps. Applied to a flag's environment (on the flag's page) it becomes a release plan: its milestones are served one at a time, started by hand or after an interval, and safeguards can pause it.</p>
     ${createBlocked ? html`<p class="note" role="note">${createBlocked}</p>` : null}
@@ -66,10 +65,10 @@ export function ReleaseTemplatesPage() {
       ${t.description ? html`<p>${t.description}</p>` : null}
       <ol class="milestones">${[...t.milestones].sort((a, b) => a.sortOrder - b.sortOrder).map((m: Milestone) => html`<li><strong>${m.name}</strong> <span class="muted">${milestoneWords(m)}</span></li>`)}</ol>
       <div class="row-actions">
-        ${t.archivedAt ? null : html`<button type="button" disabled=${!!updateBlocked || draft !== null} title=${updateBlocked ?? undefined} onClick=${() => edit(t)}>Edit ${t.name}</button>
-          <${Action} label=${`Archive ${t.name}`} blocked=${deleteBlocked} confirm=${`Archive ${t.name}? It can no longer be applied; plans made from it stay.`}
+        ${t.archivedAt ? null : html`<button type="button" disabled=${!!updateBlocked || draft !== null} title=${updateBlocked ?? undefined} ...${needAttributes(need('UPDATE_RELEASE_TEMPLATE'))} onClick=${() => edit(t)}>Edit ${t.name}</button>
+          <${Action} label=${`Archive ${t.name}`} need=${need('DELETE_RELEASE_TEMPLATE')} confirm=${`Archive ${t.name}? It can no longer be applied; plans made from it stay.`}
             run=${() => after(api('POST', `/api/admin/release-plan-templates/archive/${enc(t.id)}`))} />`}
-        <${Action} label=${`Delete ${t.name}`} kind="danger" blocked=${deleteBlocked} confirm=${`Delete ${t.name}? Plans made from it stay.`}
+        <${Action} label=${`Delete ${t.name}`} kind="danger" need=${need('DELETE_RELEASE_TEMPLATE')} confirm=${`Delete ${t.name}? Plans made from it stay.`}
           run=${() => after(api('DELETE', `/api/admin/release-plan-templates/${enc(t.id)}`))} />
       </div>
     </section>`)}
