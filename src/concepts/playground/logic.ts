@@ -380,7 +380,7 @@ export function* playgroundSteps(state: State, req: PlaygroundRequest, scope: Sc
     features.push(evaluateFlag(f, ctx, rt, lookup));
     yield;
   }
-  return { input: { ...req, context: echoContext(req.context) }, features };
+  return { input: { environment: req.environment, projects: req.projects, context: echoContext(req.context) }, features };
 }
 
 /**
@@ -415,5 +415,5 @@ export function* advancedSteps(state: State, req: AdvancedRequest, scope: Scope,
     }
     features.push({ name: f.name, projectId: f.project, environments: byEnv });
   }
-  return { input: { ...req, context: echoContext(req.context) }, features };
+  return { input: { environments: req.environments, projects: req.projects, context: echoContext(req.context) }, features };
 }

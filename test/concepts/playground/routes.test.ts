@@ -53,6 +53,23 @@ t.test('the playground', async (t) => {
     }
   });
 
+  await t.test('a deeply nested value anywhere in the body is answered, never a 500 (the answer echoes only what it read)', async (t) => {
+    // Found by the admin fuzz: the answer echoed the whole body, and serializing 5,000 nested
+    // arrays overflowed the stack.
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    for (const [path, body] of [
+      ['/api/admin/playground', `{"environment":"development","context":{"appName":"a"},"extra":${deep}}`],
+      ['/api/admin/playground/advanced', `{"environments":["development"],"projects":"*","context":{"appName":"a"},"extra":${deep}}`],
+      ['/api/admin/playground', `{"environment":"development","context":{"appName":"a","properties":{"x":${deep}}}}`],
+      ['/api/admin/playground/advanced', `{"environments":["development"],"context":{"appName":"a","properties":{"x":${deep}}}}`],
+    ] as const) {
+      const res = await admin('POST', path, body);
+      t.ok(res.status === 200 || res.status === 400, `${path} with 5,000 nested arrays → ${res.status}`);
+      if (res.status === 200) t.notOk('extra' in (res.json.input as object), 'the answer echoes only the fields it read');
+      else t.match(res.json, { name: 'ValidationError' });
+    }
+  });
+
   await t.test('a token limited to a project sees its flags only; one limited to an environment may not ask about another', async (t) => {
     const token = async (tokenName: string, scope: Record<string, unknown>) => client(srv.url, { authorization: (await ok('POST', '/api/admin/api-tokens', { tokenName, type: 'admin', ...scope })).secret });
     const shop = await token('shop-admin', { project: 'shop' });
