@@ -44,8 +44,8 @@ t.test('changes in production ask once, in words, and can be undone', async (t) 
     return text;
   };
   const undo = async (text: string) => {
-    await page.getByRole('status').locator('.note', { hasText: text }).getByRole('button', { name: 'Undo' }).click();
-    await page.getByRole('status').locator('.note', { hasText: text }).waitFor({ state: 'detached' });
+    await page.getByRole('status').locator('.toast', { hasText: text }).getByRole('button', { name: 'Undo' }).click();
+    await page.getByRole('status').locator('.toast', { hasText: text }).waitFor({ state: 'detached' });
   };
   const moveTo = async (share: number) => {
     const form = production.getByRole('form', { name: 'Strategy' });
