@@ -255,6 +255,9 @@ export function logContract(impl: LogUnderContract): void {
       written.push(...(await appendAll(log, 10, `burst${burst}`)));
       const now = await store.follow(0, 1_000);
       t.ok(now.length >= written.length, `after burst ${burst + 1}, a reader finds every acknowledged record (${now.length} of ${written.length})`);
+      // The next burst waits (bounded) for the follower to have this one, so that it reads them as
+      // they come even when a busy machine schedules it late.
+      for (const until = Date.now() + 5_000; seen.length < written.length && Date.now() < until;) await new Promise((r) => setTimeout(r, 5));
     }
     await reader;
     t.strictSame(seen, written, 'the follower saw exactly the records written, in order');
