@@ -185,14 +185,17 @@ export function NewFlagButton({ project, onClick, label = 'New flag' }: { projec
 export function NewFlag({ project, onClose }: { project: string; onClose: () => void }) {
   const projects = useProjects();
   const types = useFlagTypes();
-  return html`<${Modal} title="New flag" onClose=${onClose}><${CreateFlag} key=${projects.data ? 'ready' : 'loading'} project=${project} projects=${projects.data?.map((p) => [p.id, p.name] as [string, string])} types=${types.data} /><//>`;
+  return html`<${Modal} title="New flag" onClose=${onClose}><${CreateFlag} project=${project} projects=${projects.data?.map((p) => [p.id, p.name] as [string, string])} types=${types.data} /><//>`;
 }
 
 /** `projects`: id and name of each (the name shown, as everywhere else in the console). */
 function CreateFlag({ project, projects, types }: { project: string; projects?: [string, string][]; types: FlagType[] | undefined }) {
   const [name, setName] = useState('');
-  // This project when the person may create flags in it, else the first of theirs where they may.
-  const [target, setTarget] = useState(may('CREATE_FEATURE', project) ? project : projects?.find(([id]) => may('CREATE_FEATURE', id))?.[0] ?? project);
+  // This project when the person may create flags in it, else the first of theirs where they may:
+  // worked out at each render until the person picks one, so that the list arriving after the dialog
+  // opened neither loses what was typed (no remount) nor leaves a project they may not use chosen.
+  const [picked, setTarget] = useState<string | null>(null);
+  const target = picked ?? (may('CREATE_FEATURE', project) ? project : projects?.find(([id]) => may('CREATE_FEATURE', id))?.[0] ?? project);
   const [type, setType] = useState('release');
   const [description, setDescription] = useState('');
   return html`<${Form} label="Create a flag" submit="Create flag" need=${need('CREATE_FEATURE', target)} onSubmit=${async () => {
