@@ -1,9 +1,9 @@
 // Webhooks, over Unleash's addons API (provider `webhook`): where each sends which events, whether
 // its deliveries get through, switched on or off, created, edited (secrets stay masked and are kept
 // as they are unless retyped) and deleted. Only an unlimited admin token may see them.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { blockedBy, need } from '../access.js';
-import { api, get } from '../api.js';
+import { api, get, poll } from '../api.js';
 import { Action, Check, CopyButton, EditRow, Empty, ErrorNote, Field, Form, Opener, Page, Switch, useLoad, when } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
@@ -65,13 +65,25 @@ function DeliveryLine({ d }: { d?: Delivery }) {
   return html`<span class=${d.lastError ? 'error-text' : 'muted'}>${d.lastError ? `failing: ${d.lastError}` : `${d.delivered} delivered${d.lastDeliveredAt ? `, last ${when(d.lastDeliveredAt)}` : ''}`}${d.pendingEvents ? ` · ${d.pendingEvents} waiting` : ''}</span>`;
 }
 
+/** How often the page asks again while a webhook is on: a delivery is counted without an event, so the live poller does not see it. */
+const DELIVERY_EVERY_MS = 3_000;
+
 export function WebhooksPage() {
   const list = useLoad(() => get<{ addons: Addon[]; providers: { name: string; events: string[] }[] }>('/api/admin/addons'), []);
+  const anyOn = list.data?.addons.some((a) => a.enabled) ?? false;
+  const [fresh, setFresh] = useState<Addon[] | null>(null);
+  useEffect(() => {
+    setFresh(null);
+    if (!anyOn) return undefined;
+    const timer = setInterval(() => void poll<{ addons: Addon[] }>('/api/admin/addons').then((d) => setFresh(d.addons), () => undefined), DELIVERY_EVERY_MS);
+    return () => clearInterval(timer);
+  }, [anyOn, list.data]);
   const [editing, setEditing] = useState<number | null>(null);
   const [formKey, setFormKey] = useState(0);
   const [secret, setSecret] = useState<string | null>(null);
   const eventTypes = list.data?.providers.find((p) => p.name === 'webhook')?.events ?? [];
-  const addons = list.data?.addons ?? [];
+  // The delivery figures from the last background ask, over the list as last loaded.
+  const addons = (list.data?.addons ?? []).map((a) => ({ ...a, delivery: fresh?.find((f) => f.id === a.id)?.delivery ?? a.delivery }));
   return html`<${Page} title="Webhooks">
     <p class="muted">Fanion POSTs each matching event to a webhook, in order, signed with its secret (X-Fanion-Signature), retrying for a day.</p>
     ${blockedBy(ADMIN) ? html`<p class="note" role="note">${blockedBy(ADMIN)} Webhooks are managed by Admins.</p>` : null}
