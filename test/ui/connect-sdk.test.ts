@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { openBrowser, signIn, signInWithPassword, watchPage } from '../helpers/browser.js';
+import { artifactPath, openBrowser, signIn, signInWithPassword, watchPage } from '../helpers/browser.js';
 import { STRONG } from '../helpers/people.js';
 import { ROOT, serve } from '../helpers/server.js';
 
@@ -86,6 +86,7 @@ t.test('connect an SDK from a flag\'s page: the Node and browser snippets run as
   const webGreen = panel.getByRole('status').filter({ hasText: /^Connected: my-web-app/ });
   await webGreen.waitFor({ timeout: 15_000 });
   t.pass(`green again: ${await webGreen.innerText()}`);
+  await panel.screenshot({ path: artifactPath('console-connect-sdk.png') });
   t.ok(logged.some((l) => l === 'checkout is on'), `the browser snippet logged the flag: ${JSON.stringify(logged.filter((l) => l.startsWith('checkout')))}`);
   t.same(problems, []);
   t.same(elsewhere, []);
@@ -107,4 +108,6 @@ t.test('a Viewer: the code with a placeholder for the token, the button disabled
   const create = panel.getByRole('button', { name: 'Create a frontend token for development' });
   t.ok(await create.isDisabled(), 'she may not create one');
   t.match(await create.getAttribute('title'), /Admin/, `with the reason: ${await create.getAttribute('title')}`);
+  await panel.getByLabel('SDK', { exact: true }).selectOption('openfeature-web');
+  t.match(await panel.getByRole('status').innerText(), /never announces itself, so this panel cannot see it connect/, 'OpenFeature: no wait that could never end');
 });

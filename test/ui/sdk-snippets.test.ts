@@ -9,7 +9,7 @@ import { transform } from 'esbuild';
 import t from 'tap';
 import { uiModule } from '../helpers/ui-module.js';
 
-interface SdkChoice { id: string; label: string; kind: 'client' | 'frontend' }
+interface SdkChoice { id: string; label: string; kind: 'client' | 'frontend'; reports?: false }
 interface Snippets {
   SDKS: SdkChoice[];
   snippet(id: string, input: { origin: string; flag: string; environment: string; token: string | null; appName: string }): string;
@@ -45,6 +45,7 @@ t.test('every SDK: the real flag name, this server on the right path, the token 
   const s = await uiModule<Snippets>('sdk-snippets.ts');
   t.same(s.SDKS.map((x) => x.id).sort(), Object.keys(PACKAGES).sort(), 'the ten most used SDKs and OpenFeature, each checked here');
   t.same(s.SDKS.filter((x) => x.kind === 'frontend').map((x) => x.id), ['browser', 'react', 'ios', 'android', 'openfeature-web'], 'browser and mobile SDKs use a frontend token');
+  t.same(s.SDKS.filter((x) => x.reports === false).map((x) => x.id), ['openfeature-server', 'openfeature-web'], 'OFREP providers never announce themselves: the panel does not wait for them');
   for (const sdk of s.SDKS) {
     const token = sdk.kind === 'client' ? 'default:staging.c0ffee' : 'default:staging.f00d';
     const code = s.snippet(sdk.id, input(token));

@@ -43,11 +43,12 @@ export function newlyConnected(before: Set<string>, apps: SeenApp[], environment
  * Watches the applications the server lists, from when `environment` (and the SDK) was chosen,
  * until one new there reports: another SDK chosen is a new wait.
  */
-function useConnection(environment: string, sdk: string) {
+function useConnection(environment: string, sdk: string, watching: boolean) {
   const [found, setFound] = useState<{ appName: string; sdkVersion: string | null } | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   useEffect(() => {
     setFound(null);
+    if (!watching) return;
     let before: Set<string> | null = null;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -71,7 +72,7 @@ function useConnection(environment: string, sdk: string) {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [environment, sdk]);
+  }, [environment, sdk, watching]);
   return { found, error };
 }
 
@@ -101,7 +102,8 @@ function Connect({ flag, project, environments, token }: { flag?: string; projec
   const [flagName, setFlagName] = useState(flag ?? 'my-flag');
   // Tokens made here, by kind and environment: choosing another SDK of the same kind keeps the token.
   const [made, setMade] = useState<Record<string, string>>({});
-  const { found, error } = useConnection(environment, sdk);
+  const reports = !!lib && lib.SDKS.find((s) => s.id === sdk)?.reports !== false;
+  const { found, error } = useConnection(environment, sdk, reports);
   if (!lib) return html`${loadError ? html`<p class="error" role="alert">The snippets could not be loaded; reload the page.</p>` : html`<p class="loading">Loading…</p>`}`;
   const choices = lib.SDKS.filter((s) => !token || s.kind === token.type);
   const chosen = choices.find((s) => s.id === sdk) ?? choices[0];
@@ -124,6 +126,7 @@ function Connect({ flag, project, environments, token }: { flag?: string; projec
       <${CopyButton} text=${code} label=${`Copy ${chosen.label} snippet`} /></div>
     <p role="status" class=${found ? 'connected' : 'muted'}>${found
       ? `Connected: ${found.appName}${found.sdkVersion ? `, ${found.sdkVersion}` : ''}`
-      : `Waiting for an application to connect in ${environment}…`}</p>
+      : reports ? `Waiting for an application to connect in ${environment}…`
+        : `${chosen.label} only asks for flags and never announces itself, so this panel cannot see it connect; the token's "Last used" on API tokens shows its requests.`}</p>
     <${ErrorNote} error=${error} />`;
 }

@@ -14,6 +14,8 @@ export interface SdkChoice {
   id: string;
   label: string;
   kind: TokenKind;
+  /** False: it never announces itself (an OFREP provider only asks), so no application shows when it connects. */
+  reports?: false;
 }
 
 /** What a snippet is filled with. `token` null: none at hand, a placeholder naming the kind says what to put there. */
@@ -219,7 +221,7 @@ unleash.start()
 val on = unleash.isEnabled(${q(v.flag)})`,
   },
   {
-    id: 'openfeature-server', label: 'OpenFeature (server)', kind: 'client', code: (v) => `// npm install @openfeature/server-sdk @openfeature/ofrep-provider
+    id: 'openfeature-server', reports: false, label: 'OpenFeature (server)', kind: 'client', code: (v) => `// npm install @openfeature/server-sdk @openfeature/ofrep-provider
 import { OpenFeature } from '@openfeature/server-sdk';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 
@@ -231,7 +233,7 @@ const flags = OpenFeature.getClient();
 console.log(${sq(`${v.flag}:`)}, await flags.getBooleanValue(${sq(v.flag)}, false, { targetingKey: 'u42' }));`,
   },
   {
-    id: 'openfeature-web', label: 'OpenFeature (web)', kind: 'frontend', code: (v) => `// npm install @openfeature/web-sdk @openfeature/ofrep-web-provider
+    id: 'openfeature-web', reports: false, label: 'OpenFeature (web)', kind: 'frontend', code: (v) => `// npm install @openfeature/web-sdk @openfeature/ofrep-web-provider
 import { OpenFeature } from '@openfeature/web-sdk';
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
 
@@ -245,7 +247,7 @@ console.log(${sq(`${v.flag}:`)}, OpenFeature.getClient().getBooleanValue(${sq(v.
 ];
 
 /** Every SDK offered, in the order shown. */
-export const SDKS: SdkChoice[] = SNIPPETS.map(({ id, label, kind }) => ({ id, label, kind }));
+export const SDKS: SdkChoice[] = SNIPPETS.map(({ id, label, kind, reports }) => ({ id, label, kind, ...(reports === false ? { reports } : {}) }));
 
 /** What stands for a token the person does not have: which kind, for which environment. */
 export function placeholder(kind: TokenKind, environment: string): string {
