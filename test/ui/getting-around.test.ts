@@ -127,7 +127,10 @@ t.test('getting around the console', async (t) => {
     await create.getByRole('button', { name: 'Create token' }).click();
     const secret = (await page.getByLabel('New token').innerText()).trim();
     t.match(secret, /^default:production\./, 'for default, in production');
-    t.same(await page.getByRole('group', { name: 'SDK' }).getByRole('button').allInnerTexts(), ['Node.js', 'OpenFeature']);
+    const connect = page.getByRole('region', { name: 'Connect an SDK' });
+    await connect.getByLabel('SDK', { exact: true }).waitFor();
+    t.same(await connect.getByLabel('SDK', { exact: true }).locator('option').allInnerTexts(), ['Node.js', 'Java', 'Go', 'Python', '.NET', 'Ruby', 'PHP', 'OpenFeature (server)'],
+      'a client token: the server-side SDKs, in "Connect an SDK" with the token filled in');
     await page.getByRole('button', { name: 'Copy Node.js snippet' }).click();
     const snippet = String(await page.evaluate('navigator.clipboard.readText()'));
     t.ok(snippet.includes(secret) && snippet.includes(`${srv.url}/api/`), 'the snippet holds the token and this server');
@@ -139,15 +142,16 @@ t.test('getting around the console', async (t) => {
       const child = execFile(process.execPath, [file], { timeout: 15_000 }, (_err, stdout, stderr) => resolve(stdout + stderr));
       child.stdout!.on('data', (d: Buffer) => d.toString().includes('my-flag:') && setTimeout(() => child.kill(), 100));
     });
-    t.match(out, /my-flag: true/, `it prints what the flag is: ${out.trim()}`);
+    t.match(out, /my-flag is on/, `it prints what the flag is: ${out.trim()}`);
 
     await page.getByRole('form', { name: 'Create a token' }).getByLabel('Type').selectOption('frontend');
     await create.getByLabel('Token name').fill('web-shop');
     await create.getByRole('button', { name: 'Create token' }).click();
-    await page.getByRole('group', { name: 'SDK' }).getByRole('button', { name: 'Browser' }).waitFor();
-    t.match(await page.getByLabel('Browser snippet').innerText(), /unleash-proxy-client[\s\S]*\/api\/frontend/, 'a frontend token: the browser SDK');
-    await page.getByRole('group', { name: 'SDK' }).getByRole('button', { name: 'OpenFeature' }).click();
-    t.match(await page.getByLabel('OpenFeature snippet').innerText(), /OFREPWebProvider/, 'and OpenFeature for the web');
+    const web = await page.getByLabel('Browser (JavaScript) snippet').innerText();
+    t.match(web, /unleash-proxy-client[\s\S]*\/api\/frontend/, 'a frontend token: the browser SDK first');
+    t.ok(web.includes((await page.getByLabel('New token').innerText()).trim()), 'with the new token');
+    await connect.getByLabel('SDK', { exact: true }).selectOption('openfeature-web');
+    t.match(await page.getByLabel('OpenFeature (web) snippet').innerText(), /OFREPWebProvider/, 'and OpenFeature for the web');
   });
 
   t.test('webhooks: created from choices, delivered, switched off, edited, deleted', async (t) => {

@@ -48,6 +48,8 @@ const HARMLESS = [
   /^(Sign out everywhere|Change password|Create token)$/,
   // The phone's navigation, and the playground's "Try" (it reads: evaluates a context, stores nothing).
   /^Menu$/, /^Try$/,
+  // Opens "Connect an SDK": code to copy; its own "Create a … token" names what it needs.
+  /^Connect an SDK$/,
 ];
 
 /** The pages a person goes through, each with what shows once its data has loaded. */

@@ -22,6 +22,7 @@ import { useFirings } from '../safeguards.js';
 import { flip, StaleBadges, switchLabel, TypeSelect, useFlagTypes } from './flags.js';
 import { EventList, type EventRow } from './events.js';
 import { PlaygroundPanel } from '../playground-panel.js';
+import { ConnectSdk } from '../connect-sdk.js';
 
 interface FlagEnv { name: string; type: string; enabled: boolean; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }
 interface Flag {
@@ -65,6 +66,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
       <div class="flag-main">
         ${f.environments.map((e) => html`<${EnvironmentPanel} key=${e.name} flag=${f} env=${e} base=${base} after=${after} choices=${choices.data} segmentName=${segmentName} plans=${plans} />`)}
         <${PlaygroundPanel} flag=${f} fields=${choices.data?.fields ?? []} />
+        <${ConnectSdk} flag=${f.name} project=${f.project} environments=${f.environments.map((e) => e.name)} />
         <${Usage} flag=${f.name} environments=${f.environments.map((e) => e.name)} />
         <${FlagImpactCharts} project=${f.project} flag=${f.name} />
         <section class="panel" aria-labelledby="flag-events"><h2 id="flag-events">History</h2>

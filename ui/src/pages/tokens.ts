@@ -1,77 +1,23 @@
 // API tokens: listed without their secrets, created from choices (type, environment, projects),
-// the secret shown once with a copy button and the code that uses it (Node, browser, OpenFeature),
-// revoked.
+// the secret shown once with a copy button and the code that uses it (an SDK token: "Connect an
+// SDK" with the token filled in; an admin token: curl), revoked.
 import { useState } from 'preact/hooks';
 import { blockedUnless, need } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, Check, CopyButton, Empty, ErrorNote, Field, Form, Page, Select, useLoad, useShownOnce, when } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
+import { ConnectSdk, type GivenToken } from '../connect-sdk.js';
 import { useEnvironments, useProjects } from './flags.js';
 
 interface TokenRow { id: string; tokenName: string; type: string; environment: string; projects: string[]; expiresAt: string | null; createdAt: string; seenAt: string | null; prefix: string }
 
-/** The code that uses a new token, per SDK, for where this console is served. */
-export function snippets(type: string, secret: string, origin: string): [string, string][] {
-  const flag = 'my-flag';
-  if (type === 'client') return [
-    ['Node.js', `// npm install unleash-client
-import { initialize } from 'unleash-client';
-
-const unleash = initialize({
-  url: '${origin}/api/',
-  appName: 'my-app',
-  customHeaders: { Authorization: '${secret}' },
-});
-unleash.on('synchronized', () => {
-  console.log('${flag}:', unleash.isEnabled('${flag}', { userId: 'u42' }));
-});`],
-    ['OpenFeature', `// npm install @openfeature/server-sdk @openfeature/ofrep-provider
-import { OpenFeature } from '@openfeature/server-sdk';
-import { OFREPProvider } from '@openfeature/ofrep-provider';
-
-await OpenFeature.setProviderAndWait(new OFREPProvider({
-  baseUrl: '${origin}',
-  headers: [['Authorization', 'Bearer ${secret}']],
-}));
-const flags = OpenFeature.getClient();
-console.log('${flag}:', await flags.getBooleanValue('${flag}', false, { targetingKey: 'u42' }));`],
-  ];
-  if (type === 'frontend') return [
-    ['Browser', `// npm install unleash-proxy-client
-import { UnleashClient } from 'unleash-proxy-client';
-
-const unleash = new UnleashClient({
-  url: '${origin}/api/frontend',
-  clientKey: '${secret}',
-  appName: 'my-web-app',
-  context: { userId: 'u42' },
-});
-await unleash.start();
-console.log('${flag}:', unleash.isEnabled('${flag}'));`],
-    ['OpenFeature', `// npm install @openfeature/web-sdk @openfeature/ofrep-web-provider
-import { OpenFeature } from '@openfeature/web-sdk';
-import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
-
-await OpenFeature.setContext({ targetingKey: 'u42' });
-await OpenFeature.setProviderAndWait(new OFREPWebProvider({
-  baseUrl: '${origin}',
-  headers: [['Authorization', 'Bearer ${secret}']],
-}));
-console.log('${flag}:', OpenFeature.getClient().getBooleanValue('${flag}', false));`],
-  ];
-  return [['curl', `curl -H 'Authorization: ${secret}' ${origin}/api/admin/projects`]];
-}
-
-/** The new token's code, one tab per SDK, each with a copy button. */
-function Snippets({ type, secret }: { type: string; secret: string }) {
-  const all = snippets(type, secret, location.origin);
-  const [shown, setShown] = useState(0);
-  const [label, code] = all[Math.min(shown, all.length - 1)];
-  return html`<div class="snippets"><p>Use it from your code:</p>
-    <div class="tabs" role="group" aria-label="SDK">${all.map(([l], i) => html`<button type="button" aria-pressed=${i === shown} onClick=${() => setShown(i)}>${l}</button>`)}</div>
-    <pre aria-label=${`${label} snippet`}><code>${code}</code></pre>
-    <${CopyButton} text=${code} label=${`Copy ${label} snippet`} /></div>`;
+/** What an admin token is for: a script. */
+function AdminSnippet({ secret }: { secret: string }) {
+  const code = `curl -H 'Authorization: ${secret}' ${location.origin}/api/admin/projects`;
+  return html`<div class="snippets"><p>Use it from a script:</p>
+    <pre aria-label="curl snippet"><code>${code}</code></pre>
+    <${CopyButton} text=${code} label="Copy curl snippet" /></div>`;
 }
 
 export function TokensPage() {
@@ -82,7 +28,7 @@ export function TokensPage() {
   const [type, setType] = useState('client');
   const [environment, setEnvironment] = useState('development');
   const [chosen, setChosen] = useState<string[]>(['*']);
-  const [made, setMade] = useState<{ secret: string; type: string } | null>(null);
+  const [made, setMade] = useState<GivenToken | null>(null);
   const shown = useShownOnce(made?.secret);
   const envOptions: (string | [string, string])[] = [...(type === 'admin' ? [['*', 'All environments'] as [string, string]] : []), ...(envs.data ?? []).map((e) => e.name)];
   const blocked = blockedUnless('ADMIN');
@@ -102,7 +48,7 @@ export function TokensPage() {
       <${Form} label="Create a token" submit="Create token" need=${need('ADMIN')} onSubmit=${async () => {
         const body = { tokenName: name, type, environment, projects: chosen };
         const answer = await api<{ secret: string }>('POST', '/api/admin/api-tokens', body);
-        setMade({ secret: answer.secret, type });
+        setMade({ secret: answer.secret, type, environment });
         changed();
       }}>
         <${Field} label="Token name" name="tokenName" value=${name} onInput=${setName} required />
@@ -122,7 +68,8 @@ export function TokensPage() {
       ${made ? html`<div class="secret" role="status" ref=${shown}><p><strong>Copy this token now: it is not shown again.</strong></p>
         <code aria-label="New token">${made.secret}</code>
         <${CopyButton} text=${made.secret} />
-        <${Snippets} type=${made.type} secret=${made.secret} /></div>` : null}
+        ${made.type === 'admin' ? html`<${AdminSnippet} secret=${made.secret} />` : null}</div>` : null}
+      ${made && made.type !== 'admin' ? html`<${ConnectSdk} key=${made.secret} environments=${[made.environment]} token=${made} startOpen />` : null}
     </section>
   <//>`;
 }
