@@ -3,7 +3,7 @@
 // and the switch goes to her draft, not to SDKs; she sends it to review; Mia (a project Member)
 // sees Approve disabled with the reason; Bob (another Editor) sees it waiting for him, approves
 // and applies it, and only then SDKs see the flag on. Then a strategy Ann adds goes to a draft
-// that Bob rejects with a reason, and nothing of it reaches production. An Admin, who may skip
+// that Bob rejects with a reason (a strategy changed meanwhile shows as a conflict), and nothing of it reaches production. An Admin, who may skip
 // change requests, switches directly, or proposes when they tick "Propose as a change request".
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
@@ -126,12 +126,19 @@ t.test('a switch in production goes through a change request: proposed, approved
     await note.waitFor();
     const next = Number(/#(\d+)/.exec(await note.innerText())![1]);
     t.not(next, id, 'a new draft');
+    // A second change, to the strategy production has; then someone changes that strategy directly.
+    await production.getByRole('button', { name: 'Disable', exact: true }).click();
+    await ann.getByRole('status').locator('.toast', { hasText: `Added to your change request #${next} (2 changes)` }).waitFor();
+    const [strategy] = (await prod()).strategies as { id: string; name: string }[];
+    await ok('PUT', `${FLAG}/environments/production/strategies/${strategy.id}`, { name: strategy.name, title: 'Staff', parameters: {}, constraints: [], segments: [], variants: [] });
     t.equal((await prod()).strategies.length, strategies, 'no strategy added in production');
     await production.getByRole('link', { name: new RegExp(`Your draft #${next}`) }).click();
     await ann.getByRole('button', { name: 'Send to review' }).click();
     await ann.locator('.page-head .badge', { hasText: 'In review' }).waitFor();
     await bob.goto(`${srv.url}/#/projects/default/change-requests/${next}`);
     t.match(await bob.locator('.diff ins').first().innerText(), /^strategy 100% of users/, 'the strategy in words');
+    t.match(await bob.locator('.diff ins').nth(1).innerText(), /\(disabled\)$/, 'the disabled strategy in words');
+    t.match(await bob.getByRole('alert').first().innerText(), /^Conflict: The strategy this change was made against has been changed since/, 'the conflict shown');
     await bob.getByRole('textbox', { name: 'Why it is rejected' }).fill('not this week');
     await bob.getByRole('form', { name: 'Reject' }).getByRole('button', { name: 'Reject' }).click();
     await bob.locator('.page-head .badge', { hasText: 'Rejected' }).waitFor();
