@@ -19,9 +19,8 @@ const projectIds = async () => (await get<{ projects: { id: string }[] }>('/api/
 /** How many requests wait for the person (to approve, to apply), over every project: the navigation's count. */
 export function Waiting() {
   const n = useLoad(async () => {
-    let total = 0;
-    for (const p of await projectIds()) total += (await get<{ total: number }>(`${crBase(p)}/actionable`)).total;
-    return total;
+    const counts = await Promise.all((await projectIds()).map((p) => get<{ total: number }>(`${crBase(p)}/actionable`)));
+    return counts.reduce((n, c) => n + c.total, 0);
   }, []);
   return n.data ? html` <span class="badge" title="waiting for you">${n.data}</span>` : null;
 }
@@ -92,7 +91,9 @@ export function ChangeRequestPage({ project, id }: { project: string; id: string
   const me = current();
   // A person by id; an API token, which has none, by its name (as the server tells authors apart).
   const by = r.createdBy;
-  const mine = me?.authType === 'open' || (by.id !== null ? by.id === me?.user.id : !me?.user.id && by.username === me?.user.username);
+  // With AUTH_TYPE=none every caller is the same Admin, author and reviewer at once (the server lets it approve its own).
+  const anyone = me?.authType === 'open';
+  const mine = anyone || (by.id !== null ? by.id === me?.user.id : !me?.user.id && by.username === me?.user.username);
   const open = OPEN.includes(r.state);
   const here = (permission: string) => need(permission, r.project, r.environment);
   const segment = (sid: number) => segments.data?.find((s) => s.id === sid)?.name ?? `#${sid}`;
@@ -109,13 +110,13 @@ export function ChangeRequestPage({ project, id }: { project: string; id: string
     ${r.segments.length ? html`<section class="panel" aria-label="Segments"><h2>Segments</h2><ol>${r.segments.map((c) => html`<${ChangeItem} key=${c.id} c=${c} closed=${!open} segment=${segment} mine=${mine && open} base=${base} n=${here('UPDATE_FEATURE_ENVIRONMENT')} />`)}</ol></section>` : null}
     <div class="form-actions">
       ${mine && r.state === 'Draft' ? html`<${Action} label="Send to review" kind="primary" need=${here('UPDATE_FEATURE_ENVIRONMENT')} run=${() => move('In review')} />` : null}
-      ${r.state === 'In review' && (!mine || me?.authType === 'open') && !approved ? html`<${Action} label="Approve" kind="primary" need=${here('APPROVE_CHANGE_REQUEST')} run=${() => move('Approved')} />` : null}
+      ${r.state === 'In review' && (!mine || anyone) && !approved ? html`<${Action} label="Approve" kind="primary" need=${here('APPROVE_CHANGE_REQUEST')} run=${() => move('Approved')} />` : null}
       ${r.state === 'Approved' ? html`<${Action} label="Apply" kind="primary" confirm=${`Apply change request #${r.id} in ${r.environment}? SDKs see it within seconds.`} need=${here('APPLY_CHANGE_REQUEST')} run=${() => move('Applied')} />` : null}
       ${null /* Scheduling an approved request (PUT …/state {state: "Scheduled", scheduledAt}) goes here, beside Apply. */}
       ${mine && open ? html`<${Action} label="Cancel request" kind="danger" confirm=${`Cancel change request #${r.id}? It stays on record, never applied.`} answer="Yes, cancel it" need=${here('UPDATE_FEATURE_ENVIRONMENT')} run=${() => move('Cancelled')} />` : null}
       ${mine && r.state === 'Draft' ? html`<${Action} label="Delete draft" kind="danger" confirm=${`Delete your draft #${r.id}?`} need=${here('UPDATE_FEATURE_ENVIRONMENT')} run=${() => api('DELETE', base).then(() => (changed(), navigate('/change-requests')))} />` : null}
     </div>
-    ${(r.state === 'In review' || r.state === 'Approved') && !mine ? html`<${Form} label="Reject" submit="Reject" need=${here('APPROVE_CHANGE_REQUEST')} onSubmit=${() => move('Rejected', reason)}>
+    ${(r.state === 'In review' || r.state === 'Approved') && (!mine || anyone) ? html`<${Form} label="Reject" submit="Reject" need=${here('APPROVE_CHANGE_REQUEST')} onSubmit=${() => move('Rejected', reason)}>
       <${Field} label="Why it is rejected" value=${reason} onInput=${setReason} required /><//>` : null}
     <section class="panel" aria-labelledby="cr-comments"><h2 id="cr-comments">Comments</h2>
       <ul>${r.comments.map((c) => html`<li><strong>${c.createdBy.username}</strong> <span class="muted">${when(c.createdAt)}</span><p>${c.text}</p></li>`)}</ul>
