@@ -59,6 +59,7 @@ const PAGES: [string, string][] = [
   ['/projects', 'alpha'], ['/strategies', 'region'], ['/context', 'country'], ['/tags', 'team'], ['/tokens', 'API tokens'],
   ['/webhooks', 'Webhooks'], ['/events', 'default-flag'], ['/applications', 'Applications'], ['/profile', 'Change password'],
   ['/people', 'People'], ['/release-templates', 'Gradual rollout'], ['/impact-metrics', 'Impact metrics'],
+  ['/change-requests', 'Alpha rollout'], ['/projects/alpha/change-requests/1', 'Alpha rollout'],
 ];
 
 t.test('what a person may not do is disabled, with the reason, on every page', async (t) => {
@@ -92,6 +93,12 @@ t.test('what a person may not do is disabled, with the reason, on every page', a
   await ok('POST', '/api/admin/tag-types', { name: 'team' });
   const hook = (await ok('POST', '/api/admin/addons', { provider: 'webhook', enabled: true, parameters: { url: 'http://127.0.0.1:9/hook' }, events: ['*'] })).id as number;
   await ok('POST', '/api/admin/api-tokens', { tokenName: 'sdk', type: 'client', environment: 'development', projects: ['*'] });
+  // Four eyes on alpha's production: its flag page proposes there, and a request waits in review
+  // (made by the admin token, so that it is nobody's own) with its Approve, Reject and comment.
+  await ok('PUT', '/api/admin/projects/alpha/environments/production/change-requests/config', { changeRequestsEnabled: true });
+  await ok('POST', '/api/admin/projects/alpha/environments/production/change-requests', { feature: 'alpha-flag', action: 'updateEnabled', payload: { enabled: false } });
+  await ok('PUT', '/api/admin/projects/alpha/change-requests/1/title', { title: 'Alpha rollout' });
+  await ok('PUT', '/api/admin/projects/alpha/change-requests/1/state', { state: 'In review' });
   const person = (username: string, fields: Record<string, unknown>) => ok('POST', '/api/admin/user-admin', { username, password: STRONG, ...fields });
   await person('vera', { rootRole: 'Viewer' });
   await person('mia', { rootRole: 'Viewer', projects: [{ project: 'alpha', role: 'Member' }] });
@@ -177,6 +184,8 @@ t.test('what a person may not do is disabled, with the reason, on every page', a
     t.equal(find(seen, '/segments', 'Create segment').disabled, false, 'a segment of her project');
     t.same([find(seen, '/segments', 'Edit alpha-beta').disabled, find(seen, '/segments', 'Edit shared-beta').disabled], [false, true], 'hers, not the shared one');
     t.equal(find(seen, '/projects', 'Delete alpha').disabled, true, 'a Member does not delete the project');
+    const request = '/projects/alpha/change-requests/1';
+    t.same(['Approve', 'Add comment'].map((l) => find(seen, request, l).disabled), [true, false], 'she comments on a change request, she does not approve it');
   });
 
   t.test('an Editor: no environments, tokens, people or webhooks', async (t) => {
@@ -185,6 +194,7 @@ t.test('what a person may not do is disabled, with the reason, on every page', a
     t.equal(find(seen, '/webhooks', 'Create webhook').disabled, true);
     t.equal(find(seen, '/tokens', 'Create token').disabled, true);
     t.same(['Create segment', 'Delete shared-beta'].map((l) => find(seen, '/segments', l).disabled), [false, false], 'segments are an Editor\'s');
+    t.same(['Approve', 'Reject'].map((l) => find(seen, '/projects/alpha/change-requests/1', l).disabled), [false, false], 'an Editor reviews change requests');
   });
 
   t.test('a person limited to development: nothing that takes effect in production', async (t) => {

@@ -24,10 +24,11 @@ import { PeoplePage } from './pages/people.js';
 import { ProfilePage } from './pages/profile.js';
 import { ReleaseTemplatesPage } from './pages/release-templates.js';
 import { ImpactMetricsPage } from './pages/impact-metrics.js';
+import { ChangeRequestPage, ChangeRequestsPage, Waiting } from './pages/change-requests.js';
 
 const NAV: [string, string][] = [
   ['/', 'Flags'], ['/segments', 'Segments'], ['/environments', 'Environments'], ['/projects', 'Projects'], ['/strategies', 'Strategy types'],
-  ['/context', 'Context fields'], ['/tags', 'Tags'], ['/tokens', 'API tokens'], ['/webhooks', 'Webhooks'], ['/events', 'Events'], ['/applications', 'Applications'],
+  ['/context', 'Context fields'], ['/tags', 'Tags'], ['/tokens', 'API tokens'], ['/webhooks', 'Webhooks'], ['/change-requests', 'Change requests'], ['/events', 'Events'], ['/applications', 'Applications'],
   ['/release-templates', 'Release templates'], ['/impact-metrics', 'Impact metrics'], ['/people', 'People'],
 ];
 
@@ -92,7 +93,7 @@ function App() {
       <div class="nav-top"><a class="brand" href="#/">Fanion</a>
         <button type="button" class="menu" aria-expanded=${menu ? 'true' : 'false'} aria-controls="nav-body" onClick=${() => setMenu(!menu)}>Menu</button></div>
       <div id="nav-body">
-      <ul>${NAV.filter(([to]) => to !== '/people' || may('ADMIN')).map(([to, label]) => html`<li><a href=${`#${to}`} aria-current=${active(path, to) ? 'page' : undefined}>${label}</a></li>`)}</ul>
+      <ul>${NAV.filter(([to]) => to !== '/people' || may('ADMIN')).map(([to, label]) => html`<li><a href=${`#${to}`} aria-current=${active(path, to) ? 'page' : undefined}>${label}${to === '/change-requests' ? html`<${Waiting} />` : null}</a></li>`)}</ul>
       ${session === 'signed-in'
         // The profile link says what it is: a person named "Admin" read as an admin section.
         ? html`<p class="whoami">Signed in as <strong>${who ?? 'you'}</strong><br /><a href="#/profile" aria-current=${path === '/profile' ? 'page' : undefined}>Your profile</a></p>
@@ -117,6 +118,7 @@ function route(path: string, signedOut: () => void) {
   let p: Record<string, string> | null;
   // Keyed by flag: another flag's page starts afresh (no half-typed form or old error carried over).
   if ((p = match('/projects/:project/flags/:flag', path))) return html`<${FlagPage} key=${`${p.project}/${p.flag}`} project=${p.project} flag=${p.flag} />`;
+  if ((p = match('/projects/:project/change-requests/:id', path))) return html`<${ChangeRequestPage} key=${p.id} project=${p.project} id=${p.id} />`;
   if ((p = match('/projects/:project/overview', path))) return html`<${OverviewPage} key=${p.project} project=${p.project} />`;
   if ((p = match('/projects/:project', path))) return html`<${FlagsPage} project=${p.project} path=${path} />`;
   if (path === '/' || path.startsWith('/?')) return html`<${FlagsPage} project="default" path=${path} />`;
@@ -128,6 +130,7 @@ function route(path: string, signedOut: () => void) {
   if (path.startsWith('/context')) return html`<${ContextFieldsPage} />`;
   if (path.startsWith('/tags')) return html`<${TagsPage} />`;
   if (path.startsWith('/tokens')) return html`<${TokensPage} />`;
+  if (path.startsWith('/change-requests')) return html`<${ChangeRequestsPage} />`;
   if (path.startsWith('/events')) return html`<${EventsPage} path=${path} />`;
   if (path.startsWith('/webhooks')) return html`<${WebhooksPage} />`;
   if (path.startsWith('/applications')) return html`<${ApplicationsPage} />`;

@@ -6,7 +6,8 @@ import { useState } from 'preact/hooks';
 import { blockedBy, need, needIn } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { askedChange } from '../asked-change.js';
-import { asksFirst, switchesOff, type Change } from '../change-words.js';
+import { asksFirst, changeQuestion, switchesOff, switchQuestion, type Change } from '../change-words.js';
+import { useDrafting, useRules, type Rule } from '../change-requests.js';
 import { Action, Check, CopyButton, ErrorNote, Field, Form, Opener, Page, Select, Switch, useLoad, when } from '../components.js';
 import { describeConstraint } from '../constraint-editor.js';
 import { html } from '../html.js';
@@ -44,6 +45,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
   const templates = useLoad(() => get<Template[]>('/api/admin/release-plan-templates'), []);
   const firings = useFirings(flag);
   const metrics = useMetrics();
+  const rules = useRules(project);
   const targets = useProgressionTargets(flag);
   const f = loaded.data;
   const crumbs: [string, string | null][] = [['Projects', '#/projects'], [project, `#/projects/${enc(project)}/overview`], ['Flags', `#/projects/${enc(project)}`], [flag, null]];
@@ -64,7 +66,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
     <${ErrorNote} error=${loaded.error} />
     <div class="flag-layout">
       <div class="flag-main">
-        ${f.environments.map((e) => html`<${EnvironmentPanel} key=${e.name} flag=${f} env=${e} base=${base} after=${after} choices=${choices.data} segmentName=${segmentName} plans=${plans} />`)}
+        ${f.environments.map((e) => html`<${EnvironmentPanel} key=${e.name} flag=${f} env=${e} base=${base} after=${after} choices=${choices.data} segmentName=${segmentName} plans=${plans} rule=${rules.data?.find((r) => r.environment === e.name)} />`)}
         <${PlaygroundPanel} flag=${f} fields=${choices.data?.fields ?? []} />
         <${ConnectSdk} flag=${f.name} project=${f.project} environments=${f.environments.map((e) => e.name)} />
         <${Usage} flag=${f.name} environments=${f.environments.map((e) => e.name)} />
@@ -146,7 +148,7 @@ function StrategyLine({ s, segmentName }: { s: Strategy; segmentName: (id: numbe
   </div>`;
 }
 
-function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans }: { flag: Flag; env: FlagEnv; base: string; after: After; choices: Choices | undefined; segmentName: (id: number) => string; plans: PlanContext }) {
+function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans, rule }: { flag: Flag; env: FlagEnv; base: string; after: After; choices: Choices | undefined; segmentName: (id: number) => string; plans: PlanContext; rule?: Rule }) {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [variants, setVariants] = useState<Variant[] | null>(null);
@@ -154,7 +156,10 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans 
   const body = (s: Strategy) => ({ name: s.name, title: s.title ?? undefined, disabled: s.disabled ?? false, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants });
   // Every change here asks first in production (asked-change.ts), in words, then offers Undo.
   const facts = { flag: flag.name, name: env.name, type: env.type, enabled: env.enabled, strategies: env.strategies };
-  const change = <T>(c: Change, make: () => Promise<T>, undo: (made: T) => Promise<unknown>) => {
+  // Where change requests are on (change-requests.ts), each change goes to the person's draft instead, as its action.
+  const draft = useDrafting(flag.project, flag.name, env.name, rule);
+  const change = <T>(c: Change, make: () => Promise<T>, undo: (made: T) => Promise<unknown>, action: string, payload: unknown) => {
+    if (draft.on) return draft.propose(action, payload, changeQuestion(facts, c, segmentName).done);
     // The server switches the environment off when its last enabled strategy goes: Undo puts the
     // strategy back first, then switches it on again, so it never is on for everyone meanwhile.
     const off = switchesOff(facts, c);
@@ -169,27 +174,31 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans 
     const order = [...ids];
     const [id] = order.splice(i, 1);
     order.splice(i + by, 0, id);
-    return change({ kind: 'move', before: env.strategies[i], by }, () => sortOrder(order), () => sortOrder(ids));
+    return change({ kind: 'move', before: env.strategies[i], by }, () => sortOrder(order), () => sortOrder(ids), 'reorderStrategy', order.map((id, k) => ({ id, sortOrder: k })));
   };
   const put = (s: Strategy, next: Strategy) => api('PUT', `${sbase}/${enc(s.id!)}`, body(next));
   // A deleted strategy comes back as a new one, put back in its place.
   const remove = (s: Strategy) => change({ kind: 'delete', before: s }, () => api('DELETE', `${sbase}/${enc(s.id!)}`), async () => {
     const made = await api<Strategy>('POST', sbase, body(s));
     await sortOrder(ids.map((id) => (id === s.id ? made.id! : id)));
-  });
+  }, 'deleteStrategy', { id: s.id });
   const headingId = `env-${env.name}`;
   const live = env.strategies.some((s) => !s.disabled);
   // What each control needs; the panel's note says why the person may not, when they may not switch it.
-  const switchNeed = need('UPDATE_FEATURE_ENVIRONMENT', flag.project, env.name);
+  // Adding to a draft needs what the draft route asks, whatever the change.
+  const needHere = (permission: string) => need(draft.on ? 'UPDATE_FEATURE_ENVIRONMENT' : permission, flag.project, env.name);
+  const switchNeed = needHere('UPDATE_FEATURE_ENVIRONMENT');
   const blocked = blockedBy(switchNeed);
-  const strategyNeed = need('UPDATE_FEATURE_STRATEGY', flag.project, env.name);
-  const variantsNeed = need('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', flag.project, env.name);
+  const strategyNeed = needHere('UPDATE_FEATURE_STRATEGY');
+  const variantsNeed = needHere('UPDATE_FEATURE_ENVIRONMENT_VARIANTS');
+  const update = (s: Strategy, next: Strategy) => ['updateStrategy', { id: s.id, ...body(next) }] as const;
   return html`<section class=${`panel env${env.enabled ? ' on' : ''}`} aria-labelledby=${headingId}>
     <header class="env-head">
-      <${Switch} on=${env.enabled} label=${switchLabel(flag.name, env.name, env.enabled)} need=${switchNeed} onToggle=${() => flip(flag.project, flag.name, { ...env, hasEnabledStrategies: live }, !env.enabled)} />
+      <${Switch} on=${env.enabled} label=${switchLabel(flag.name, env.name, env.enabled)} need=${switchNeed} onToggle=${() => (draft.on ? draft.propose('updateEnabled', { enabled: !env.enabled }, switchQuestion(flag.name, env, !env.enabled).title.replace(/\?$/, '')) : flip(flag.project, flag.name, { ...env, hasEnabledStrategies: live }, !env.enabled))} />
       <h2 id=${headingId}>${env.name}</h2>
       ${env.type === 'production' ? html`<span class="badge prod">production</span>` : null}
       <span class="muted">${env.enabled ? (live ? 'on, for the strategies below' : 'on for everyone') : 'off for everyone'} · last evaluated ${when(env.lastSeenAt)}</span></header>
+    ${draft.banner}
     ${blocked ? html`<p class="note" role="note">${blocked}</p>` : null}
     <h3>Strategies</h3>
     ${env.strategies.length === 0 ? html`<p class="muted">No strategies: switched on, the flag is on for everyone.</p>` : null}
@@ -198,19 +207,19 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans 
       <div class="row-actions">
         <${Opener} label="Edit" expanded=${editing === s.id} need=${strategyNeed} onClick=${() => setEditing(editing === s.id ? null : s.id!)} />
         <${Action} label=${s.disabled ? 'Enable' : 'Disable'} need=${strategyNeed}
-          run=${() => change({ kind: s.disabled ? 'enable' : 'disable', before: s }, () => put(s, { ...s, disabled: !s.disabled }), () => put(s, s))} />
+          run=${() => change({ kind: s.disabled ? 'enable' : 'disable', before: s }, () => put(s, { ...s, disabled: !s.disabled }), () => put(s, s), ...update(s, { ...s, disabled: !s.disabled }))} />
         <${Action} label="Move up" disabled=${i === 0} need=${strategyNeed} run=${() => move(i, -1)} />
         <${Action} label="Move down" disabled=${i === env.strategies.length - 1} need=${strategyNeed} run=${() => move(i, 1)} />
-        <${Action} label="Delete" kind="danger" confirm=${asksFirst(env) ? undefined : 'Delete this strategy?'} need=${need('DELETE_FEATURE_STRATEGY', flag.project, env.name)} run=${() => remove(s)} />
+        <${Action} label="Delete" kind="danger" confirm=${asksFirst(env) ? undefined : 'Delete this strategy?'} need=${needHere('DELETE_FEATURE_STRATEGY')} run=${() => remove(s)} />
       </div>
       ${editing === s.id ? html`<${StrategyEditor} initial=${s} flag=${flag.name} choices=${choices} submit="Save strategy" need=${strategyNeed}
-        onSave=${async (n: Strategy) => (await change({ kind: 'edit', before: s, after: n }, () => put(s, n), () => put(s, s))) && setEditing(null)} />` : null}
+        onSave=${async (n: Strategy) => (await change({ kind: 'edit', before: s, after: n }, () => put(s, n), () => put(s, s), ...update(s, n))) && setEditing(null)} />` : null}
     </li>`)}</ol>
     ${adding
       ? html`<${StrategyEditor} initial=${{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: flag.name }, constraints: [], segments: [], variants: [] }}
-          flag=${flag.name} choices=${choices} submit="Add strategy" need=${need('CREATE_FEATURE_STRATEGY', flag.project, env.name)}
-          onSave=${async (s: Strategy) => (await change({ kind: 'add', after: s }, () => api<Strategy>('POST', sbase, body(s)), (made) => api('DELETE', `${sbase}/${enc(made.id!)}`))) && setAdding(false)} />`
-      : html`<${Opener} label=${`Add strategy in ${env.name}`} need=${need('CREATE_FEATURE_STRATEGY', flag.project, env.name)} onClick=${() => setAdding(true)} />`}
+          flag=${flag.name} choices=${choices} submit="Add strategy" need=${needHere('CREATE_FEATURE_STRATEGY')}
+          onSave=${async (s: Strategy) => (await change({ kind: 'add', after: s }, () => api<Strategy>('POST', sbase, body(s)), (made) => api('DELETE', `${sbase}/${enc(made.id!)}`), 'addStrategy', body(s))) && setAdding(false)} />`
+      : html`<${Opener} label=${`Add strategy in ${env.name}`} need=${needHere('CREATE_FEATURE_STRATEGY')} onClick=${() => setAdding(true)} />`}
     <${ReleasePlan} ctx=${plans} env=${env.name} envEnabled=${env.enabled} />
     <h3>Variants</h3>
     ${variants === null
@@ -218,7 +227,7 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans 
           <${Opener} label=${`Edit variants in ${env.name}`} need=${variantsNeed} onClick=${() => setVariants(env.variants)} /></p>`
       : html`<${Form} label=${`Variants in ${env.name}`} submit="Save variants" need=${variantsNeed} onSubmit=${async () => {
           const path = `${base}/environments/${enc(env.name)}/variants`;
-          if (await change({ kind: 'variants', before: env.variants, after: variants }, () => api('PUT', path, variants), () => api('PUT', path, env.variants))) setVariants(null);
+          if (await change({ kind: 'variants', before: env.variants, after: variants }, () => api('PUT', path, variants), () => api('PUT', path, env.variants), 'patchVariant', { variants })) setVariants(null);
         }}>
           <${VariantsEditor} variants=${variants} onChange=${setVariants} legend=${`Variants in ${env.name}`} />
         <//>`}

@@ -1,0 +1,155 @@
+// Four eyes in the console, in Debian's Chromium against a real server, with three people signed
+// in at once: Ann (an Editor) switches production on a flag's page, where change requests are on,
+// and the switch goes to her draft, not to SDKs; she sends it to review; Mia (a project Member)
+// sees Approve disabled with the reason; Bob (another Editor) sees it waiting for him, approves
+// and applies it, and only then SDKs see the flag on. Then a strategy Ann adds goes to a draft
+// that Bob rejects with a reason (a strategy changed meanwhile shows as a conflict), and nothing of it reaches production. An Admin, who may skip
+// change requests, switches directly, or proposes when they tick "Propose as a change request".
+import t from 'tap';
+import type { Browser, Page } from 'playwright-core';
+import { openBrowser, signInWithPassword, watchPage } from '../helpers/browser.js';
+import { signInAs, STRONG, withSession } from '../helpers/people.js';
+import { serve } from '../helpers/server.js';
+
+const ADMIN = '*:*.change-requests-console-admin-secret';
+const CLIENT = 'default:production.change-requests-console-client-secret';
+const FLAG = '/api/admin/projects/default/features/checkout';
+const CR = '/api/admin/projects/default/change-requests';
+
+t.test('a switch in production goes through a change request: proposed, approved by another, applied', async (t) => {
+  const browser = await openBrowser(t);
+  if (!browser) return;
+  const { srv, ok, api } = await serve(t, {
+    env: { AUTH_TYPE: 'api-token', INIT_ADMIN_API_TOKENS: ADMIN, INIT_CLIENT_API_TOKENS: CLIENT, UNLEASH_DEFAULT_ADMIN_PASSWORD: STRONG, SIGN_IN_LIMIT_PER_ADDRESS: '1000' },
+    authorization: ADMIN,
+  });
+  await ok('POST', '/api/admin/projects/default/features', { name: 'checkout' });
+  await ok('PUT', '/api/admin/projects/default/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 });
+  await ok('POST', '/api/admin/user-admin', { username: 'ann', password: STRONG, rootRole: 'Editor' });
+  await ok('POST', '/api/admin/user-admin', { username: 'bob', password: STRONG, rootRole: 'Editor' });
+  await ok('POST', '/api/admin/user-admin', { username: 'mia', password: STRONG, rootRole: 'Viewer', projects: [{ project: 'default', role: 'Member' }] });
+  /** Whether production serves checkout on, as an SDK sees it. */
+  const sdkSeesOn = async () => ((await api('GET', '/api/client/features', undefined, { authorization: CLIENT })).json.features as { name: string; enabled: boolean }[])
+    .find((f) => f.name === 'checkout')?.enabled;
+  const prod = async () => (await ok('GET', FLAG)).environments.find((e: { name: string }) => e.name === 'production') as { enabled: boolean; strategies: unknown[] };
+  const watched: { problems: string[] }[] = [];
+  const as = async (b: Browser, login: string): Promise<Page> => {
+    const context = await b.newContext({ viewport: { width: 1280, height: 1000 } });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    watched.push(watchPage(page, srv.url));
+    await page.addLocatorHandler(page.locator('dialog.ask[open]'), async (d) => d.locator('[data-answer="yes"]').click());
+    await signInWithPassword(page, srv.url, login, STRONG);
+    return page;
+  };
+  const ann = await as(browser, 'ann');
+  const bob = await as(browser, 'bob');
+  const mia = await as(browser, 'mia');
+  let id = 0;
+
+  t.test("Ann's switch goes to her draft: SDKs see nothing", async (t) => {
+    await ann.goto(`${srv.url}/#/projects/default/flags/checkout`);
+    const production = ann.getByRole('region', { name: 'production' });
+    await production.getByText('Changes here need 1 approval.').waitFor();
+    t.equal(await ann.getByRole('region', { name: 'development' }).getByText('Changes here need').count(), 0, 'development is direct: no banner');
+    await production.getByRole('switch', { name: /checkout in production/ }).click();
+    const note = ann.getByRole('status').locator('.toast', { hasText: 'Added to your change request' });
+    await note.waitFor();
+    id = Number(/#(\d+)/.exec(await note.innerText())![1]);
+    t.match(await note.innerText(), /Turn on checkout in production/, 'the note says what was added');
+    t.equal((await prod()).enabled, false, 'the flag is still off in production');
+    t.equal(await sdkSeesOn(), false, 'and SDKs see it off');
+    // A draft is its author's alone: asked as Ann.
+    const asAnn = withSession(srv.url, await signInAs(srv.url, 'ann', STRONG));
+    t.equal((await asAnn('GET', `${CR}/${id}`)).json.state, 'Draft', 'a draft on the server');
+    // The banner links to the draft.
+    await production.getByRole('link', { name: `Your draft #${id} (Draft, 1 change)` }).click();
+    await ann.getByRole('heading', { name: `Change request #${id}` }).waitFor();
+  });
+
+  t.test('Ann titles it and sends it to review; the change reads off → on', async (t) => {
+    t.equal(await ann.locator('.diff del').first().innerText(), 'off');
+    t.equal(await ann.locator('.diff ins').first().innerText(), 'on');
+    t.equal(await ann.getByRole('button', { name: 'Approve' }).count(), 0, 'no Approve for the author');
+    await ann.getByRole('textbox', { name: 'Title' }).fill('Open checkout');
+    await ann.getByRole('button', { name: 'Save title' }).click();
+    await ann.getByRole('heading', { name: 'Open checkout' }).waitFor();
+    await ann.getByRole('button', { name: 'Send to review' }).click();
+    await ann.locator('.page-head .badge', { hasText: 'In review' }).waitFor();
+    t.equal((await ok('GET', `${CR}/${id}`)).title, 'Open checkout');
+    t.equal(await sdkSeesOn(), false, 'in review: SDKs still see it off');
+  });
+
+  t.test('Mia, who may not approve, sees Approve disabled with the reason', async (t) => {
+    await mia.goto(`${srv.url}/#/projects/default/change-requests/${id}`);
+    const approve = mia.getByRole('button', { name: 'Approve' });
+    await approve.waitFor();
+    t.ok(await approve.isDisabled(), 'disabled');
+    t.match(await approve.getAttribute('title'), /does not allow this in project default/, 'says why');
+  });
+
+  t.test('Bob sees it waiting for him, approves and applies it: then SDKs see the flag on', async (t) => {
+    await bob.goto(`${srv.url}/#/`);
+    await bob.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Change requests 1' }).click();
+    await bob.getByRole('link', { name: new RegExp(`#${id} Open checkout`) }).click();
+    await bob.getByRole('button', { name: 'Approve' }).click();
+    await bob.getByRole('button', { name: 'Apply' }).click();
+    await bob.locator('.page-head .badge', { hasText: 'Applied' }).waitFor();
+    t.equal((await prod()).enabled, true, 'the flag is on in production');
+    t.equal(await sdkSeesOn(), true, 'and SDKs see it on');
+  });
+
+  t.test('an Admin, who may skip them, changes directly, or proposes when they tick the box', async (t) => {
+    const admin = await as(browser, 'admin');
+    await admin.goto(`${srv.url}/#/projects/default/flags/checkout`);
+    const production = admin.getByRole('region', { name: 'production' });
+    await production.getByText('You may change it directly.').waitFor();
+    await production.getByRole('checkbox', { name: 'Propose as a change request' }).check();
+    await production.getByRole('switch', { name: /checkout in production/ }).click();
+    await admin.getByRole('status').locator('.toast', { hasText: 'Turn off checkout in production' }).waitFor();
+    t.equal((await prod()).enabled, true, 'proposed, not made: production still on');
+    await production.getByRole('checkbox', { name: 'Propose as a change request' }).uncheck();
+    await production.getByRole('switch', { name: /checkout in production/ }).click();
+    await admin.getByRole('status').locator('.toast', { hasText: 'checkout turned off in production.' }).waitFor();
+    t.equal((await prod()).enabled, false, 'unticked: switched off directly (after the production question)');
+    await ok('POST', `${FLAG}/environments/production/on`);
+  });
+
+  t.test("a strategy Ann adds goes to a new draft; Bob rejects it with a reason; nothing is added in production", async (t) => {
+    // Switched on with none, production got the default strategy, as a direct switch gives it.
+    const strategies = (await prod()).strategies.length;
+    await ann.goto(`${srv.url}/#/projects/default/flags/checkout`);
+    const production = ann.getByRole('region', { name: 'production' });
+    await production.getByRole('button', { name: 'Add strategy in production' }).click();
+    await production.getByRole('form', { name: 'Strategy' }).getByRole('button', { name: 'Add strategy' }).click();
+    const note = ann.getByRole('status').locator('.toast', { hasText: 'checkout in production: Added in production: 100% of users' });
+    await note.waitFor();
+    const next = Number(/#(\d+)/.exec(await note.innerText())![1]);
+    t.not(next, id, 'a new draft');
+    // A second change, to the strategy production has; then someone changes that strategy directly.
+    await production.getByRole('button', { name: 'Disable', exact: true }).click();
+    await ann.getByRole('status').locator('.toast', { hasText: `Added to your change request #${next} (2 changes)` }).waitFor();
+    const [strategy] = (await prod()).strategies as { id: string; name: string }[];
+    await ok('PUT', `${FLAG}/environments/production/strategies/${strategy.id}`, { name: strategy.name, title: 'Staff', parameters: {}, constraints: [], segments: [], variants: [] });
+    t.equal((await prod()).strategies.length, strategies, 'no strategy added in production');
+    await production.getByRole('link', { name: new RegExp(`Your draft #${next}`) }).click();
+    await ann.getByRole('button', { name: 'Send to review' }).click();
+    await ann.locator('.page-head .badge', { hasText: 'In review' }).waitFor();
+    await bob.goto(`${srv.url}/#/projects/default/change-requests/${next}`);
+    t.match(await bob.locator('.diff ins').first().innerText(), /^strategy 100% of users/, 'the strategy in words');
+    t.match(await bob.locator('.diff ins').nth(1).innerText(), /\(disabled\)$/, 'the disabled strategy in words');
+    t.match(await bob.getByRole('alert').first().innerText(), /^Conflict: The strategy this change was made against has been changed since/, 'the conflict shown');
+    await bob.getByRole('textbox', { name: 'Why it is rejected' }).fill('not this week');
+    await bob.getByRole('form', { name: 'Reject' }).getByRole('button', { name: 'Reject' }).click();
+    await bob.locator('.page-head .badge', { hasText: 'Rejected' }).waitFor();
+    const rejected = await ok('GET', `${CR}/${next}`);
+    t.equal(rejected.state, 'Rejected');
+    t.ok(rejected.comments.some((c: { text: string }) => c.text === 'not this week'), 'the reason is kept');
+    t.equal((await prod()).strategies.length, strategies, 'rejected: still none added');
+    t.equal(await sdkSeesOn(), true, 'SDKs still see the flag as Bob applied it');
+  });
+
+  t.test('no script errors', async (t) => {
+    t.same(watched.flatMap((w) => w.problems), []);
+  });
+});

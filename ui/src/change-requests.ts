@@ -1,0 +1,75 @@
+// Four eyes on a flag's page: where change requests are on for an environment, its switch and
+// forms add to the person's draft (POST …/environments/:env/change-requests, in Unleash's action
+// shapes) instead of being refused; the banner says how many approvals changes there need and
+// links to the person's open requests. Someone who may skip change requests there changes
+// directly, as before, unless they tick "Propose as a change request".
+import { useState } from 'preact/hooks';
+import { may } from './access.js';
+import { api, enc, get } from './api.js';
+import { Check, useLoad } from './components.js';
+import { html } from './html.js';
+import { changed } from './live.js';
+import { tell } from './overlays.js';
+
+/** An environment's rule, as `GET …/change-requests/config` answers it. */
+export interface Rule { environment: string; changeRequestEnabled: boolean; requiredApprovals: number }
+
+/** A change request as the API answers it (Unleash's changeRequestSchema), what the console reads of it. */
+export interface Request {
+  id: number; title?: string; environment: string; project: string; minApprovals: number; state: string;
+  features: { name: string; conflict?: string; changes: Change[] }[];
+  segments: (Change & { name: string })[];
+  approvals: { createdBy: Person; createdAt: string }[]; rejections: { createdBy: Person; createdAt: string }[];
+  comments: { id: number; text: string; createdBy: Person; createdAt: string }[];
+  createdBy: Person; createdAt: string;
+}
+export interface Change { id: number; action: string; payload: any; conflict?: string }
+export interface Person { id: number | null; username: string }
+
+export const crBase = (project: string) => `/api/admin/projects/${enc(project)}/change-requests`;
+export const crLink = (r: { project: string; id: number }) => `#/projects/${enc(r.project)}/change-requests/${r.id}`;
+export const OPEN = ['Draft', 'In review', 'Approved'];
+
+/** The project's rules, loaded once for every environment of a flag's page. */
+export function useRules(project: string) {
+  return useLoad(() => get<Rule[]>(`${crBase(project)}/config`), [project]);
+}
+
+export interface Drafting {
+  /** Changes here go to the person's draft. */
+  on: boolean;
+  /** Adds one change (an action and its payload) to the draft, then says so; `what` says it in words. */
+  propose: (action: string, payload: unknown, what: string) => Promise<true>;
+  banner: unknown;
+}
+
+/** How changes to `flag` in `env` of `project` are made, and the banner that says so (null where change requests are off). */
+export function useDrafting(project: string, flag: string, env: string, rule: Rule | undefined): Drafting {
+  const guarded = !!rule?.changeRequestEnabled;
+  const skips = may('SKIP_CHANGE_REQUEST', project, env);
+  const [propose, setPropose] = useState(false);
+  // The person's own open requests here: their draft, and what they sent to review.
+  const mine = useLoad(() => (guarded ? get<Request[]>(`${crBase(project)}/open`) : Promise.resolve([])), [project, guarded]);
+  const on = guarded && (!skips || propose);
+  if (!guarded) return { on, propose: async () => true, banner: null };
+  const n = rule!.requiredApprovals;
+  const open = (mine.data ?? []).filter((r) => r.environment === env);
+  const banner = html`<div class="note cr-banner" role="note"><strong>Changes here need ${n} approval${n === 1 ? '' : 's'}.</strong>
+    ${on ? ' What you change here is added to your change request, for others to approve.' : ' You may change it directly.'}
+    ${skips ? html`<${Check} label="Propose as a change request" checked=${propose} onChange=${setPropose} />` : null}
+    ${open.map((r) => html` <a href=${crLink(r)}>${r.state === 'Draft' ? 'Your draft' : 'Your request'} #${r.id} (${r.state}, ${count(r)})</a>`)}</div>`;
+  return {
+    on, banner,
+    propose: async (action, payload, what) => {
+      const r = await api<Request>('POST', `/api/admin/projects/${enc(project)}/environments/${enc(env)}/change-requests`, { feature: flag, action, payload });
+      changed();
+      tell(`Added to your change request #${r.id} (${count(r)}): ${what}`);
+      return true;
+    },
+  };
+}
+
+export const count = (r: Request) => {
+  const n = r.features.reduce((k, f) => k + f.changes.length, 0) + r.segments.length;
+  return `${n} change${n === 1 ? '' : 's'}`;
+};
