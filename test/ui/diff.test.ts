@@ -55,6 +55,10 @@ t.test('what an event changed, in words', async (t) => {
   t.same(d.eventChanges({ type: 'release-plan-template-updated', preData: { milestones: [{ name: 'A', strategies: [{ strategyName: 'default', title: 'x' }] }] }, data: { milestones: [{ name: 'A', strategies: [{ strategyName: 'default', title: 'y' }, { strategyName: 'default' }] }] } }),
     ['milestones A: strategies.0.title x → y', 'milestones A: strategies.1 set to {"strategyName":"default"}'], 'no words for unnamed items: the paths in the JSON that changed');
   t.same(d.eventChanges({ type: 'feature-archived', data: null, preData: null }), ['archived']);
+  t.same(d.eventLines({ type: 'change-request-approval-added', data: { changeRequestId: 4, title: 'Open up', state: 'In review', approvals: 1, minApprovals: 2 } }),
+    [{ kind: 'changed', text: 'change request #4 "Open up" approval added (In review, 1 of 2 approvals)' }]);
+  t.same(d.eventLines({ type: 'change-edited', environment: 'production', data: { changeRequestId: 4, change: { id: 1, action: 'updateStrategy', payload: strategy() } } }),
+    [{ kind: 'changed', text: 'change edited in request #4 in production: edit strategy: 25% of users, by userId' }]);
   t.same(d.eventChanges({ type: 'something-new', data: null, preData: null }), [], 'nothing to say: no line');
 });
 
@@ -97,6 +101,11 @@ t.test('the events a real server writes, each in words and marked', async (t) =>
   await ok('PUT', `/api/admin/release-plan-templates/${tpl.id}`, { ...template, milestones: [{ ...template.milestones[0], strategies: [{ strategyName: 'flexibleRollout', parameters: { rollout: 20 } }] }, template.milestones[1]] });
   const plan = await ok('POST', `${F}/checkout/environments/development/release-plans`, { templateId: tpl.id });
   await ok('POST', `${F}/checkout/environments/development/release-plans/${plan.id}/milestones/${plan.milestones[1].id}/start`);
+  const progression = `${F}/checkout/environments/development/progressions/${plan.milestones[0].id}`;
+  await ok('PUT', progression, { targetMilestone: plan.milestones[1].id, transitionCondition: { intervalMinutes: 30 } });
+  await ok('PUT', progression, { targetMilestone: plan.milestones[1].id, transitionCondition: { intervalMinutes: 60 } });
+  await ok('DELETE', progression);
+  await ok('DELETE', `${F}/checkout/environments/development/release-plans/${plan.id}`);
   await ok('PUT', '/api/admin/projects/shop/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 });
   const cr = await ok('POST', '/api/admin/projects/shop/environments/production/change-requests', { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } });
   await ok('PUT', `/api/admin/projects/shop/change-requests/${cr.id}/state`, { state: 'In review' });
@@ -139,9 +148,13 @@ t.test('the events a real server writes, each in words and marked', async (t) =>
     ['release-plan-added', '+ release plan Careful added: featureName checkout, environment development, milestones Internal, All'],
     ['release-plan-milestone-started', '→ milestone Internal started in development'],
     ['release-plan-milestone-started', '→ milestone All started in development'],
+    ['milestone-progression-changed', '+ moves on by itself after 30 minutes in development'],
+    ['milestone-progression-changed', '→ moves on by itself after 30 minutes → 60 minutes in development'],
+    ['milestone-progression-deleted', '− no longer moves on by itself in development'],
+    ['release-plan-removed', '− release plan Careful removed'],
     ['change-request-configuration-updated', '→ changeRequestsEnabled false → true'],
     ['change-request-created', '+ change request #1 created (Draft)'],
-    ['change-added', '+ change added in request #1: updateEnabled enabled true'],
+    ['change-added', '+ change added in request #1 in production: turn on'],
     ['change-request-sent-to-review', '→ change request #1 sent to review (In review)'],
     ['tag-type-deleted', '− tag type team deleted'],
     ['environment-deleted', '− environment staging deleted'],

@@ -214,6 +214,13 @@ export function eventLines(e: EventLike, segmentName?: (id: number) => string): 
     }
     case 'strategy-order-changed':
       return [changed(`strategies reordered${where}`)];
+    case 'milestone-progression-changed': {
+      // Milestones are named by id here; what a person reads is the wait.
+      const wait = (o: Obj) => `${String((o.transitionCondition as Obj | undefined)?.intervalMinutes)} minutes`;
+      return [isObj(preData) ? changed(`moves on by itself after ${wait(preData)} → ${wait(d)}${where}`) : added(`moves on by itself after ${wait(d)}${where}`)];
+    }
+    case 'milestone-progression-deleted':
+      return [removed(`no longer moves on by itself${where}`)];
     case 'release-plan-milestone-started':
       return [changed(`milestone ${shown(d.milestoneName)} started${where}`)];
   }
@@ -223,11 +230,17 @@ export function eventLines(e: EventLike, segmentName?: (id: number) => string): 
   const request = /^change-request-(.+)$/.exec(type);
   if (request && 'changeRequestId' in d && request[1] !== 'configuration-updated') {
     const verb = request[1].replace(/-/g, ' ');
-    return [{ kind: /created/.test(verb) ? 'added' : /cancel|discard|reject|fail/.test(verb) ? 'removed' : 'changed', text: `change request #${String(d.changeRequestId)}${d.title ? ` ${shown(d.title)}` : ''} ${verb}${d.state ? ` (${String(d.state)})` : ''}` }];
+    const approvals = typeof d.approvals === 'number' ? `, ${d.approvals} of ${String(d.minApprovals)} approvals` : '';
+    return [{ kind: /created/.test(verb) ? 'added' : /cancel|discard|reject|fail/.test(verb) ? 'removed' : 'changed', text: `change request #${String(d.changeRequestId)}${d.title ? ` ${shown(d.title)}` : ''} ${verb}${d.state ? ` (${String(d.state)}${approvals})` : ''}` }];
   }
   const change = /^change-(added|edited|discarded)$/.exec(type);
   if (change && isObj(d.change)) {
-    const text = `change ${change[1]} in request #${String(d.changeRequestId)}: ${String(d.change.action)}${isObj(d.change.payload) ? ` ${held(d.change.payload)}` : ''}`;
+    const { action, payload } = d.change;
+    const p = isObj(payload) ? payload : {};
+    const what = action === 'updateEnabled' ? `turn ${p.enabled ? 'on' : 'off'}`
+      : action === 'addStrategy' || action === 'updateStrategy' ? `${action === 'addStrategy' ? 'add' : 'edit'} strategy: ${strategySentence(asStrategy(p), segmentName)}`
+        : `${String(action)}${held(p) ? ` ${held(p)}` : ''}`;
+    const text = `change ${change[1]} in request #${String(d.changeRequestId)}${where}: ${what}`;
     return [{ kind: change[1] === 'added' ? 'added' : change[1] === 'discarded' ? 'removed' : 'changed', text }];
   }
   // Anything else: what it is, its name and what happened to it; what a new one holds; or, for an
