@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, get } from '../api.js';
 import { Empty, ErrorNote, Field, Page, Select, useLoad, when } from '../components.js';
-import { eventChanges } from '../diff.js';
+import { eventLines, type Kind } from '../diff.js';
 import { html } from '../html.js';
 import { setRouteQuery } from '../router.js';
 import { useProjects } from './flags.js';
@@ -13,10 +13,13 @@ export interface EventRow {
   id: number; type: string; createdAt: string; createdBy: string; project: string | null; environment: string | null; featureName: string | null; data: unknown; preData: unknown;
 }
 
-/** The words for what `e` changed, then its raw JSON one click away. */
+// The sign beside each line, so that its colour is not the only mark; screen readers read the kind.
+const SIGN: Record<Kind, string> = { added: '+', removed: '−', changed: '→' };
+
+/** The words for what `e` changed, each marked added, removed or changed, then its raw JSON one click away. */
 function Change({ e, segmentName }: { e: EventRow; segmentName?: (id: number) => string }) {
-  const lines = eventChanges(e, segmentName);
-  return html`${lines.length > 0 ? html`<ul class="diff">${lines.map((l) => html`<li>${l}</li>`)}</ul>` : null}
+  const lines = eventLines(e, segmentName);
+  return html`${lines.length > 0 ? html`<ul class="diff">${lines.map((l) => html`<li class=${l.kind}><span class="sign" aria-hidden="true">${SIGN[l.kind]}</span><span class="sr-only">${l.kind}: </span><span>${l.text}</span></li>`)}</ul>` : null}
     ${e.data !== null || e.preData !== null ? html`<details class="raw"><summary>Raw JSON</summary><pre>${JSON.stringify({ data: e.data, preData: e.preData }, null, 2)}</pre></details>` : null}`;
 }
 
