@@ -73,3 +73,14 @@ export const count = (r: Request) => {
   const n = r.features.reduce((k, f) => k + f.changes.length, 0) + r.segments.length;
   return `${n} change${n === 1 ? '' : 's'}`;
 };
+
+export const projectIds = async () => (await get<{ projects: { id: string }[] }>('/api/admin/projects')).projects.map((p) => p.id);
+
+/** How many requests wait for the person (to approve, to apply), over every project: the navigation's count. */
+export function Waiting() {
+  const n = useLoad(async () => {
+    const counts = await Promise.all((await projectIds()).map((p) => get<{ total: number }>(`${crBase(p)}/actionable`)));
+    return counts.reduce((n, c) => n + c.total, 0);
+  }, []);
+  return n.data ? html` <span class="badge" title="waiting for you">${n.data}</span>` : null;
+}

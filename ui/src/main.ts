@@ -9,22 +9,29 @@ import { match, useRoute } from './router.js';
 import { SignIn } from './pages/signin.js';
 import { FlagsPage, ArchivePage } from './pages/flags.js';
 import { FlagPage } from './pages/flag.js';
-import { SegmentsPage } from './pages/segments.js';
-import { EnvironmentsPage, ProjectsPage } from './pages/places.js';
-import { StrategyTypesPage, ContextFieldsPage } from './pages/definitions.js';
-import { TagsPage } from './pages/tags.js';
-import { TokensPage } from './pages/tokens.js';
 import { EventsPage } from './pages/events.js';
-import { ApplicationsPage } from './pages/applications.js';
 import { OverviewPage } from './pages/overview.js';
-import { WebhooksPage } from './pages/webhooks.js';
 import { Overlays } from './overlays.js';
-import { PasswordLinkPage } from './pages/invite.js';
-import { PeoplePage } from './pages/people.js';
-import { ProfilePage } from './pages/profile.js';
-import { ReleaseTemplatesPage } from './pages/release-templates.js';
-import { ImpactMetricsPage } from './pages/impact-metrics.js';
-import { ChangeRequestPage, ChangeRequestsPage, Waiting } from './pages/change-requests.js';
+import { lazy } from './lazy.js';
+import { Waiting } from './change-requests.js';
+
+// Fetched when first shown (lazy.ts): the first load is the flags list and a flag's page.
+const SegmentsPage = lazy(() => import('./pages/segments.js').then((m) => m.SegmentsPage));
+const EnvironmentsPage = lazy(() => import('./pages/places.js').then((m) => m.EnvironmentsPage));
+const ProjectsPage = lazy(() => import('./pages/places.js').then((m) => m.ProjectsPage));
+const StrategyTypesPage = lazy(() => import('./pages/definitions.js').then((m) => m.StrategyTypesPage));
+const ContextFieldsPage = lazy(() => import('./pages/definitions.js').then((m) => m.ContextFieldsPage));
+const TagsPage = lazy(() => import('./pages/tags.js').then((m) => m.TagsPage));
+const TokensPage = lazy(() => import('./pages/tokens.js').then((m) => m.TokensPage));
+const ApplicationsPage = lazy(() => import('./pages/applications.js').then((m) => m.ApplicationsPage));
+const WebhooksPage = lazy(() => import('./pages/webhooks.js').then((m) => m.WebhooksPage));
+const PasswordLinkPage = lazy(() => import('./pages/invite.js').then((m) => m.PasswordLinkPage));
+const PeoplePage = lazy(() => import('./pages/people.js').then((m) => m.PeoplePage));
+const ProfilePage = lazy(() => import('./pages/profile.js').then((m) => m.ProfilePage));
+const ReleaseTemplatesPage = lazy(() => import('./pages/release-templates.js').then((m) => m.ReleaseTemplatesPage));
+const ImpactMetricsPage = lazy(() => import('./pages/impact-metrics.js').then((m) => m.ImpactMetricsPage));
+const ChangeRequestPage = lazy(() => import('./pages/change-requests.js').then((m) => m.ChangeRequestPage));
+const ChangeRequestsPage = lazy(() => import('./pages/change-requests.js').then((m) => m.ChangeRequestsPage));
 
 const NAV: [string, string][] = [
   ['/', 'Flags'], ['/segments', 'Segments'], ['/environments', 'Environments'], ['/projects', 'Projects'], ['/strategies', 'Strategy types'],

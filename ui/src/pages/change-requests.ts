@@ -6,24 +6,13 @@ import { useState } from 'preact/hooks';
 import { current, need, type Need } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { variantWords } from '../change-words.js';
-import { crBase, crLink, count, OPEN, type Change, type Request } from '../change-requests.js';
+import { crBase, crLink, count, OPEN, projectIds, type Change, type Request } from '../change-requests.js';
 import { Action, Check, Empty, ErrorNote, Field, Form, Page, useLoad, when } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { navigate } from '../router.js';
 import { strategySentence, type Strategy } from '../words.js';
 import { useProjects } from './flags.js';
-
-const projectIds = async () => (await get<{ projects: { id: string }[] }>('/api/admin/projects')).projects.map((p) => p.id);
-
-/** How many requests wait for the person (to approve, to apply), over every project: the navigation's count. */
-export function Waiting() {
-  const n = useLoad(async () => {
-    const counts = await Promise.all((await projectIds()).map((p) => get<{ total: number }>(`${crBase(p)}/actionable`)));
-    return counts.reduce((n, c) => n + c.total, 0);
-  }, []);
-  return n.data ? html` <span class="badge" title="waiting for you">${n.data}</span>` : null;
-}
 
 export function ChangeRequestsPage() {
   const [closed, setClosed] = useState(false);
