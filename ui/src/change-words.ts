@@ -77,10 +77,16 @@ function changedParts(before: Strategy, after: Strategy): string[] {
 /** Variants as a list of shares ("blue 50 %, red 50 %"), or "no variants". */
 export function variantWords(variants: Variant[]): string {
   if (variants.length === 0) return 'no variants';
+  const shares = variantShares(variants);
+  return variants.map((v, i) => `${v.name} ${shares[i]} %`).join(', ');
+}
+
+/** Each variant's share in percent, to one decimal: fixed weights (of 1000) first, the rest shared evenly by the others. */
+export function variantShares(variants: Variant[]): number[] {
   const fixed = variants.filter((v) => v.weightType === 'fix').reduce((n, v) => n + v.weight, 0);
   const shared = variants.filter((v) => v.weightType !== 'fix').length;
   const share = (v: Variant) => (v.weightType === 'fix' ? v.weight : shared === 0 ? 0 : Math.max(0, 1000 - fixed) / shared) / 10;
-  return variants.map((v) => `${v.name} ${Math.round(share(v) * 10) / 10} %`).join(', ');
+  return variants.map((v) => Math.round(share(v) * 10) / 10);
 }
 
 /** Whether the environment has an enabled strategy after the change (false: the server switches it off; switched on again, on for everyone). */

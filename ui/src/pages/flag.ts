@@ -12,7 +12,7 @@ import { describeConstraint } from '../constraint-editor.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { navigate } from '../router.js';
-import { StrategyEditor, useChoices, VariantsEditor, type Choices, type Strategy, type Variant } from '../strategy-editor.js';
+import { StrategyEditor, useChoices, VariantsEditor, variantsProblem, type Choices, type Strategy, type Variant } from '../strategy-editor.js';
 import { rolloutOf, strategyWords } from '../words.js';
 import { Usage } from '../usage-chart.js';
 import { FlagImpactCharts } from '../impact-charts.js';
@@ -212,9 +212,11 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans 
     <${ReleasePlan} ctx=${plans} env=${env.name} envEnabled=${env.enabled} />
     <h3>Variants</h3>
     ${variants === null
-      ? html`<p>${env.variants.length === 0 ? html`<span class="muted">None.</span>` : env.variants.map((v) => html`<span class="badge">${v.name} ${v.weight / 10}%</span> `)}
+      ? html`<p>${env.variants.length > 0 ? env.variants.map((v) => html`<span class="badge">${v.name} ${v.weight / 10}%</span> `)
+          // A strategy's own variants win when it matches: "None" under them would say the flag has no variants.
+          : html`<span class="muted">${env.strategies.some((s) => s.variants.length > 0) ? "None of the environment's own: a strategy's variants (listed with it) apply when it matches." : 'None.'}</span>`}
           <${Opener} label=${`Edit variants in ${env.name}`} need=${variantsNeed} onClick=${() => setVariants(env.variants)} /></p>`
-      : html`<${Form} label=${`Variants in ${env.name}`} submit="Save variants" need=${variantsNeed} onSubmit=${async () => {
+      : html`<${Form} label=${`Variants in ${env.name}`} submit="Save variants" need=${variantsNeed} stop=${variantsProblem(variants)} onSubmit=${async () => {
           const path = `${base}/environments/${enc(env.name)}/variants`;
           if (await change({ kind: 'variants', before: env.variants, after: variants }, () => api('PUT', path, variants), () => api('PUT', path, env.variants))) setVariants(null);
         }}>
