@@ -22,6 +22,7 @@ import { useFirings } from '../safeguards.js';
 import { flip, StaleBadges, switchLabel, TypeSelect, useFlagTypes } from './flags.js';
 import { EventList, type EventRow } from './events.js';
 import { PlaygroundPanel } from '../playground-panel.js';
+import { CopyTo } from '../copy-setup.js';
 
 interface FlagEnv { name: string; type: string; enabled: boolean; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }
 interface Flag {
@@ -148,6 +149,11 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans 
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [variants, setVariants] = useState<Variant[] | null>(null);
+  // What is being copied to another environment (copy-setup.ts): a strategy's id, '*' for the whole set-up.
+  const [copying, setCopying] = useState<string | null>(null);
+  const copyTo = (s?: Strategy) => html`<${CopyTo} project=${flag.project} flag=${flag.name} envs=${flag.environments} from=${env} strategy=${s} after=${after} segmentName=${segmentName} onDone=${() => setCopying(null)} />`;
+  const copyOpener = (key: string, label: string) => (flag.environments.length > 1
+    ? html`<${Opener} label=${label} expanded=${copying === key} need=${need('CREATE_FEATURE_STRATEGY', flag.project)} onClick=${() => setCopying(copying === key ? null : key)} />` : null);
   const sbase = `${base}/environments/${enc(env.name)}/strategies`;
   const body = (s: Strategy) => ({ name: s.name, title: s.title ?? undefined, disabled: s.disabled ?? false, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants });
   // Every change here asks first in production (asked-change.ts), in words, then offers Undo.
@@ -200,7 +206,9 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans 
         <${Action} label="Move up" disabled=${i === 0} need=${strategyNeed} run=${() => move(i, -1)} />
         <${Action} label="Move down" disabled=${i === env.strategies.length - 1} need=${strategyNeed} run=${() => move(i, 1)} />
         <${Action} label="Delete" kind="danger" confirm=${asksFirst(env) ? undefined : 'Delete this strategy?'} need=${need('DELETE_FEATURE_STRATEGY', flag.project, env.name)} run=${() => remove(s)} />
+        ${copyOpener(s.id!, 'Copy to…')}
       </div>
+      ${copying === s.id ? copyTo(s) : null}
       ${editing === s.id ? html`<${StrategyEditor} initial=${s} flag=${flag.name} choices=${choices} submit="Save strategy" need=${strategyNeed}
         onSave=${async (n: Strategy) => (await change({ kind: 'edit', before: s, after: n }, () => put(s, n), () => put(s, s))) && setEditing(null)} />` : null}
     </li>`)}</ol>
@@ -209,6 +217,8 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans 
           flag=${flag.name} choices=${choices} submit="Add strategy" need=${need('CREATE_FEATURE_STRATEGY', flag.project, env.name)}
           onSave=${async (s: Strategy) => (await change({ kind: 'add', after: s }, () => api<Strategy>('POST', sbase, body(s)), (made) => api('DELETE', `${sbase}/${enc(made.id!)}`))) && setAdding(false)} />`
       : html`<${Opener} label=${`Add strategy in ${env.name}`} need=${need('CREATE_FEATURE_STRATEGY', flag.project, env.name)} onClick=${() => setAdding(true)} />`}
+    ${env.strategies.length + env.variants.length > 0 ? copyOpener('*', `Copy ${env.name}'s set-up to…`) : null}
+    ${copying === '*' ? copyTo() : null}
     <${ReleasePlan} ctx=${plans} env=${env.name} envEnabled=${env.enabled} />
     <h3>Variants</h3>
     ${variants === null
