@@ -61,6 +61,23 @@ t.test('a strategy, and a whole set-up, copied to another environment', async (t
     t.pass('undone: no strategy, no variant in production');
   });
 
+  t.test('copied after the strategy production already has, while it is on; Undo leaves that one, and production on', async (t) => {
+    await ok('POST', `${env('production')}/on`);
+    t.same(await stored('production'), [[null, 'flexibleRollout', '100', '']], 'on, with the 100 % strategy the server adds');
+    await page.reload();
+    await development.getByRole('button', { name: "Copy development's set-up to…" }).click();
+    const form = development.getByRole('form', { name: "Copy development's set-up" });
+    await form.getByLabel('To environment').selectOption('production');
+    await form.getByRole('button', { name: 'Copy', exact: true }).click();
+    t.match(await answer("Copy development's set-up to checkout in production?", 'Copy to production'), /after its 1 strategy: 1\. "staff"/, 'the question counts what is there');
+    await until(async () => (await stored('production')).length === 3);
+    await undo('checkout in production: Added');
+    await until(async () => (await stored('production')).length === 1 && (await variants('production')).length === 0);
+    t.same(await stored('production'), [[null, 'flexibleRollout', '100', '']], 'undone: its own strategy only');
+    t.equal((await ok('GET', FLAG)).environments.find((e: { name: string }) => e.name === 'production').enabled, true, 'and still on');
+    await ok('POST', `${env('production')}/off`);
+  });
+
   t.test('to an environment with change requests on, the copy goes into the draft', async (t) => {
     await development.getByRole('button', { name: "Copy development's set-up to…" }).click();
     const form = development.getByRole('form', { name: "Copy development's set-up" });
