@@ -91,7 +91,7 @@ t.test("a person's journeys on a flag's page", async (t) => {
     t.equal(await slider.inputValue(), '25', 'the slider starts at the stored rollout');
     await slider.focus();
     for (let i = 0; i < 25; i++) await page.keyboard.press('ArrowRight');
-    await form.getByText('50%', { exact: true }).waitFor();
+    await form.locator('[aria-valuetext="50%"]').waitFor();
     await form.getByRole('button', { name: 'Save strategy' }).click();
     // Production: the change asks first, in words (test/ui/production-changes.test.ts has the rest).
     const question = page.getByRole('dialog', { name: 'Change a strategy of new-checkout in production?' });

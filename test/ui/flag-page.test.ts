@@ -59,7 +59,7 @@ t.test("a person works on one flag's page", async (t) => {
     // The slider, moved by keyboard to its end.
     await form.getByRole('slider', { name: 'Rollout' }).focus();
     await page.keyboard.press('End');
-    await form.getByText('100%', { exact: true }).waitFor();
+    await form.locator('[aria-valuetext="100%"]').waitFor();
     // A strategy variant with a JSON payload, in the same form.
     await form.getByRole('button', { name: 'Add variant' }).click();
     const variant = form.getByRole('group', { name: 'Variant 1' });

@@ -4,6 +4,7 @@
 // reordered and added; variants changed. Development, not of type production, does not ask.
 import t from 'tap';
 import { openBrowser, signIn, watchPage } from '../helpers/browser.js';
+import { answer as answerAs, undo as undoAs, until } from '../helpers/asked.js';
 import { serve } from '../helpers/server.js';
 
 const ADMIN = '*:*.production-changes-admin-secret';
@@ -21,39 +22,21 @@ t.test('changes in production ask once, in words, and can be undone', async (t) 
   await ok('POST', `${FLAG}/environments/production/on`);
   const stored = async () => (await ok('GET', PROD)) as Stored[];
   const enabled = async () => (await ok('GET', FLAG)).environments.find((e: { name: string }) => e.name === 'production').enabled as boolean;
-  /** Waits (5 s at most) for what the page did to be on the server. */
-  const until = async (done: () => Promise<boolean>) => {
-    for (const end = Date.now() + 5_000; !(await done());) {
-      if (Date.now() > end) throw new Error('not on the server within 5 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const { problems, elsewhere } = watchPage(page, srv.url);
   await signIn(page, srv.url, ADMIN);
   await page.goto(`${srv.url}/#/projects/default/flags/checkout`);
   const production = page.getByRole('region', { name: 'production' });
   await production.getByText('30% of users').waitFor();
-  /** The open question: its text, then the chosen answer. */
-  const answer = async (title: string, button: string) => {
-    const question = page.getByRole('dialog', { name: title });
-    await question.waitFor();
-    const text = (await question.locator('#ask-body').innerText()).trim();
-    await question.getByRole('button', { name: button, exact: true }).click();
-    await question.waitFor({ state: 'detached' });
-    return text;
-  };
-  const undo = async (text: string) => {
-    await page.getByRole('status').locator('.toast', { hasText: text }).getByRole('button', { name: 'Undo' }).click();
-    await page.getByRole('status').locator('.toast', { hasText: text }).waitFor({ state: 'detached' });
-  };
+  const answer = (title: string, button: string) => answerAs(page, title, button);
+  const undo = (text: string) => undoAs(page, text);
   const moveTo = async (share: number) => {
     const form = production.getByRole('form', { name: 'Strategy' });
     const slider = form.getByRole('slider', { name: 'Rollout' });
     await slider.focus();
     const from = Number(await slider.inputValue());
     for (let i = from; i < share; i++) await page.keyboard.press('ArrowRight');
-    await form.getByText(`${share}%`, { exact: true }).waitFor();
+    await form.locator(`[aria-valuetext="${share}%"]`).waitFor();
     await form.getByRole('button', { name: 'Save strategy' }).click();
   };
 

@@ -22,7 +22,9 @@ export type Change =
   | { kind: 'disable'; before: Strategy }
   | { kind: 'enable'; before: Strategy }
   | { kind: 'move'; before: Strategy; by: number }
-  | { kind: 'variants'; before: Variant[]; after: Variant[] };
+  | { kind: 'variants'; before: Variant[]; after: Variant[] }
+  /** Another environment's strategies added after these, and its variants (none: these stay). */
+  | { kind: 'copy'; from: string; strategies: Strategy[]; before: Variant[]; after: Variant[] };
 
 export interface Question {
   /** The dialog's heading, a question. */
@@ -77,10 +79,16 @@ function changedParts(before: Strategy, after: Strategy): string[] {
 /** Variants as a list of shares ("blue 50 %, red 50 %"), or "no variants". */
 export function variantWords(variants: Variant[]): string {
   if (variants.length === 0) return 'no variants';
+  const shares = variantShares(variants);
+  return variants.map((v, i) => `${v.name} ${shares[i]} %`).join(', ');
+}
+
+/** Each variant's share in percent, to one decimal: fixed weights (of 1000) first, the rest shared evenly by the others. */
+export function variantShares(variants: Variant[]): number[] {
   const fixed = variants.filter((v) => v.weightType === 'fix').reduce((n, v) => n + v.weight, 0);
   const shared = variants.filter((v) => v.weightType !== 'fix').length;
   const share = (v: Variant) => (v.weightType === 'fix' ? v.weight : shared === 0 ? 0 : Math.max(0, 1000 - fixed) / shared) / 10;
-  return variants.map((v) => `${v.name} ${Math.round(share(v) * 10) / 10} %`).join(', ');
+  return variants.map((v) => Math.round(share(v) * 10) / 10);
 }
 
 /** Whether the environment has an enabled strategy after the change (false: the server switches it off; switched on again, on for everyone). */
@@ -91,6 +99,7 @@ function liveAfter(env: EnvFacts, change: Change): boolean {
     case 'edit': return !change.after.disabled || others(change.before);
     case 'delete': case 'disable': return others(change.before);
     case 'enable': return true;
+    case 'copy': return change.strategies.some((s) => !s.disabled) || env.strategies.some((s) => !s.disabled);
     default: return env.strategies.some((s) => !s.disabled);
   }
 }
@@ -141,6 +150,12 @@ export function changeQuestion(env: EnvFacts, change: Change, segmentName: Names
     case 'move': {
       const from = env.strategies.findIndex((s) => s.id === change.before.id);
       return q(`Reorder the strategies of ${where}?`, `${named(change.before, segmentName)} moves from place ${from + 1} to ${from + 1 + change.by} of ${env.strategies.length}: the first that matches gives the variant`, `Move in ${env.name}`);
+    }
+    case 'copy': {
+      const n = env.strategies.length;
+      const list = change.strategies.map((s, i) => `${i + 1}. ${s.title ? `"${s.title}": ` : ''}${strategyWords(s)}, ${forWhom(s, segmentName)}`).join('; ');
+      const variants = change.after.length > 0 ? `; variants: ${variantWords(change.before)} → ${variantWords(change.after)}` : '';
+      return q(`Copy ${change.from}'s set-up to ${where}?`, `Added in ${env.name}${n > 0 ? ` after its ${n} strateg${n === 1 ? 'y' : 'ies'}` : ''}: ${list || 'no strategy'}${variants}`, `Copy to ${env.name}`);
     }
     case 'variants': {
       const [a, b] = [variantWords(change.before), variantWords(change.after)];

@@ -158,7 +158,10 @@ export function Action(props: {
  * `need`, see Action): why it may not be sent: shown, and the whole form disabled (a fieldset), so
  * nothing in it invites typing what could not be saved.
  */
-export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; children: ComponentChildren; label?: string; blocked?: string | null; need?: Need | null }) {
+export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; children: ComponentChildren; label?: string; blocked?: string | null; need?: Need | null;
+  /** Why what is typed cannot be sent yet (shown under its field): the submit is disabled, the fields stay open. */
+  stop?: string | null;
+}) {
   const { busy, error, run } = useRunner(props.onSubmit);
   const [names] = useState(() => new Set<string>());
   const blocked = props.blocked ?? blockedBy(props.need);
@@ -167,11 +170,11 @@ export function Form(props: { onSubmit: () => Promise<unknown>; submit: string; 
     // A form in a dialog opened from another form (a new context field from a strategy's): its
     // submit must not reach the form under it.
     e.stopPropagation();
-    if (!blocked) void run();
+    if (!blocked && !props.stop) void run();
   };
   return html`<form onSubmit=${submit} aria-label=${props.label}><${FormErrorsContext.Provider} value=${{ error, names }}>
     <fieldset class="bare" disabled=${!!blocked}>${props.children}</fieldset>
-    <div class="form-actions"><button type="submit" class="primary" disabled=${busy || !!blocked} title=${blocked ?? undefined} ...${needAttributes(props.need)}>${props.submit}</button>
+    <div class="form-actions"><button type="submit" class="primary" disabled=${busy || !!blocked || !!props.stop} title=${blocked ?? props.stop ?? undefined} ...${needAttributes(props.need)}>${props.submit}</button>
       ${blocked ? html`<span class="note">${blocked}</span>` : null}</div>
     <${ErrorNote} error=${leftOver(error, names)} />
   <//></form>`;

@@ -50,11 +50,19 @@ function sameList(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-/** The legal values of a field, one checkbox each (and any other value the constraint already holds). */
+/** Past this many legal values a filter box narrows the list. */
+const FILTER_FROM = 10;
+
+/** The legal values of a field, one checkbox each (and any other value the constraint already holds); a long list gets a filter box. */
 function LegalValues(props: { id: string; legal: string[]; values: string[]; onChange: (values: string[]) => void }) {
+  const [filter, setFilter] = useState('');
   const all = [...new Set([...props.legal, ...props.values])];
-  return html`<div id=${props.id} class="choices" role="group" aria-label="Values">${all.map((v) => html`<${Check} label=${v} checked=${props.values.includes(v)}
-    onChange=${(on: boolean) => props.onChange(on ? all.filter((x) => x === v || props.values.includes(x)) : props.values.filter((x) => x !== v))} />`)}</div>`;
+  const shown = all.filter((v) => v.toLowerCase().includes(filter.trim().toLowerCase()));
+  return html`<div>${all.length > FILTER_FROM ? html`<input type="search" class="values-filter" aria-label="Filter values" aria-controls=${props.id} placeholder=${`Filter ${all.length} values`}
+      value=${filter} onInput=${(e: Event) => setFilter((e.target as HTMLInputElement).value)} />` : null}
+    <div id=${props.id} class="choices" role="group" aria-label="Values">${shown.map((v) => html`<${Check} label=${v} checked=${props.values.includes(v)}
+    onChange=${(on: boolean) => props.onChange(on ? all.filter((x) => x === v || props.values.includes(x)) : props.values.filter((x) => x !== v))} />`)}
+    ${shown.length < all.length ? html`<span class="muted">${shown.length} of ${all.length} shown${props.values.length ? `, ${props.values.length} chosen` : ''}</span>` : null}</div></div>`;
 }
 
 /** Creates a context field in a dialog; the form under it stays as it was. */

@@ -9,6 +9,7 @@ import { Check, Field, Form, Select, useLoad } from './components.js';
 import { ConstraintEditor, type Constraint, type ContextField } from './constraint-editor.js';
 import { html } from './html.js';
 import { STICKINESS, type Strategy, type Variant } from './words.js';
+import { variantShares } from './change-words.js';
 
 export type { Strategy, Variant } from './words.js';
 
@@ -39,13 +40,34 @@ export function stickinessChoices(fields: ContextField[], current?: string): str
 
 let sliderIds = 0;
 
-/** A share from 0 to 100 on a slider (arrow keys move it by one), its value beside it. */
+/** A share from 0 to 100 on a slider (arrow keys move it by one) and in a number box beside it, kept in step. */
 function Rollout({ value, onChange }: { value: string; onChange: (v: string) => void }) {
   const [id] = useState(() => `rollout${++sliderIds}`);
+  // A number being typed reaches the slider once it is a whole number from 0 to 100 ("" or "150" wait).
+  const typed = (e: Event) => {
+    const v = (e.target as HTMLInputElement).value;
+    if (/^\d{1,3}$/.test(v) && Number(v) <= 100) onChange(String(Number(v)));
+  };
   return html`<div class="field rollout-field"><label for=${id}>Rollout</label>
     <div class="slider"><input id=${id} type="range" min="0" max="100" step="1" value=${value} aria-valuetext=${`${value}%`}
-      onInput=${(e: Event) => onChange((e.target as HTMLInputElement).value)} /><output for=${id}>${value}%</output></div>
+      onInput=${(e: Event) => onChange((e.target as HTMLInputElement).value)} /><input type="number" min="0" max="100" step="1" class="share-box" aria-label="Share in percent" value=${value} onInput=${typed} />%</div>
     <small>the share of users (or of requests, at random) it is on for</small></div>`;
+}
+
+/** Why these variants cannot be saved yet (a JSON payload that does not parse), or null. */
+export function variantsProblem(variants: Variant[]): string | null {
+  const bad = variants.find((v) => payloadProblem(v) !== null);
+  return bad ? `Variant ${bad.name}: ${payloadProblem(bad)}` : null;
+}
+
+function payloadProblem(v: Variant): string | null {
+  if (v.payload?.type !== 'json') return null;
+  try {
+    JSON.parse(v.payload.value);
+    return null;
+  } catch (e) {
+    return `the payload is not JSON (${(e as Error).message})`;
+  }
 }
 
 /** `canDisable` false: no Disabled choice (a release template's strategies have none). */
@@ -58,7 +80,7 @@ export function StrategyEditor(props: { initial: Strategy; flag: string; choices
   const param = (name: string, value: string) => setS({ ...s, parameters: { ...s.parameters, [name]: value } });
   const setType = (name: string) => setS({ ...s, name, parameters: name === 'flexibleRollout' ? { ...FLEXIBLE_DEFAULTS, groupId: props.flag } : {} });
   const flexible = s.name === 'flexibleRollout';
-  return html`<${Form} label="Strategy" submit=${props.submit} need=${props.need} onSubmit=${() => props.onSave(s)}>
+  return html`<${Form} label="Strategy" submit=${props.submit} need=${props.need} stop=${variantsProblem(s.variants)} onSubmit=${() => props.onSave(s)}>
     <${Select} label="Strategy type" value=${s.name} options=${types.filter((t) => !t.deprecated || t.name === s.name).map((t) => [t.name, t.displayName ?? t.name] as [string, string])} onChange=${setType} />
     <${Field} label="Title" value=${s.title ?? ''} onInput=${(v: string) => setS({ ...s, title: v || null })} />
     ${flexible
@@ -84,6 +106,7 @@ let ids = 0;
 export function VariantsEditor(props: { variants: Variant[]; onChange: (v: Variant[]) => void; legend?: string }) {
   const { variants, onChange } = props;
   const set = (i: number, v: Variant) => onChange(variants.map((x, j) => (j === i ? v : x)));
+  const shares = variantShares(variants);
   return html`<fieldset class="variants"><legend>${props.legend ?? 'Variants'}</legend>
     ${variants.map((v, i) => {
       const id = `v${++ids}`;
@@ -96,13 +119,16 @@ export function VariantsEditor(props: { variants: Variant[]; onChange: (v: Varia
         </select>
         ${v.weightType === 'fix' ? html`<label for=${`${id}-w`}>Fixed weight (of 1000)</label>
           <input id=${`${id}-w`} type="number" min="0" max="1000" value=${v.weight} onInput=${(e: Event) => set(i, { ...v, weight: Number((e.target as HTMLInputElement).value) })} />` : null}
+        <span>Share</span><output aria-label=${`Share of ${v.name}`}>${shares[i]} %</output>
         <label for=${`${id}-pt`}>Payload type</label>
         <select id=${`${id}-pt`} value=${v.payload?.type ?? ''} onChange=${(e: Event) => {
           const t = (e.target as HTMLSelectElement).value;
           set(i, t ? { ...v, payload: { type: t, value: v.payload?.value ?? '' } } : { ...v, payload: undefined });
         }}><option value="">none</option><option value="string">string</option><option value="json">json</option><option value="csv">csv</option><option value="number">number</option></select>
         ${v.payload ? html`<label for=${`${id}-pv`}>Payload</label>
-          <textarea id=${`${id}-pv`} value=${v.payload.value} onInput=${(e: Event) => set(i, { ...v, payload: { type: v.payload!.type, value: (e.target as HTMLTextAreaElement).value } })} />` : null}
+          <textarea id=${`${id}-pv`} value=${v.payload.value} aria-invalid=${payloadProblem(v) ? 'true' : undefined} aria-describedby=${payloadProblem(v) ? `${id}-pe` : undefined}
+            onInput=${(e: Event) => set(i, { ...v, payload: { type: v.payload!.type, value: (e.target as HTMLTextAreaElement).value } })} />
+          ${payloadProblem(v) ? html`<small class="field-error wide" id=${`${id}-pe`} role="alert">${payloadProblem(v)}</small>` : null}` : null}
         <button type="button" class="danger" onClick=${() => onChange(variants.filter((_, j) => j !== i))}>Remove variant ${i + 1}</button>
       </div>`;
     })}

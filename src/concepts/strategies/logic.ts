@@ -1,13 +1,15 @@
 // Pure strategy commands: add, update, delete, reorder. Each returns the ops and events of
 // the change; the engine makes it durable.
-import type { Change, CommandEnv, EventDraft } from '../../core/engine/command.js';
+import type { Change, Command, CommandEnv, EventDraft } from '../../core/engine/command.js';
 import { invalid, NotFoundError, ValidationError } from '../../core/errors.js';
 import { normalizeConstraints, type ConstraintInput } from '../constraints/constraints.js';
 import { requireFeature, requireFeatureEnv } from '../../core/state/lookup.js';
 import type { Op } from '../../core/state/ops.js';
 import { featureEnvKey, milestoneStrategiesOf, strategiesOf, type State } from '../../core/state/state.js';
-import type { Constraint, Feature, Strategy, StrategyType } from '../../core/state/types.js';
+import type { Constraint, Feature, Strategy, StrategyType, Variant } from '../../core/state/types.js';
 import { normalizeVariants, type VariantInput } from '../variants/weights.js';
+import { setEnvironmentVariants } from '../variants/logic.js';
+import { inSequence } from '../../core/engine/sequence.js';
 import { checkParameters } from '../strategy-types/logic.js';
 import { checkLegalValues } from '../context-fields/logic.js';
 
@@ -225,6 +227,33 @@ export function setSortOrder(where: Where, order: { id: string; sortOrder: numbe
       ],
       result: null,
     };
+  };
+}
+
+/** What a copy made: the new strategies, and the variants it set (null: the source had none, the target's were left). */
+export interface CopiedEnvironment { strategies: ReturnType<typeof strategyView>[]; variants: Variant[] | null }
+
+/**
+ * Copies a flag's set-up in environment `from` to `where.environment`: its strategies, in their
+ * order, after the ones already there (a copy adds, it never takes away), and its variants in
+ * place of the target's when it has any. One change, so the log holds all of it or none: a copy
+ * that would pass the strategy limit halfway is refused whole.
+ */
+export function copyEnvironment(where: Where, from: string) {
+  return (state: State, env: CommandEnv): Change<CopiedEnvironment> => {
+    const feature = requireFeature(state, where.project, where.feature);
+    requireFeatureEnv(state, feature, where.environment);
+    const source = requireFeatureEnv(state, feature, from);
+    if (from === where.environment) throw invalid('from', `"from" must be another environment than "${from}"`);
+    const strategies = strategiesOf(state, where.feature, from);
+    if (strategies.length === 0 && source.variants.length === 0) throw invalid('from', `"${where.feature}" has no strategies and no variants in "${from}": nothing to copy`);
+    const adds = strategies.map((s) => addStrategy(where, {
+      name: s.name, title: s.title, disabled: s.disabled, parameters: s.parameters, constraints: s.constraints, variants: s.variants, segments: s.segments,
+    }));
+    const steps: Command<unknown>[] = source.variants.length > 0 ? [...adds, setEnvironmentVariants(where.project, where.feature, [where.environment], source.variants)] : adds;
+    const joined = inSequence(state, env, steps);
+    const made = joined.result.slice(0, adds.length) as ReturnType<typeof strategyView>[];
+    return { ops: joined.ops, events: joined.events, result: { strategies: made, variants: source.variants.length > 0 ? joined.result[adds.length] as Variant[] : null } };
   };
 }
 

@@ -4,7 +4,7 @@ import { requireFeature, requireFeatureEnv } from '../../core/state/lookup.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
 import { strategiesOf } from '../../core/state/state.js';
 import {
-  addStrategy, deleteStrategy, requireStrategy, setSortOrder, strategyView, updateStrategy, type StrategyInput, type Where,
+  addStrategy, copyEnvironment, deleteStrategy, requireStrategy, setSortOrder, strategyView, updateStrategy, type StrategyInput, type Where,
 } from './logic.js';
 import { strategyReplies, strategySchemas } from './schema.js';
 import { jsonPatchSchema } from '../../http/patch.js';
@@ -44,6 +44,13 @@ export function strategyRoutes(ctx: AppContext): RouteDef[] {
         await engine.run(actor, setSortOrder(where(params), body as { id: string; sortOrder: number }[]));
         return { status: 200 };
       },
+    },
+    {
+      // Path's environment is the target, so the permission, the environment limit and the change-request gate are the target's.
+      method: 'POST', path: BASE.replace(/\/strategies$/, '/copy'), tag: TAG, summary: "Copy a flag's strategies (in order) and variants from another environment into this one",
+      body: strategySchemas.copyEnvironmentSchema, reply: strategyReplies.copiedEnvironmentSchema, permission: 'CREATE_FEATURE_STRATEGY', scope,
+      responses: { 200: 'What was added, and the variants set (null: the source had none)', 400: 'The same environment, nothing to copy, or past the strategy limit', 404: 'Unknown project, flag or environment' },
+      handler: async ({ params, body, actor }) => ({ status: 200, body: await engine.run(actor, copyEnvironment(where(params), (body as { from: string }).from)) }),
     },
     {
       method: 'GET', path: `${BASE}/:strategyId`, tag: TAG, summary: 'Get one strategy', reply: strategyReplies.featureStrategySchema, permission: 'READ', scope,

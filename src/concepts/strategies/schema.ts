@@ -62,6 +62,12 @@ export const strategySchemas = {
       properties: { id: { type: 'string' }, sortOrder: { type: 'integer', minimum: -1000000, maximum: 1000000 } },
     },
   },
+  copyEnvironmentSchema: {
+    type: 'object',
+    required: ['from'],
+    additionalProperties: false,
+    properties: { from: { type: 'string', minLength: 1, maxLength: 100, description: 'The environment whose strategies (and variants) are copied' } },
+  },
 };
 
 // Answers. Loose on purpose (more fields may come), strict on what clients read.
@@ -111,4 +117,9 @@ const strategyView = {
 export const strategyReplies = {
   featureStrategySchema: strategyView,
   featureStrategiesSchema: { type: 'array', items: strategyView },
+  copiedEnvironmentSchema: {
+    type: 'object',
+    required: ['strategies', 'variants'],
+    properties: { strategies: { type: 'array', items: strategyView }, variants: { type: ['array', 'null'], items: variantReply } },
+  },
 };

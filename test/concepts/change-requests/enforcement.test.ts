@@ -1,5 +1,5 @@
 // The change-request gate over HTTP against a real server: with change requests on in production
-// of a project, every door that changes production (switches, strategies and their order, the
+// of a project, every door that changes production (switches, strategies, their order and a copy, the
 // environment's variants, release plans, safeguards, the features import, and what reaches
 // production from no environment: archiving, dependencies, a project segment and a shared one
 // used there) refuses an Editor with 403 naming the rule and SKIP_CHANGE_REQUEST, and nothing is
@@ -50,6 +50,7 @@ const DOORS: Door[] = [
   },
   { name: 'patch a strategy', onIn: 'both', call: (e, f) => ['PATCH', `${F}/${f.flag}/environments/${e}/strategies/${f.strategy[e]}`, [{ op: 'replace', path: '/title', value: 'patched' }]] },
   { name: 'delete a strategy', onIn: 'both', call: (e, f) => ['DELETE', `${F}/${f.flag}/environments/${e}/strategies/${f.strategy[e]}`] },
+  { name: "copy another environment's set-up", onIn: 'both', call: (e, f) => ['POST', `${F}/${f.flag}/environments/${e}/copy`, { from: e === 'production' ? 'development' : 'production' }] },
   { name: 'reorder strategies', onIn: 'both', call: (e, f) => ['POST', `${F}/${f.flag}/environments/${e}/strategies/set-sort-order`, [{ id: f.strategy[e], sortOrder: 7 }]] },
   { name: "set the environment's variants", onIn: 'both', call: (e, f) => ['PUT', `${F}/${f.flag}/environments/${e}/variants`, [VARIANT]] },
   { name: "patch the environment's variants", onIn: 'both', call: (e, f) => ['PATCH', `${F}/${f.flag}/environments/${e}/variants`, [{ op: 'add', path: '/0', value: VARIANT }]] },

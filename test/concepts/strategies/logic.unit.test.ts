@@ -2,8 +2,9 @@
 // state is never mutated; bad input throws before anything is built.
 import t from 'tap';
 import { strategiesOf } from '../../../src/core/state/state.js';
-import { addStrategy, deleteStrategy, setSortOrder, updateStrategy, type Where } from '../../../src/concepts/strategies/logic.js';
-import { copiesOf } from '../../core/state/fixture.js';
+import { addStrategy, copyEnvironment, deleteStrategy, MAX_STRATEGIES, setSortOrder, updateStrategy, type Where } from '../../../src/concepts/strategies/logic.js';
+import { copiesOf, fixtureState, strategy as fixtureStrategy } from '../../core/state/fixture.js';
+import { applyRecord } from '../../../src/core/state/apply.js';
 import { runFailing, runPure } from '../../core/engine/pure.js';
 
 const dev: Where = { project: 'default', feature: 'alpha', environment: 'development' };
@@ -93,4 +94,52 @@ t.test('setSortOrder reorders with strategy-order-changed; unknown ids are a Val
   const same = runPure(t, setSortOrder(dev, [{ id: 's1', sortOrder: 0 }]));
   t.same(same.change, { ops: [], events: [], result: null }, 'an unchanged order is no change at all');
   runFailing(t, setSortOrder(dev, [{ id: 's4', sortOrder: 1 }]), 'ValidationError');
+});
+
+t.test('copyEnvironment adds the source strategies in their order after the target ones, as one change', async (t) => {
+  const { change, after } = runPure(t, copyEnvironment(prod, 'development'));
+  const source = strategiesOf(after, 'alpha', 'development');
+  const target = strategiesOf(after, 'alpha', 'production');
+  t.same(target.map((s) => s.id), ['s4', 'id-1', 'id-2', 'id-3'], 'the target keeps its own first, then the copies');
+  t.same(target.slice(1).map((s) => [s.constraints, s.segments]), source.map((s) => [s.constraints, s.segments]), 'constraints and segments copied, in order');
+  t.same(change.result.strategies.map((s) => s.id), ['id-1', 'id-2', 'id-3']);
+  t.equal(change.result.variants, null, 'the source has no variants: the target keeps its own');
+  t.same(change.events.map((e) => [e.type, e.environment]), [['feature-strategy-add', 'production'], ['feature-strategy-add', 'production'], ['feature-strategy-add', 'production']]);
+  t.same(strategiesOf(after, 'alpha', 'development').map((s) => s.id), ['s1', 's2', 's3'], 'the source is unchanged');
+});
+
+t.test("copyEnvironment sets the source's variants in the target", async (t) => {
+  const withVariants = () => {
+    const s = fixtureState();
+    const fe = s.featureEnvs.get('alpha')!.get('development')!;
+    s.featureEnvs.get('alpha')!.set('development', { ...fe, variants: [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' }] });
+    return s;
+  };
+  const { change, after } = runPure(t, copyEnvironment(prod, 'development'), withVariants);
+  t.same(after.featureEnvs.get('alpha')!.get('production')!.variants.map((v) => [v.name, v.weight]), [['blue', 1000]]);
+  t.same(change.result.variants?.map((v) => v.name), ['blue']);
+  t.same(change.events.at(-1)?.type, 'feature-environment-variants-updated');
+});
+
+t.test('copyEnvironment refuses the same environment, an unknown one, nothing to copy, and a copy past the limit, whole', async (t) => {
+  runFailing(t, copyEnvironment(dev, 'development'), 'ValidationError');
+  runFailing(t, copyEnvironment(prod, 'staging'), 'NotFoundError');
+  runFailing(t, copyEnvironment({ ...prod, feature: 'nope' }, 'development'), 'NotFoundError');
+  // production holds one strategy; development's three would make MAX_STRATEGIES + 1 if production held MAX - 2.
+  const crowded = () => {
+    const s = fixtureState();
+    for (let i = 0; i < MAX_STRATEGIES - 3; i++) {
+      const seq = 100 + i;
+      applyRecord(s, { lsn: 1, ops: [{ o: 'strategy.put', strategy: fixtureStrategy(`p${i}`, 'alpha', 'production', seq, { sortOrder: i + 1 }) }], events: [] }, false);
+    }
+    return s;
+  };
+  const err = runFailing(t, copyEnvironment(prod, 'development'), 'ValidationError', crowded);
+  t.match(err.message, String(MAX_STRATEGIES));
+  const empty = () => {
+    const s = fixtureState();
+    for (const id of ['s1', 's2', 's3']) applyRecord(s, { lsn: 1, ops: [{ o: 'strategy.del', id }], events: [] }, false);
+    return s;
+  };
+  t.match(runFailing(t, copyEnvironment(prod, 'development'), 'ValidationError', empty).message, /nothing to copy/);
 });

@@ -13,7 +13,7 @@ import { describeConstraint } from '../constraint-editor.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { navigate } from '../router.js';
-import { StrategyEditor, useChoices, VariantsEditor, type Choices, type Strategy, type Variant } from '../strategy-editor.js';
+import { StrategyEditor, useChoices, VariantsEditor, variantsProblem, type Choices, type Strategy, type Variant } from '../strategy-editor.js';
 import { rolloutOf, strategyWords } from '../words.js';
 import { Usage } from '../usage-chart.js';
 import { FlagImpactCharts } from '../impact-charts.js';
@@ -24,6 +24,7 @@ import { flip, StaleBadges, switchLabel, TypeSelect, useFlagTypes } from './flag
 import { EventList, type EventRow } from './events.js';
 import { PlaygroundPanel } from '../playground-panel.js';
 import { ConnectSdk } from '../connect-sdk.js';
+import { CopyTo } from '../copy-setup.js';
 
 interface FlagEnv { name: string; type: string; enabled: boolean; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }
 interface Flag {
@@ -152,6 +153,11 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans,
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [variants, setVariants] = useState<Variant[] | null>(null);
+  // What is being copied to another environment (copy-setup.ts): a strategy's id, '*' for the whole set-up.
+  const [copying, setCopying] = useState<string | null>(null);
+  const copyTo = (s?: Strategy) => html`<${CopyTo} project=${flag.project} flag=${flag.name} envs=${flag.environments} from=${env} strategy=${s} after=${after} segmentName=${segmentName} onDone=${() => setCopying(null)} />`;
+  const copyOpener = (key: string, label: string) => (flag.environments.length > 1
+    ? html`<${Opener} label=${label} expanded=${copying === key} need=${need('CREATE_FEATURE_STRATEGY', flag.project)} onClick=${() => setCopying(copying === key ? null : key)} />` : null);
   const sbase = `${base}/environments/${enc(env.name)}/strategies`;
   const body = (s: Strategy) => ({ name: s.name, title: s.title ?? undefined, disabled: s.disabled ?? false, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants });
   // Every change here asks first in production (asked-change.ts), in words, then offers Undo.
@@ -211,7 +217,9 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans,
         <${Action} label="Move up" disabled=${i === 0} need=${strategyNeed} run=${() => move(i, -1)} />
         <${Action} label="Move down" disabled=${i === env.strategies.length - 1} need=${strategyNeed} run=${() => move(i, 1)} />
         <${Action} label="Delete" kind="danger" confirm=${asksFirst(env) ? undefined : 'Delete this strategy?'} need=${needHere('DELETE_FEATURE_STRATEGY')} run=${() => remove(s)} />
+        ${copyOpener(s.id!, 'Copy to…')}
       </div>
+      ${copying === s.id ? copyTo(s) : null}
       ${editing === s.id ? html`<${StrategyEditor} initial=${s} flag=${flag.name} choices=${choices} submit="Save strategy" need=${strategyNeed}
         onSave=${async (n: Strategy) => (await change({ kind: 'edit', before: s, after: n }, () => put(s, n), () => put(s, s), ...update(s, n))) && setEditing(null)} />` : null}
     </li>`)}</ol>
@@ -220,12 +228,16 @@ function EnvironmentPanel({ flag, env, base, after, choices, segmentName, plans,
           flag=${flag.name} choices=${choices} submit="Add strategy" need=${needHere('CREATE_FEATURE_STRATEGY')}
           onSave=${async (s: Strategy) => (await change({ kind: 'add', after: s }, () => api<Strategy>('POST', sbase, body(s)), (made) => api('DELETE', `${sbase}/${enc(made.id!)}`), 'addStrategy', body(s))) && setAdding(false)} />`
       : html`<${Opener} label=${`Add strategy in ${env.name}`} need=${needHere('CREATE_FEATURE_STRATEGY')} onClick=${() => setAdding(true)} />`}
+    ${env.strategies.length + env.variants.length > 0 ? copyOpener('*', `Copy ${env.name}'s set-up to…`) : null}
+    ${copying === '*' ? copyTo() : null}
     <${ReleasePlan} ctx=${plans} env=${env.name} envEnabled=${env.enabled} />
     <h3>Variants</h3>
     ${variants === null
-      ? html`<p>${env.variants.length === 0 ? html`<span class="muted">None.</span>` : env.variants.map((v) => html`<span class="badge">${v.name} ${v.weight / 10}%</span> `)}
+      ? html`<p>${env.variants.length > 0 ? env.variants.map((v) => html`<span class="badge">${v.name} ${v.weight / 10}%</span> `)
+          // A strategy's own variants win when it matches: "None" under them would say the flag has no variants.
+          : html`<span class="muted">${env.strategies.some((s) => s.variants.length > 0) ? "None of the environment's own: a strategy's variants (listed with it) apply when it matches." : 'None.'}</span>`}
           <${Opener} label=${`Edit variants in ${env.name}`} need=${variantsNeed} onClick=${() => setVariants(env.variants)} /></p>`
-      : html`<${Form} label=${`Variants in ${env.name}`} submit="Save variants" need=${variantsNeed} onSubmit=${async () => {
+      : html`<${Form} label=${`Variants in ${env.name}`} submit="Save variants" need=${variantsNeed} stop=${variantsProblem(variants)} onSubmit=${async () => {
           const path = `${base}/environments/${enc(env.name)}/variants`;
           if (await change({ kind: 'variants', before: env.variants, after: variants }, () => api('PUT', path, variants), () => api('PUT', path, env.variants), 'patchVariant', { variants })) setVariants(null);
         }}>
