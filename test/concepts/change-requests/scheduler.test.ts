@@ -1,7 +1,8 @@
 // The change request scheduler over a real engine and data folder, with an injected clock: a node
 // that does not lead writes nothing; two that both believe they lead (a deposed leader that has
 // not noticed yet) and decide the same apply write it once, as does a decision written twice; a
-// schedule that fell due while the server was down is applied once when it opens again.
+// schedule that fell due while the server was down is applied once when it opens again (from a
+// checkpoint that carries it).
 import t from 'tap';
 import { createFeature } from '../../../src/concepts/features/logic.js';
 import { scheduleSteps } from '../../../src/concepts/change-requests/schedule.js';
@@ -71,6 +72,8 @@ t.test('a schedule due while the server was down is applied once when it opens a
   const dataDir = tempDataDir('fanion-cr-restart-');
   const before = await openTestFanion(dataDir, {}, { clock });
   const id = await scheduledSwitch(before.engine, 'overnight', now, 10 * MINUTE);
+  // Read back from a checkpoint, not only from the log: the checkpoint carries the schedule.
+  t.ok(await before.checkpointer.checkpoint(), 'a checkpoint written');
   await before.close();
   now += 60 * MINUTE;
   const after = await openTestFanion(dataDir, {}, { clock });
