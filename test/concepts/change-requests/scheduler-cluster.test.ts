@@ -61,11 +61,15 @@ t.test('the leader killed -9 before the time: a survivor applies each scheduled 
   // A few more looks of every node's scheduler: still once.
   await sleep(2_500);
   // Stored events are tuples: [id, type, createdAt (epoch ms), …, the data's JSON text first in the last field].
-  const events = (await cluster.records()).flatMap((r) => r.rec.events.map((e) => ({ type: e[1] as string, at: e[2], data: e[8] as string })));
+  const records = (await cluster.records()).map((r) => r.rec.events.map((e) => ({ type: e[1] as string, at: e[2], feature: e[7], data: e[8] as string })));
+  const events = records.flat();
   const of = (type: string, id: number) => events.filter((e) => e.type === type && e.data.includes(`"changeRequestId":${id},`));
   const per = (type: string) => ids.map((id) => of(type, id).length);
   t.same(per('change-request-applied'), [1, 1, 1], 'the log holds one change-request-applied per request');
   t.same(per('change-request-scheduled-application-success'), [1, 1, 1], 'and one success each');
+  const together = ids.map((id, i) => records.find((r) => r.some((e) => e.type === 'change-request-applied' && e.data.includes(`"changeRequestId":${id},`)))!
+    .map((e) => (e.type === 'feature-environment-enabled' ? `${e.type} ${e.feature}` : e.type)).filter((x) => x !== 'feature-strategy-add' && x !== FLAGS[i]));
+  t.same(together, FLAGS.map((flag) => [`feature-environment-enabled ${flag}`, 'change-request-applied', 'change-request-scheduled-application-success']), 'each request one record: its change, applied, success');
   const late = ids.map((id) => Number(of('change-request-applied', id)[0]?.at) - at);
   t.comment(`written ${late.join(', ')} ms after the time, by the survivors' clock`);
   t.same(nodes.map((n) => n.output().match(/"msg":"a scheduled change request was applied"/g)?.length ?? 0), nodes.map((_, i) => (i === next ? 3 : 0)),
