@@ -1,7 +1,7 @@
 // Change requests' workflow, as pure commands: changes gathered in their author's draft, sent to
-// review, approved by others, applied as one change (or rejected, cancelled, discarded). Who may
-// approve or apply is decided by the routes (it depends on the caller's grant) and passed in as
-// facts; what a state allows next is decided here.
+// review, approved by others, applied as one change, now or at a scheduled time (or rejected,
+// cancelled, discarded). Who may approve or apply is decided by the routes (it depends on the
+// caller's grant) and passed in as facts; what a state allows next is decided here.
 import type { Change, CommandEnv, EventDraft } from '../../core/engine/command.js';
 import { inSequence } from '../../core/engine/sequence.js';
 import { ConflictError, FanionError, invalid, NoAccessError, NotFoundError, ValidationError } from '../../core/errors.js';
@@ -226,7 +226,8 @@ export function applyAll(state: State, env: CommandEnv, cr: ChangeRequest): Chan
 
 /**
  * Moves the request on: Draft → In review (its author) → Approved (people other than its author,
- * as many as it needs) → Applied; or Rejected (by a reviewer), or Cancelled (by its author).
+ * as many as it needs) → Applied, now or, through Scheduled (`scheduledAt`, by someone who may
+ * apply; again to reschedule), at a set time; or Rejected (by a reviewer), or Cancelled (by its author).
  */
 export function setState(project: string, id: string, to: string, comment: string | undefined, rights: Rights, scheduledAt?: string) {
   return (state: State, env: CommandEnv): Change<ChangeRequest> => {
