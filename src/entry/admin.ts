@@ -16,6 +16,7 @@ import type { AppContext, RouteDef } from '../http/route.js';
 import type { FanionDeps, Tokens } from './core.js';
 import type { ProgressionScheduler } from '../concepts/release-plans/scheduler.js';
 import type { SafeguardScheduler } from '../concepts/safeguards/scheduler.js';
+import type { ChangeRequestScheduler } from '../concepts/change-requests/scheduler.js';
 
 /**
  * Refuses a weak UNLEASH_DEFAULT_ADMIN_PASSWORD before anything is opened: the one check of the
@@ -46,6 +47,8 @@ export interface AdminSide {
   progressions: ProgressionScheduler;
   /** Safeguards: fired by the same node, right after the impact metrics that cross their threshold are written. */
   safeguards: SafeguardScheduler;
+  /** Scheduled change requests: applied (or suspended) by the same node, at their time. */
+  schedules: ChangeRequestScheduler;
 }
 
 /**
@@ -54,10 +57,10 @@ export interface AdminSide {
  */
 export async function openAdminSide(deps: FanionDeps, engine: Engine, { hasher, tokens }: Tokens, leadership?: WebhookLeadership): Promise<AdminSide> {
   const { config, log } = deps;
-  const [deliverer, logic, sender, passwords, peopleCode, guard, scheduler, guards] = await Promise.all([
+  const [deliverer, logic, sender, passwords, peopleCode, guard, scheduler, guards, crScheduler] = await Promise.all([
     import('../concepts/webhooks/deliverer.js'), import('../concepts/webhooks/logic.js'), import('../concepts/webhooks/sender.js'),
     import('../concepts/people/password-hasher.js'), import('../concepts/people/people-authenticator.js'), import('../concepts/people/sign-in-guard.js'),
-    import('../concepts/release-plans/scheduler.js'), import('../concepts/safeguards/scheduler.js'),
+    import('../concepts/release-plans/scheduler.js'), import('../concepts/safeguards/scheduler.js'), import('../concepts/change-requests/scheduler.js'),
   ]);
   // People sign in with a session cookie or act through personal tokens, beside API tokens.
   const people = config.authType === 'api-token' ? new peopleCode.PeopleAuthenticator(tokens, () => engine.state, hasher, config.signIn.sessionIdleMs) : null;
@@ -78,9 +81,13 @@ export async function openAdminSide(deps: FanionDeps, engine: Engine, { hasher, 
   const safeguards = new guards.SafeguardScheduler(engine, { clock: deps.clock ?? (() => new Date()), checkMs: deps.progressionCheckMs ?? PROGRESSION_CHECK_MS, leads }, log);
   engine.onChange((change, kind) => safeguards.onChange(change, kind));
   safeguards.start();
+  const schedules = new crScheduler.ChangeRequestScheduler(engine, { clock: deps.clock ?? (() => new Date()), checkMs: deps.progressionCheckMs ?? PROGRESSION_CHECK_MS, leads }, log);
+  engine.onChange((change, kind) => schedules.onChange(change, kind));
+  schedules.start();
   return {
     progressions,
     safeguards,
+    schedules,
     auth: people ?? new OpenAuthenticator(),
     people,
     oidc,

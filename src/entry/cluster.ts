@@ -112,6 +112,7 @@ export async function openClusterNode(deps: FanionDeps, db: DatabaseConfig): Pro
     const { close, closingStep } = closer(core.push, [
       ['release plan progressions', () => admin.progressions.close()],
       ['safeguards', () => admin.safeguards.close()],
+      ['scheduled change requests', () => admin.schedules.close()],
       ['webhook deliveries', () => admin.webhooks.close()],
       ['webhook leadership', () => leadership.close()],
       ['the last SDK metrics', () => core.flusher.stop()],

@@ -40,6 +40,7 @@ export async function openServer(deps: FanionDeps): Promise<ServerParts> {
     const { close, closingStep } = closer(core.push, [
       ['release plan progressions', () => admin.progressions.close()],
       ['safeguards', () => admin.safeguards.close()],
+      ['scheduled change requests', () => admin.schedules.close()],
       ['webhook deliveries', () => admin.webhooks.close()],
       ['the last SDK metrics', () => core.flusher.stop()],
       ['the last impact metrics', () => core.impact?.stop()],

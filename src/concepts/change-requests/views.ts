@@ -1,7 +1,7 @@
 // Change requests as the admin API shows them (Unleash's changeRequestSchema), with each open
 // request's conflicts worked out against the state as it is now.
 import type { State } from '../../core/state/state.js';
-import type { Actor, ChangeRequest, ChangeRequestPerson, RequestedChange } from '../../core/state/types.js';
+import type { Actor, ChangeRequest, ChangeRequestPerson, ChangeRequestSchedule, RequestedChange } from '../../core/state/types.js';
 import { conflictOf } from './actions.js';
 import { isAuthor, OPEN, visibleTo } from './workflow.js';
 
@@ -44,6 +44,16 @@ export function requestView(state: State, cr: ChangeRequest) {
     comments: cr.comments.map((c) => ({ id: c.id, text: c.text, createdBy: person(c.createdBy), createdAt: c.createdAt })),
     createdBy: person(cr.createdBy),
     createdAt: cr.createdAt,
+    ...(cr.schedule ? { schedule: scheduleView(cr.schedule) } : {}),
+  };
+}
+
+/** Unleash's shape: the reason of a suspension as `reason`, of a failure as `failureReason` (and `reason`). */
+function scheduleView(s: ChangeRequestSchedule) {
+  return {
+    scheduledAt: s.scheduledAt, status: s.status,
+    ...(s.reason !== null ? { reason: s.reason } : {}),
+    ...(s.status === 'failed' && s.reason !== null ? { failureReason: s.reason } : {}),
   };
 }
 
@@ -63,7 +73,7 @@ export function pendingFor(state: State, project: string, feature: string, actor
 export function countView(state: State, project: string, actor: Actor) {
   const list = visibleRequests(state, project, actor);
   const n = (s: string) => list.filter((cr) => cr.state === s).length;
-  return { total: list.filter((cr) => OPEN.includes(cr.state)).length, approved: n('Approved'), applied: n('Applied'), rejected: n('Rejected'), reviewRequired: n('In review'), scheduled: 0 };
+  return { total: list.filter((cr) => OPEN.includes(cr.state)).length, approved: n('Approved'), applied: n('Applied'), rejected: n('Rejected'), reviewRequired: n('In review'), scheduled: n('Scheduled') };
 }
 
 /**

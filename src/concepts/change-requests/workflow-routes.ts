@@ -16,6 +16,7 @@ import {
   addChanges, addComment, deleteDraft, discardChange, editChange, isAuthor, OPEN, requireRequest, setState, setTitle, type ChangeInput, type Rights, type Rule,
 } from './workflow.js';
 import { workflowReplies, workflowSchemas } from './workflow-schema.js';
+import { scheduledTouching } from './schedule.js';
 
 const PROJECT = '/api/admin/projects/:projectId/change-requests';
 const REQUEST = `${PROJECT}/:id`;
@@ -109,6 +110,16 @@ export function changeRequestWorkflowRoutes(ctx: AppContext, deps: WorkflowDeps)
       handler: ({ params, actor }) => ({ status: 200, body: countView(engine.state, params.projectId, actor) }),
     },
     {
+      ...read, method: 'GET', path: `${PROJECT}/scheduled`, summary: 'Scheduled change requests that change the flags named by `feature` (repeatable) or the strategy `strategyId`',
+      reply: workflowReplies.changeRequestsScheduledSchema,
+      handler: ({ params, query }) => {
+        const features = [query.feature ?? []].flat();
+        const strategyId = [query.strategyId ?? []].flat()[0];
+        const found = scheduledTouching(engine.state, params.projectId, features, strategyId);
+        return { status: 200, body: found.map((cr) => ({ id: cr.id, environment: cr.environment, ...(cr.title !== null ? { title: cr.title } : {}) })) };
+      },
+    },
+    {
       ...read, method: 'GET', path: `${PROJECT}/actionable`, summary: 'How many change requests wait for you: to approve, or to apply', reply: workflowReplies.actionableChangeRequestsSchema,
       handler: ({ req, params, actor }) => {
         const caller = ctx.auth.caller(req);
@@ -134,12 +145,12 @@ export function changeRequestWorkflowRoutes(ctx: AppContext, deps: WorkflowDeps)
       handler: ({ params, actor }) => ({ status: 200, body: view(requireRequest(engine.state, params.projectId, params.id, actor)) }),
     },
     {
-      method: 'PUT', path: `${REQUEST}/state`, tag: TAG, directChange: false, summary: 'Move a change request on: send to review, approve, apply, reject or cancel',
+      method: 'PUT', path: `${REQUEST}/state`, tag: TAG, directChange: false, summary: 'Move a change request on: send to review, approve, schedule, apply, reject or cancel',
       body: workflowSchemas.changeRequestStateSchema, reply: workflowReplies.changeRequestSchema, permission: 'UPDATE_FEATURE_ENVIRONMENT', scope: requestScope, responses: one,
       handler: async ({ req, params, body, actor }) => {
-        const { state, comment } = body as { state: string; comment?: string };
+        const { state, comment, scheduledAt } = body as { state: string; comment?: string; scheduledAt?: string };
         const cr = requireRequest(engine.state, params.projectId, params.id, actor);
-        const done = await engine.run(actor, setState(params.projectId, params.id, state, comment, rightsOf(req, cr)));
+        const done = await engine.run(actor, setState(params.projectId, params.id, state, comment, rightsOf(req, cr), scheduledAt));
         return { status: 200, body: view(done) };
       },
     },

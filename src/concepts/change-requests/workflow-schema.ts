@@ -29,7 +29,7 @@ const changeRequestReply = {
   required: ['id', 'environment', 'project', 'minApprovals', 'state', 'stateTimestamps', 'features', 'segments', 'approvals', 'rejections', 'comments', 'createdBy', 'createdAt'],
   properties: {
     id: { type: 'integer' }, title: str, environment: str, project: str, minApprovals: { type: 'integer' },
-    state: { enum: ['Draft', 'In review', 'Approved', 'Applied', 'Rejected', 'Cancelled'] },
+    state: { enum: ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'] },
     stateTimestamps: { type: 'object' },
     features: { type: 'array', items: { type: 'object', required: ['name', 'changes'], properties: { name: str, changes: { type: 'array', items: changeReply }, conflict: str } } },
     segments: { type: 'array', items: changeReply },
@@ -38,6 +38,11 @@ const changeRequestReply = {
     comments: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, text: str, createdBy: person, createdAt: str } } },
     createdBy: person,
     createdAt: str,
+    schedule: {
+      type: 'object',
+      required: ['scheduledAt', 'status'],
+      properties: { scheduledAt: str, status: { enum: ['pending', 'failed', 'suspended'] }, reason: str, failureReason: str },
+    },
   },
 };
 
@@ -49,7 +54,12 @@ export const workflowSchemas = {
   changeRequestStateSchema: {
     type: 'object',
     required: ['state'],
-    properties: { state: { enum: ['In review', 'Approved', 'Applied', 'Rejected', 'Cancelled'] }, comment: { type: 'string', maxLength: 10_000 } },
+    properties: {
+      state: { enum: ['In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'] },
+      comment: { type: 'string', maxLength: 10_000 },
+      // With `Scheduled`: when to apply it (in the future, within MAX_SCHEDULE_AHEAD_DAYS; the workflow checks).
+      scheduledAt: { type: 'string', format: 'date-time', maxLength: 100 },
+    },
   },
   changeRequestTitleSchema: { type: 'object', required: ['title'], properties: { title: { type: 'string', maxLength: 500 } } },
   changeRequestAddCommentSchema: { type: 'object', required: ['text'], properties: { text: { type: 'string', minLength: 1, maxLength: 10_000 } } },
@@ -62,6 +72,10 @@ export const workflowReplies = {
     type: 'object',
     required: ['total', 'approved', 'applied', 'rejected', 'reviewRequired', 'scheduled'],
     properties: { total: { type: 'integer' }, approved: { type: 'integer' }, applied: { type: 'integer' }, rejected: { type: 'integer' }, reviewRequired: { type: 'integer' }, scheduled: { type: 'integer' } },
+  },
+  changeRequestsScheduledSchema: {
+    type: 'array',
+    items: { type: 'object', required: ['id', 'environment'], properties: { id: { type: 'integer' }, environment: str, title: str } },
   },
   actionableChangeRequestsSchema: { type: 'object', required: ['total'], properties: { total: { type: 'integer' } } },
   availableChangeRequestReviewersSchema: {

@@ -1,7 +1,7 @@
 // Change requests' workflow, as pure commands: changes gathered in their author's draft, sent to
-// review, approved by others, applied as one change (or rejected, cancelled, discarded). Who may
-// approve or apply is decided by the routes (it depends on the caller's grant) and passed in as
-// facts; what a state allows next is decided here.
+// review, approved by others, applied as one change, now or at a scheduled time (or rejected,
+// cancelled, discarded). Who may approve or apply is decided by the routes (it depends on the
+// caller's grant) and passed in as facts; what a state allows next is decided here.
 import type { Change, CommandEnv, EventDraft } from '../../core/engine/command.js';
 import { inSequence } from '../../core/engine/sequence.js';
 import { ConflictError, FanionError, invalid, NoAccessError, NotFoundError, ValidationError } from '../../core/errors.js';
@@ -11,6 +11,7 @@ import type { State } from '../../core/state/state.js';
 import type { Actor, ChangeRequest, ChangeRequestPerson, ChangeRequestState, RequestedChange } from '../../core/state/types.js';
 import { requireSegment } from '../segments/logic.js';
 import { baseOf, commandOf, conflictOf, isSegmentAction, slotOf, type RequestWhere } from './actions.js';
+import { checkScheduledAt, suspensionOf } from './schedule.js';
 
 /** At most this many changes in one request, and comments on it: a request is reviewed by people. */
 export const MAX_CHANGES = 100;
@@ -41,7 +42,7 @@ export interface Rights {
   maySelfApprove: boolean;
 }
 
-export const OPEN: readonly ChangeRequestState[] = ['Draft', 'In review', 'Approved'];
+export const OPEN: readonly ChangeRequestState[] = ['Draft', 'In review', 'Approved', 'Scheduled'];
 
 export function personOf(actor: Actor): ChangeRequestPerson {
   return { id: actor.userId, username: actor.name };
@@ -86,8 +87,10 @@ function put(cr: ChangeRequest): Op {
   return { o: 'changeRequest.put', request: cr };
 }
 
+/** The request moved to `state`; a schedule is kept only while it stays Scheduled. */
 function withState(cr: ChangeRequest, state: ChangeRequestState, now: string): ChangeRequest {
-  return { ...cr, state, stateTimestamps: { ...cr.stateTimestamps, [state]: now } };
+  const { schedule, ...rest } = cr;
+  return { ...rest, ...(state === 'Scheduled' && schedule ? { schedule } : {}), state, stateTimestamps: { ...cr.stateTimestamps, [state]: now } };
 }
 
 /** The flag or segment a change names exists where the request is for; returns the flag's name ('' for a segment). */
@@ -208,7 +211,7 @@ export function conflictsOf(state: State, cr: ChangeRequest): { id: number; conf
  * change: the ops and events of each change's own command, then the request marked Applied and
  * `change-request-applied`. A change that conflicts or fails leaves everything as it was.
  */
-function applyAll(state: State, env: CommandEnv, cr: ChangeRequest): Change<ChangeRequest> {
+export function applyAll(state: State, env: CommandEnv, cr: ChangeRequest): Change<ChangeRequest> {
   const conflicts = conflictsOf(state, cr);
   if (conflicts.length > 0) {
     throw new ConflictError(`Change request ${cr.id} cannot be applied: change ${conflicts[0].id}: ${conflicts[0].conflict}` +
@@ -223,9 +226,10 @@ function applyAll(state: State, env: CommandEnv, cr: ChangeRequest): Change<Chan
 
 /**
  * Moves the request on: Draft → In review (its author) → Approved (people other than its author,
- * as many as it needs) → Applied; or Rejected (by a reviewer), or Cancelled (by its author).
+ * as many as it needs) → Applied, now or, through Scheduled (`scheduledAt`, by someone who may
+ * apply; again to reschedule), at a set time; or Rejected (by a reviewer), or Cancelled (by its author).
  */
-export function setState(project: string, id: string, to: string, comment: string | undefined, rights: Rights) {
+export function setState(project: string, id: string, to: string, comment: string | undefined, rights: Rights, scheduledAt?: string) {
   return (state: State, env: CommandEnv): Change<ChangeRequest> => {
     const cr = requireRequest(state, project, id, env.actor);
     const person = personOf(env.actor);
@@ -251,12 +255,25 @@ export function setState(project: string, id: string, to: string, comment: strin
         events.push(event(next, enough ? 'change-request-approved' : 'change-request-approval-added', { approvals: approvals.length, minApprovals: cr.minApprovals }));
         break;
       }
+      case 'Scheduled': {
+        // Scheduling again (a new time, or after a suspension or a failure) is the same step.
+        requireIn(cr, ['Approved', 'Scheduled'], 'be scheduled');
+        requireMayApply(cr, rights, 'schedule');
+        const at = checkScheduledAt(scheduledAt, env.now);
+        const pending: ChangeRequest = { ...cr, schedule: { scheduledAt: at, status: 'pending', reason: null, scheduledBy: person } };
+        // One that would be suspended at once is refused, with the reason, rather than kept.
+        const reason = suspensionOf(state, pending);
+        if (reason !== null) throw new ConflictError(`Change request ${cr.id} cannot be scheduled: ${reason}`);
+        next = withState(pending, 'Scheduled', env.now);
+        events.push(event(next, 'change-request-scheduled', { scheduledAt: at }));
+        break;
+      }
       case 'Applied':
-        requireIn(cr, ['Approved'], 'be applied');
-        if (!rights.mayApply) throw new NoAccessError(`You need permission=APPLY_CHANGE_REQUEST to apply change request ${cr.id} in environment=${cr.environment} of project=${cr.project}.`);
+        requireIn(cr, ['Approved', 'Scheduled'], 'be applied');
+        requireMayApply(cr, rights, 'apply');
         return withComment(state, applyAll(state, env, cr), comment, env);
       case 'Rejected':
-        requireIn(cr, ['In review', 'Approved'], 'be rejected');
+        requireIn(cr, ['In review', 'Approved', 'Scheduled'], 'be rejected');
         checkReviewer(cr, env.actor, rights, 'reject');
         next = withState({ ...cr, rejections: [...cr.rejections, { createdBy: person, createdAt: env.now }] }, 'Rejected', env.now);
         events.push(event(next, 'change-request-rejected'));
@@ -268,9 +285,57 @@ export function setState(project: string, id: string, to: string, comment: strin
         events.push(event(next, 'change-request-cancelled'));
         break;
       default:
-        throw invalid('state', `a change request can be moved to In review, Approved, Applied, Rejected or Cancelled, not "${to}"`);
+        throw invalid('state', `a change request can be moved to In review, Approved, Scheduled, Applied, Rejected or Cancelled, not "${to}"`);
     }
     return withComment(state, { ops: [put(next)], events, result: next }, comment, env);
+  };
+}
+
+function requireMayApply(cr: ChangeRequest, rights: Rights, verb: string): void {
+  if (!rights.mayApply) throw new NoAccessError(`You need permission=APPLY_CHANGE_REQUEST to ${verb} change request ${cr.id} in environment=${cr.environment} of project=${cr.project}.`);
+}
+
+/** What writing a scheduled request's step did: applied it, suspended it or recorded its failure (and why). */
+export interface ScheduledOutcome {
+  id: number;
+  outcome: 'applied' | 'suspended' | 'failed';
+  reason: string | null;
+}
+
+/**
+ * Writes the step a schedule calls for, deciding again against the state it lands on: nothing
+ * unless request `id` is still Scheduled, pending, for `scheduledAt` (a reschedule or an apply in
+ * between makes the step stale); then suspended if what it touches moved (schedule.ts
+ * suspensionOf), or, once due, every change applied as one record with `change-request-applied`
+ * and `change-request-scheduled-application-success`; a change that cannot apply leaves everything
+ * as it was but the schedule, marked failed with the reason. Run in the name of its scheduler.
+ */
+export function runScheduled(id: number, scheduledAt: string) {
+  return (state: State, env: CommandEnv): Change<ScheduledOutcome | null> => {
+    const cr = state.changeRequests.get(id);
+    const schedule = cr?.schedule;
+    if (!cr || cr.state !== 'Scheduled' || !schedule || schedule.status !== 'pending' || schedule.scheduledAt !== scheduledAt) return { ops: [], events: [], result: null };
+    // Said by Fanion, not by the person in whose name it was scheduled.
+    const system = { createdBy: 'fanion', createdByUserId: null };
+    const stopped = (status: 'suspended' | 'failed', type: string, reason: string): Change<ScheduledOutcome> => {
+      const next: ChangeRequest = { ...cr, schedule: { ...schedule, status, reason } };
+      return { ops: [put(next)], events: [{ ...event(next, type, { scheduledAt, reason }), ...system }], result: { id, outcome: status, reason } };
+    };
+    const reason = suspensionOf(state, cr);
+    if (reason !== null) return stopped('suspended', 'change-request-schedule-suspended', reason);
+    if (Date.parse(scheduledAt) > Date.parse(env.now)) return { ops: [], events: [], result: null };
+    let applied: Change<ChangeRequest>;
+    try {
+      applied = applyAll(state, env, cr);
+    } catch (err) {
+      if (!(err instanceof FanionError)) throw err;
+      return stopped('failed', 'change-request-scheduled-application-failure', err.message);
+    }
+    return {
+      ops: applied.ops,
+      events: [...applied.events, { ...event(applied.result, 'change-request-scheduled-application-success', { scheduledAt }), ...system }],
+      result: { id, outcome: 'applied', reason: null },
+    };
   };
 }
 

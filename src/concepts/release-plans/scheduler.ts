@@ -4,6 +4,7 @@
 // again from the log; a start written twice applies once (runProgression checks again).
 import type { Engine } from '../../core/engine/engine.js';
 import type { Logger } from '../../core/logger.js';
+import type { StateChange } from '../../core/state/change.js';
 import type { Actor } from '../../core/state/types.js';
 import { dueProgressions, runProgression } from './progressions.js';
 
@@ -37,6 +38,69 @@ export abstract class LeaderTicker {
   protected stopTimer(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+}
+
+/**
+ * A LeaderTicker that also looks right after a durable change with one of the ops in `wakes` (the
+ * changes that can make work due that was not), never two looks at once: a look asked for during
+ * one runs after it.
+ */
+export abstract class WakingTicker extends LeaderTicker {
+  private soon: NodeJS.Immediate | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  protected closed = false;
+
+  /** Ops after which there may be work that was not there before. */
+  protected abstract readonly wakes: ReadonlySet<string>;
+  /** One look at the work (only on the node that leads: the look checks). */
+  protected abstract look(): Promise<void>;
+  /** Nothing to look at (no safeguard set, say): a change wakes nothing. */
+  protected idle(): boolean {
+    return false;
+  }
+  /** After a look that no other follows at once. */
+  protected afterLook(): void {}
+
+  /** A change listener: a durable change that can make work due brings the next look forward. */
+  onChange(change: StateChange, kind: 'applied' | 'durable' | 'rolled-back'): void {
+    if (kind !== 'durable' || this.closed || this.soon || this.idle()) return;
+    if (change.ops.some((op) => this.wakes.has(op.o))) this.lookSoon();
+  }
+
+  /** A look on the next turn of the event loop. */
+  protected lookSoon(): void {
+    this.soon ??= setImmediate(() => {
+      this.soon = null;
+      void this.check();
+    });
+  }
+
+  check(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.look().finally(() => {
+      this.running = null;
+      if (this.closed) return;
+      if (this.again) {
+        this.again = false;
+        void this.check();
+      } else {
+        this.afterLook();
+      }
+    });
+    return this.running;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopTimer();
+    if (this.soon) clearImmediate(this.soon);
+    this.soon = null;
+    await this.running;
   }
 }
 

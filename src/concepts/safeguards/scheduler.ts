@@ -5,9 +5,8 @@
 // windows that move with the clock. Nothing here runs on an SDK's poll. Each firing is one
 // ordinary change (fireSafeguard) that decides again against the state it lands on, so a firing
 // decided twice (two looks, or a node that took over) applies once.
-import type { StateChange } from '../../core/state/change.js';
 import type { Actor } from '../../core/state/types.js';
-import { LeaderTicker } from '../release-plans/scheduler.js';
+import { WakingTicker } from '../release-plans/scheduler.js';
 import { fireSafeguard, triggeredSafeguards } from './logic.js';
 
 const SYSTEM: Actor = Object.freeze({ name: 'fanion', userId: null });
@@ -15,37 +14,15 @@ const SYSTEM: Actor = Object.freeze({ name: 'fanion', userId: null });
 /** Ops after which a safeguard may fire that did not before. */
 const WAKES = new Set(['impact.put', 'safeguard.put', 'featureEnv.put', 'releasePlan.put', 'webhooks.lead']);
 
-export class SafeguardScheduler extends LeaderTicker {
-  private soon: NodeJS.Immediate | null = null;
-  private running: Promise<void> | null = null;
-  /** Asked again while a look ran: look once more after it. */
-  private again = false;
-  private closed = false;
+export class SafeguardScheduler extends WakingTicker {
+  protected readonly wakes = WAKES;
 
-  /** A change listener: a durable change that can make a safeguard fire brings the next look forward. */
-  onChange(change: StateChange, kind: 'applied' | 'durable' | 'rolled-back'): void {
-    if (kind !== 'durable' || this.closed || this.engine.state.safeguards.size === 0 || this.soon) return;
-    if (!change.ops.some((op) => WAKES.has(op.o))) return;
-    this.soon = setImmediate(() => {
-      this.soon = null;
-      void this.check();
-    });
+  protected override idle(): boolean {
+    return this.engine.state.safeguards.size === 0;
   }
 
-  /** One look at the safeguards; a look asked for during one runs after it. */
-  check(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.runFiring().finally(() => {
-      this.running = null;
-      if (this.again && !this.closed) {
-        this.again = false;
-        void this.check();
-      }
-    });
-    return this.running;
+  protected look(): Promise<void> {
+    return this.runFiring();
   }
 
   private async runFiring(): Promise<void> {
@@ -60,13 +37,5 @@ export class SafeguardScheduler extends LeaderTicker {
         return;
       }
     }
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    this.stopTimer();
-    if (this.soon) clearImmediate(this.soon);
-    this.soon = null;
-    await this.running;
   }
 }

@@ -426,8 +426,21 @@ export interface Safeguard {
   triggeredAt: string | null;
 }
 
-/** Where a change request stands (Unleash's names; `Scheduled` is not offered yet). */
-export type ChangeRequestState = 'Draft' | 'In review' | 'Approved' | 'Applied' | 'Rejected' | 'Cancelled';
+/** Where a change request stands (Unleash's names). */
+export type ChangeRequestState = 'Draft' | 'In review' | 'Approved' | 'Scheduled' | 'Applied' | 'Rejected' | 'Cancelled';
+
+/**
+ * When a Scheduled request is to be applied (concepts/change-requests/schedule.ts): `pending` until
+ * then; `suspended` when what it touches moved or its scheduler was deleted, `failed` when applying
+ * it at that time failed, each with the reason. Present only while the request is Scheduled.
+ */
+export interface ChangeRequestSchedule {
+  scheduledAt: string;
+  status: 'pending' | 'failed' | 'suspended';
+  reason: string | null;
+  /** Who scheduled it last: the changes are applied in their name, and deleting them suspends it. */
+  scheduledBy: ChangeRequestPerson;
+}
 
 /** Who did something in a change request, as Unleash shows them. */
 export interface ChangeRequestPerson {
@@ -473,6 +486,8 @@ export interface ChangeRequest {
   comments: { id: number; text: string; createdBy: ChangeRequestPerson; createdAt: string }[];
   createdBy: ChangeRequestPerson;
   createdAt: string;
+  /** While Scheduled: when, and how it stands (absent otherwise, and in requests written before schedules existed). */
+  schedule?: ChangeRequestSchedule;
 }
 
 /**
