@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { openBrowser, signInWithPassword, watchPage } from '../helpers/browser.js';
 import { signInAs, STRONG, withSession } from '../helpers/people.js';
 import { serve } from '../helpers/server.js';
+import { until } from '../helpers/receiver.js';
 
 const ADMIN = '*:*.change-requests-console-admin-secret';
 const CLIENT = 'default:production.change-requests-console-client-secret';
@@ -147,6 +148,40 @@ t.test('a switch in production goes through a change request: proposed, approved
     t.ok(rejected.comments.some((c: { text: string }) => c.text === 'not this week'), 'the reason is kept');
     t.equal((await prod()).strategies.length, strategies, 'rejected: still none added');
     t.equal(await sdkSeesOn(), true, 'SDKs still see the flag as Bob applied it');
+  });
+
+  t.test('Bob schedules an approved request, reschedules it, then applies it now', async (t) => {
+    await ann.goto(`${srv.url}/#/projects/default/flags/checkout`);
+    const production = ann.getByRole('region', { name: 'production' });
+    await production.getByRole('switch', { name: /checkout in production/ }).click();
+    const note = ann.getByRole('status').locator('.toast', { hasText: 'Turn off checkout in production' });
+    await note.waitFor();
+    const later = Number(/#(\d+)/.exec(await note.innerText())![1]);
+    await ann.goto(`${srv.url}/#/projects/default/change-requests/${later}`);
+    await ann.getByRole('button', { name: 'Send to review' }).click();
+    await ann.locator('.page-head .badge', { hasText: 'In review' }).waitFor();
+    await bob.goto(`${srv.url}/#/projects/default/change-requests/${later}`);
+    await bob.getByRole('button', { name: 'Approve' }).click();
+    await bob.locator('.page-head .badge', { hasText: 'Approved' }).waitFor();
+    // The field is the person's own time; Chromium and this test share the machine's zone.
+    const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+    const schedule = bob.getByRole('form', { name: 'Schedule' });
+    await schedule.getByLabel('Apply at (your time)').fill(`${day(1)}T09:00`);
+    await schedule.getByRole('button', { name: 'Schedule' }).click();
+    await bob.getByRole('status').filter({ hasText: /^Scheduled for/ }).waitFor();
+    let stored = await ok('GET', `${CR}/${later}`);
+    t.same([stored.state, stored.schedule.status, stored.schedule.scheduledAt], ['Scheduled', 'pending', new Date(`${day(1)}T09:00`).toISOString()], 'scheduled for 09:00 tomorrow, in the person\'s time');
+    t.equal(await sdkSeesOn(), true, 'scheduled: SDKs still see it on');
+    await schedule.getByLabel('Apply at (your time)').fill(`${day(2)}T17:30`);
+    await schedule.getByRole('button', { name: 'Reschedule' }).click();
+    await bob.getByRole('status').filter({ hasText: /^Scheduled for/ }).waitFor();
+    await until('the new time stored', async () => (await ok('GET', `${CR}/${later}`)).schedule.scheduledAt === new Date(`${day(2)}T17:30`).toISOString());
+    t.pass('rescheduled');
+    await bob.getByRole('button', { name: 'Apply now' }).click();
+    await bob.locator('.page-head .badge', { hasText: 'Applied' }).waitFor();
+    stored = await ok('GET', `${CR}/${later}`);
+    t.equal(stored.state, 'Applied', 'applied now, before its time');
+    t.equal(await sdkSeesOn(), false, 'and SDKs see the flag off');
   });
 
   t.test('no script errors', async (t) => {

@@ -22,13 +22,14 @@ export interface Request {
   approvals: { createdBy: Person; createdAt: string }[]; rejections: { createdBy: Person; createdAt: string }[];
   comments: { id: number; text: string; createdBy: Person; createdAt: string }[];
   createdBy: Person; createdAt: string;
+  schedule?: { scheduledAt: string; status: 'pending' | 'failed' | 'suspended'; reason?: string };
 }
 export interface Change { id: number; action: string; payload: any; conflict?: string }
 export interface Person { id: number | null; username: string }
 
 export const crBase = (project: string) => `/api/admin/projects/${enc(project)}/change-requests`;
 export const crLink = (r: { project: string; id: number }) => `#/projects/${enc(r.project)}/change-requests/${r.id}`;
-export const OPEN = ['Draft', 'In review', 'Approved'];
+export const OPEN = ['Draft', 'In review', 'Approved', 'Scheduled'];
 
 /** The project's rules, loaded once for every environment of a flag's page. */
 export function useRules(project: string) {

@@ -75,6 +75,7 @@ export function ChangeRequestPage({ project, id }: { project: string; id: string
   const [title, setTitle] = useState<string | null>(null);
   const [comment, setComment] = useState('');
   const [reason, setReason] = useState('');
+  const [at, setAt] = useState('');
   const crumbs: [string, string | null][] = [['Change requests', '#/change-requests'], [`#${id}`, null]];
   if (!r) return html`<${Page} title=${`Change request #${id}`} crumbs=${crumbs}>${loaded.error ? html`<${ErrorNote} error=${loaded.error} />` : html`<p class="loading">Loading…</p>`}<//>`;
   const me = current();
@@ -100,12 +101,13 @@ export function ChangeRequestPage({ project, id }: { project: string; id: string
     <div class="form-actions">
       ${mine && r.state === 'Draft' ? html`<${Action} label="Send to review" kind="primary" need=${here('UPDATE_FEATURE_ENVIRONMENT')} run=${() => move('In review')} />` : null}
       ${r.state === 'In review' && (!mine || anyone) && !approved ? html`<${Action} label="Approve" kind="primary" need=${here('APPROVE_CHANGE_REQUEST')} run=${() => move('Approved')} />` : null}
-      ${r.state === 'Approved' ? html`<${Action} label="Apply" kind="primary" confirm=${`Apply change request #${r.id} in ${r.environment}? SDKs see it within seconds.`} need=${here('APPLY_CHANGE_REQUEST')} run=${() => move('Applied')} />` : null}
-      ${null /* Scheduling an approved request (PUT …/state {state: "Scheduled", scheduledAt}) goes here, beside Apply. */}
+      ${r.state === 'Approved' || r.state === 'Scheduled' ? html`<${Action} label=${r.state === 'Scheduled' ? 'Apply now' : 'Apply'} kind="primary" confirm=${`Apply change request #${r.id} in ${r.environment}? SDKs see it within seconds.`} need=${here('APPLY_CHANGE_REQUEST')} run=${() => move('Applied')} />` : null}
       ${mine && open ? html`<${Action} label="Cancel request" kind="danger" confirm=${`Cancel change request #${r.id}? It stays on record, never applied.`} answer="Yes, cancel it" need=${here('UPDATE_FEATURE_ENVIRONMENT')} run=${() => move('Cancelled')} />` : null}
       ${mine && r.state === 'Draft' ? html`<${Action} label="Delete draft" kind="danger" confirm=${`Delete your draft #${r.id}?`} need=${here('UPDATE_FEATURE_ENVIRONMENT')} run=${() => api('DELETE', base).then(() => (changed(), navigate('/change-requests')))} />` : null}
     </div>
-    ${(r.state === 'In review' || r.state === 'Approved') && (!mine || anyone) ? html`<${Form} label="Reject" submit="Reject" need=${here('APPROVE_CHANGE_REQUEST')} onSubmit=${() => move('Rejected', reason)}>
+    ${r.state === 'Approved' || r.state === 'Scheduled' ? html`<${Schedule} r=${r} at=${at} setAt=${setAt} need=${here('APPLY_CHANGE_REQUEST')}
+      run=${() => api('PUT', `${base}/state`, { state: 'Scheduled', scheduledAt: new Date(at).toISOString() }).then(() => (setAt(''), changed()))} />` : null}
+    ${(r.state === 'In review' || r.state === 'Approved' || r.state === 'Scheduled') && (!mine || anyone) ? html`<${Form} label="Reject" submit="Reject" need=${here('APPROVE_CHANGE_REQUEST')} onSubmit=${() => move('Rejected', reason)}>
       <${Field} label="Why it is rejected" value=${reason} onInput=${setReason} required /><//>` : null}
     <section class="panel" aria-labelledby="cr-comments"><h2 id="cr-comments">Comments</h2>
       <ul>${r.comments.map((c) => html`<li><strong>${c.createdBy.username}</strong> <span class="muted">${when(c.createdAt)}</span><p>${c.text}</p></li>`)}</ul>
@@ -113,4 +115,19 @@ export function ChangeRequestPage({ project, id }: { project: string; id: string
         <${Field} label="Comment" value=${comment} onInput=${setComment} multiline required /><//>
     </section>
   <//>`;
+}
+
+/**
+ * When an approved request is applied: the schedule as it stands (pending, or suspended or failed
+ * with the server's reason) and a time to (re)schedule it for, in the person's own time zone; the
+ * server applies it then, once, and suspends it if what it touches changes meanwhile.
+ */
+function Schedule({ r, at, setAt, need, run }: { r: Request; at: string; setAt: (v: string) => void; need: Need; run: () => Promise<unknown> }) {
+  const s = r.schedule;
+  const status = !s ? null : s.status === 'pending' ? `Scheduled for ${when(s.scheduledAt)}` : `Schedule ${s.status} (was for ${when(s.scheduledAt)}): ${s.reason ?? 'no reason given'}`;
+  return html`<section class="panel" aria-labelledby="cr-schedule"><h2 id="cr-schedule">Schedule</h2>
+    ${status ? html`<p class=${s!.status === 'pending' ? '' : 'error'} role="status">${status}</p>` : null}
+    <${Form} label="Schedule" submit=${s ? 'Reschedule' : 'Schedule'} need=${need} onSubmit=${run}>
+      <${Field} label="Apply at (your time)" type="datetime-local" value=${at} onInput=${setAt} required hint="applied within seconds of this time, once" />
+    <//></section>`;
 }
