@@ -48,6 +48,8 @@ const HARMLESS = [
   /^(Sign out everywhere|Change password|Create token)$/,
   // The phone's navigation, and the playground's "Try" (it reads: evaluates a context, stores nothing).
   /^Menu$/, /^Try$/,
+  // Jumping to a flag reads; a star is the person's own (refused to a token, which is no person).
+  /^Jump to a flag\b/, /^(Star|Unstar) /,
 ];
 
 /** The pages a person goes through, each with what shows once its data has loaded. */

@@ -55,7 +55,7 @@ export function bulkFeatureRoutes(ctx: AppContext): RouteDef[] {
     permission: 'READ', scope: inProject,
     responses: { 200: on ? 'Starred' : 'Unstarred', 403: 'An API token: favourites belong to a person', 404: 'Unknown flag' },
     handler: async ({ params, actor }) => {
-      if (actor.userId === null) throw new NoAccessError('Favourites are for a signed-in person; an API token is not one.');
+      if (actor.userId === null) throw new NoAccessError('Starring a flag is for a signed-in person; an API token is not one.');
       await engine.run(actor, setFavorite(actor.userId, params.projectId, params.featureName, on));
       return { status: 200 };
     },

@@ -136,7 +136,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET', path: '/api/admin/search/features', tag: TAG, permission: 'READ', scope: () => ({ visibleOnly: true }),
-      summary: 'Search live or archived flags (query, project, tag, type, state, archived, sortBy, sortOrder, offset, limit), with the total before paging', reply: featureReplies.searchFeaturesSchema,
+      summary: 'Search live or archived flags (query, project, tag, type, state, archived, enabledIn, disabledIn, favoritesFirst, sortBy, sortOrder, offset, limit), with the total before paging', reply: featureReplies.searchFeaturesSchema,
       responses: { 200: '{features, total}', 400: 'A filter that is not understood' },
       handler: ({ req, query, actor }) => {
         // A token limited to some projects finds only their flags.
@@ -147,6 +147,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
           // Given twice it is a list, which Unleash refuses too: the filter sees it as one text and says 400.
           archived: query.archived === undefined ? undefined : String(query.archived),
           sortBy: one('sortBy'), sortOrder: one('sortOrder'), offset: one('offset'), limit: one('limit'), favoritesFirst: one('favoritesFirst'),
+          enabledIn: one('enabledIn'), disabledIn: one('disabledIn'),
         };
         const visible = view.projects.includes('*') ? null : new Set(view.projects);
         return { status: 200, body: searchFeatures(engine.state, q, visible, engine.now().getTime(), favoritesOf(engine.state, actor.userId)) };

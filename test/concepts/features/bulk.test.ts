@@ -35,6 +35,10 @@ t.test('bulk switch, archive and tag; favourites per person', async (t) => {
     t.same(await Promise.all(['b1', 'b2', 'b3', 'b4'].map((n) => onIn(n, 'development'))), [true, true, true, false]);
     const b2 = await ok('GET', `${P}/features/b2`);
     t.equal(b2.environments.find((e: any) => e.name === 'development').strategies.length, 1, 'a default strategy, as a single switch gives');
+    const search = async (q: string) => (await ok('GET', `/api/admin/search/features?sortBy=name&${q}`)).features.map((f: any) => f.name);
+    t.same(await search('enabledIn=development'), ['b1', 'b2', 'b3'], 'the search finds them by their switch');
+    t.same(await search('disabledIn=development'), ['b4']);
+    t.equal((await api('GET', '/api/admin/search/features?enabledIn=nowhere')).status, 400);
     t.equal((await api('POST', `${P}/bulk_features/environments/development/off`, { features: ['b2', 'b3'] })).status, 200);
     t.same(await Promise.all(['b1', 'b2', 'b3'].map((n) => onIn(n, 'development'))), [true, false, false]);
   });
