@@ -19,6 +19,7 @@ import { ApplicationsPage } from './pages/applications.js';
 import { OverviewPage } from './pages/overview.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { Overlays } from './overlays.js';
+import { Jump } from './jump.js';
 import { PasswordLinkPage } from './pages/invite.js';
 import { PeoplePage } from './pages/people.js';
 import { ProfilePage } from './pages/profile.js';
@@ -91,7 +92,7 @@ function App() {
     <nav aria-label="Main" class=${menu ? 'open' : ''}>
       <div class="nav-top"><a class="brand" href="#/">Fanion</a>
         <button type="button" class="menu" aria-expanded=${menu ? 'true' : 'false'} aria-controls="nav-body" onClick=${() => setMenu(!menu)}>Menu</button></div>
-      <div id="nav-body">
+      <div id="nav-body"><${Jump} />
       <ul>${NAV.filter(([to]) => to !== '/people' || may('ADMIN')).map(([to, label]) => html`<li><a href=${`#${to}`} aria-current=${active(path, to) ? 'page' : undefined}>${label}</a></li>`)}</ul>
       ${session === 'signed-in'
         // The profile link says what it is: a person named "Admin" read as an admin section.
