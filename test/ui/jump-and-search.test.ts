@@ -143,6 +143,25 @@ t.test('jump and search', async (t) => {
     t.equal(await page.locator('table.flags tbody tr', { hasText: 'checkout-new' }).locator('td[data-label="Last seen"]').innerText(), 'never');
   });
 
+  t.test('two flags tagged, then archived, through the bar', async (t) => {
+    for (const name of ['checkout-new', 'checkout-old']) await page.getByRole('checkbox', { name: `Select ${name}` }).check();
+    const bar = page.getByRole('group', { name: 'Selected flags' });
+    await bar.getByRole('button', { name: 'Add tag' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Tag 2 flags' });
+    await dialog.getByLabel('Tag').fill('simple:bulk-tagged');
+    await dialog.getByRole('button', { name: 'Add tag' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    for (const name of ['checkout-new', 'checkout-old']) {
+      t.same((await ok('GET', `/api/admin/features/${name}/tags`)).tags.map((x: any) => `${x.type}:${x.value}`), ['simple:bulk-tagged'], `${name} tagged`);
+    }
+    await bar.getByRole('button', { name: 'Archive 2 flags' }).click();
+    await page.locator('dialog.ask[open] [data-answer="yes"]').click();
+    await page.getByText('1 flag', { exact: true }).waitFor();
+    const archived = (await ok('GET', '/api/admin/archive/features')).features.map((f: any) => f.name).sort();
+    t.same(archived, ['checkout-new', 'checkout-old'], 'both archived');
+    t.equal(await bar.count(), 0, 'nothing selected any more');
+  });
+
   t.test('no script error, nothing fetched elsewhere', async (t) => {
     t.same(problems, []);
     t.same(elsewhere, []);
