@@ -51,6 +51,8 @@ t.test('bulk switch, archive and tag; favourites per person', async (t) => {
     t.equal((await api('PUT', `${P}/tags`, body)).status, 200);
     for (const n of ['b1', 'b2']) t.same((await ok('GET', `/api/admin/features/${n}/tags`)).tags.map((x: any) => x.value), ['team-a'], n);
     t.equal((await ok('GET', '/api/admin/tags/simple')).tags.filter((x: any) => x.value === 'team-a').length, 1);
+    const created = (await ok('GET', '/api/admin/events')).events.filter((e: any) => e.type === 'tag-created' && e.data?.value === 'team-a');
+    t.equal(created.length, 1, 'the new tag recorded as created once');
     t.equal((await api('PUT', `${P}/tags`, { features: ['b1'], tags: { addedTags: [], removedTags: [{ type: 'simple', value: 'team-a' }] } })).status, 200);
     t.same((await ok('GET', '/api/admin/features/b1/tags')).tags, []);
   });
