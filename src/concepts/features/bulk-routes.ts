@@ -17,6 +17,8 @@ const names = { type: 'array', maxItems: MAX_BULK_FLAGS, items: { type: 'string'
 export const bulkSchemas = {
   bulkToggleFeaturesSchema: {
     type: 'object', required: ['features'],
+    // Unleash 8.2 takes shouldActivateDisabledStrategies and, true, still leaves disabled strategies
+    // disabled and adds the default one: so does this.
     properties: { features: names, shouldActivateDisabledStrategies: { type: 'boolean' } },
   },
   batchFeaturesSchema: { type: 'object', required: ['features'], properties: { features: names } },
