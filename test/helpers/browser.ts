@@ -84,3 +84,18 @@ export function watchPage(page: Page, origin: string): { problems: string[]; els
   });
   return seen;
 }
+
+/**
+ * What `read` gives once it gives `want`, or after `ms` whatever it gives then (for the assertion
+ * to show). A list's header and count can change before its rows do (the rows come from a fetch),
+ * and results follow each key typed, so one read right after them could see an earlier view.
+ */
+export async function settledOn<T>(read: () => Promise<T>, want: T, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  let got = await read();
+  while (JSON.stringify(got) !== JSON.stringify(want) && Date.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    got = await read();
+  }
+  return got;
+}

@@ -7,26 +7,11 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { acceptNextDialog, artifactPath, fillToken, openBrowser, signIn, watchPage } from '../helpers/browser.js';
+import { acceptNextDialog, artifactPath, fillToken, openBrowser, settledOn, signIn, watchPage } from '../helpers/browser.js';
 import { receiverFor, RECEIVERS_ALLOWED, until } from '../helpers/receiver.js';
 import { ROOT, serve } from '../helpers/server.js';
 
 const ADMIN = '*:*.around-admin-secret';
-
-/**
- * What `read` gives once it gives `want`, or after 10 s whatever it gives then (for the assertion
- * to show). A list's header and count can change before its rows do (the rows come from a fetch),
- * so one read right after them could see the rows of the view before.
- */
-async function settledOn(read: () => Promise<string[]>, want: string[]): Promise<string[]> {
-  const end = Date.now() + 10_000;
-  let got = await read();
-  while (JSON.stringify(got) !== JSON.stringify(want) && Date.now() < end) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    got = await read();
-  }
-  return got;
-}
 
 /** Fields without a label or an aria-label on the page: each should be none. */
 const UNLABELLED = '[...document.querySelectorAll("input, select, textarea")].filter((el) => !(el.labels && el.labels.length) && !el.getAttribute("aria-label")).map((el) => el.outerHTML.slice(0, 80))';

@@ -50,6 +50,8 @@ const HARMLESS = [
   /^Menu$/, /^Try$/,
   // Opens "Connect an SDK": code to copy; its own "Create a … token" names what it needs.
   /^Connect an SDK$/,
+  // Jumping to a flag reads; a star is the person's own (refused to a token, which is no person).
+  /^Jump to a flag\b/, /^(Star|Unstar) /,
 ];
 
 /** The pages a person goes through, each with what shows once its data has loaded. */

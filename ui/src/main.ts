@@ -14,6 +14,7 @@ import { OverviewPage } from './pages/overview.js';
 import { Overlays } from './overlays.js';
 import { lazy } from './lazy.js';
 import { Waiting } from './change-requests.js';
+import { Jump } from './jump.js';
 
 // Fetched when first shown (lazy.ts): the first load is the flags list and a flag's page.
 const SegmentsPage = lazy(() => import('./pages/segments.js').then((m) => m.SegmentsPage));
@@ -99,7 +100,7 @@ function App() {
     <nav aria-label="Main" class=${menu ? 'open' : ''}>
       <div class="nav-top"><a class="brand" href="#/">Fanion</a>
         <button type="button" class="menu" aria-expanded=${menu ? 'true' : 'false'} aria-controls="nav-body" onClick=${() => setMenu(!menu)}>Menu</button></div>
-      <div id="nav-body">
+      <div id="nav-body"><${Jump} />
       <ul>${NAV.filter(([to]) => to !== '/people' || may('ADMIN')).map(([to, label]) => html`<li><a href=${`#${to}`} aria-current=${active(path, to) ? 'page' : undefined}>${label}${to === '/change-requests' ? html`<${Waiting} />` : null}</a></li>`)}</ul>
       ${session === 'signed-in'
         // The profile link says what it is: a person named "Admin" read as an admin section.

@@ -91,10 +91,11 @@ export function childrenOf(state: State, parent: string): string[] {
   return out;
 }
 
-export function archiveFeature(project: string, name: string) {
+/** Archives a flag; flags in `along` are archived in the same change, so depending on it is no obstacle. */
+export function archiveFeature(project: string, name: string, along: ReadonlySet<string> = new Set()) {
   return (state: State, env: CommandEnv): Change<null> => {
     const before = requireFeature(state, project, name);
-    const children = childrenOf(state, name);
+    const children = childrenOf(state, name).filter((c) => !along.has(c));
     if (children.length > 0) {
       throw new NoAccessError(`You can not archive "${name}": ${children.join(', ')} depend on it. Remove the dependencies first.`);
     }

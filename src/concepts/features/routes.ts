@@ -15,6 +15,8 @@ import { jsonPatchSchema } from '../../http/patch.js';
 import { searchFeatures, type FeatureSearch } from './search.js';
 import { FLAG_TYPES } from './flag-types.js';
 import { archiveReach, flagOnIn } from '../../core/access/reach.js';
+import { favoritesOf } from './bulk.js';
+import { bulkFeatureRoutes } from './bulk-routes.js';
 
 const P = '/api/admin/projects/:projectId/features';
 const TAG = 'Features';
@@ -58,18 +60,21 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET', path: P, tag: TAG, summary: "List a project's flags", reply: featureReplies.featuresSchema, permission: 'READ', scope: inProject,
-      handler: ({ params }) => {
+      handler: ({ params, actor }) => {
         requireProject(engine.state, params.projectId);
         const features = [];
+        const favorites = favoritesOf(engine.state, actor.userId);
         for (const f of engine.state.features.values()) {
-          if (f.project === params.projectId && !f.archived) features.push(featureSummary(engine.state, f));
+          if (f.project === params.projectId && !f.archived) features.push(featureSummary(engine.state, f, favorites));
         }
         return { status: 200, body: { version: 2, features } };
       },
     },
     {
       method: 'GET', path: `${P}/:featureName`, tag: TAG, summary: 'Get a flag with its environments and strategies', reply: featureReplies.featureSchema, permission: 'READ', scope: inProject,
-      handler: ({ params }) => ({ status: 200, body: featureView(engine.state, requireFeature(engine.state, params.projectId, params.featureName)) }),
+      handler: ({ params, actor }) => ({
+        status: 200, body: featureView(engine.state, requireFeature(engine.state, params.projectId, params.featureName), favoritesOf(engine.state, actor.userId)),
+      }),
     },
     {
       method: 'PATCH', path: `${P}/:featureName`, tag: TAG, summary: "Change a flag's metadata with JSON Patch", reply: featureReplies.featureSchema,
@@ -83,7 +88,7 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
         const doc = { name: f.name, project: f.project, type: f.type, description: f.description, stale: f.stale, impressionData: f.impressionData, archived: f.archived };
         const patched = ctx.schemas.check<Record<string, unknown>>(featureSchemas.featureMetadataSchema, applyPatch(doc, ops));
         await engine.run(actor, patchFeature(params.projectId, params.featureName, patched));
-        return { status: 200, body: featureView(engine.state, engine.state.features.get(params.featureName)!) };
+        return { status: 200, body: featureView(engine.state, engine.state.features.get(params.featureName)!, favoritesOf(engine.state, actor.userId)) };
       },
     },
     {
@@ -131,9 +136,9 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'GET', path: '/api/admin/search/features', tag: TAG, permission: 'READ', scope: () => ({ visibleOnly: true }),
-      summary: 'Search live or archived flags (query, project, tag, type, state, archived, sortBy, sortOrder, offset, limit), with the total before paging', reply: featureReplies.searchFeaturesSchema,
+      summary: 'Search live or archived flags (query, project, tag, type, state, archived, enabledIn, disabledIn, favoritesFirst, sortBy, sortOrder, offset, limit), with the total before paging', reply: featureReplies.searchFeaturesSchema,
       responses: { 200: '{features, total}', 400: 'A filter that is not understood' },
-      handler: ({ req, query }) => {
+      handler: ({ req, query, actor }) => {
         // A token limited to some projects finds only their flags.
         const view = ctx.auth.adminView(req);
         const one = (k: string) => (typeof query[k] === 'string' ? (query[k] as string) : undefined);
@@ -141,9 +146,11 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
           query: one('query'), project: one('project'), tag: one('tag'), type: one('type'), state: one('state'),
           // Given twice it is a list, which Unleash refuses too: the filter sees it as one text and says 400.
           archived: query.archived === undefined ? undefined : String(query.archived),
-          sortBy: one('sortBy'), sortOrder: one('sortOrder'), offset: one('offset'), limit: one('limit'),
+          sortBy: one('sortBy'), sortOrder: one('sortOrder'), offset: one('offset'), limit: one('limit'), favoritesFirst: one('favoritesFirst'),
+          enabledIn: one('enabledIn'), disabledIn: one('disabledIn'),
         };
-        return { status: 200, body: searchFeatures(engine.state, q, view.projects.includes('*') ? null : new Set(view.projects), engine.now().getTime()) };
+        const visible = view.projects.includes('*') ? null : new Set(view.projects);
+        return { status: 200, body: searchFeatures(engine.state, q, visible, engine.now().getTime(), favoritesOf(engine.state, actor.userId)) };
       },
     },
     {
@@ -174,5 +181,6 @@ export function featureRoutes(ctx: AppContext): RouteDef[] {
         return { status: 200 };
       },
     },
+    ...bulkFeatureRoutes(ctx),
   ];
 }

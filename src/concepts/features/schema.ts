@@ -59,7 +59,7 @@ const envSummary = {
   },
 };
 const summaryProperties = {
-  name: str, type: str, description: nullableStr, project: str, stale: bool, impressionData: bool, archived: bool,
+  name: str, type: str, description: nullableStr, project: str, stale: bool, favorite: bool, impressionData: bool, archived: bool,
   archivedAt: nullableStr, createdAt: str, lastSeenAt: nullableStr, tags: { type: 'array', items: tagReply },
 };
 const summaryRequired = ['name', 'type', 'description', 'project', 'stale', 'impressionData', 'archived', 'archivedAt', 'createdAt', 'lastSeenAt', 'environments', 'tags'];
@@ -83,7 +83,6 @@ export const featureReplies = {
     properties: {
       ...summaryProperties,
       enabled: bool,
-      favorite: bool,
       environments: { type: 'array', items: envDetail },
       variants: { type: 'array', items: variant },
       dependencies: { type: 'array', items: dependencyReply },

@@ -23,6 +23,11 @@ export interface FeatureSearch {
   sortOrder?: string;
   offset?: string;
   limit?: string;
+  /** `true`: the caller's favourites come first, each group in the order asked. */
+  favoritesFirst?: string;
+  /** Fanion's own: flags switched on (or off) in this environment. */
+  enabledIn?: string;
+  disabledIn?: string;
 }
 
 export const MAX_SEARCH_LIMIT = 1000;
@@ -107,7 +112,7 @@ function archivedFilter(raw: string | undefined): boolean {
 }
 
 /** Live flags (or archived ones, with `archived=IS:true`) matching every filter, sorted and paged, with the total before paging. */
-export function searchFeatures(state: State, q: FeatureSearch, visibleProjects: Set<string> | null = null, now = Date.now()) {
+export function searchFeatures(state: State, q: FeatureSearch, visibleProjects: Set<string> | null = null, now = Date.now(), favorites: ReadonlySet<string> = new Set()) {
   const archived = archivedFilter(q.archived);
   const project = isFilter('project', q.project);
   const type = isFilter('type', q.type);
@@ -120,6 +125,9 @@ export function searchFeatures(state: State, q: FeatureSearch, visibleProjects: 
   if (order !== 'asc' && order !== 'desc') throw invalid('sortOrder', '"sortOrder" must be asc or desc');
   const offset = whole('offset', q.offset, 0, 1_000_000_000);
   const limit = whole('limit', q.limit, 50, MAX_SEARCH_LIMIT);
+  if (q.favoritesFirst !== undefined && q.favoritesFirst !== 'true' && q.favoritesFirst !== 'false') throw invalid('favoritesFirst', '"favoritesFirst" must be true or false');
+  const favFirst = q.favoritesFirst === 'true';
+  const switched = switchFilter(state, q);
 
   const hits: Feature[] = [];
   for (const f of state.features.values()) {
@@ -131,16 +139,27 @@ export function searchFeatures(state: State, q: FeatureSearch, visibleProjects: 
     const tags = state.featureTags.get(f.name) ?? [];
     if (tag && !tag(tags)) continue;
     if (text !== null && !matchesText(f, tags, text)) continue;
+    if (switched && !switched(f)) continue;
     hits.push(f);
   }
   const key = (f: Feature): string => (sortBy === 'lastSeenAt' ? (f.lastSeenAt ?? '') : String(f[sortBy as 'name' | 'type' | 'createdAt' | 'project']));
   const sign = order === 'asc' ? 1 : -1;
   hits.sort((a, b) => {
+    if (favFirst && favorites.has(a.name) !== favorites.has(b.name)) return favorites.has(a.name) ? -1 : 1;
     const ka = key(a);
     const kb = key(b);
     return (ka < kb ? -1 : ka > kb ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0) * sign;
   });
-  return { features: hits.slice(offset, offset + limit).map((f) => featureSummary(state, f)), total: hits.length };
+  return { features: hits.slice(offset, offset + limit).map((f) => featureSummary(state, f, favorites)), total: hits.length };
+}
+
+/** `enabledIn` / `disabledIn`: an environment's name; a flag matches by its switch there. */
+function switchFilter(state: State, q: FeatureSearch): Test<Feature> | null {
+  const ask = q.enabledIn ? { env: q.enabledIn, on: true, field: 'enabledIn' } : q.disabledIn ? { env: q.disabledIn, on: false, field: 'disabledIn' } : null;
+  if (!ask) return null;
+  if (q.enabledIn && q.disabledIn) throw invalid('disabledIn', 'give "enabledIn" or "disabledIn", not both');
+  if (!state.environments.has(ask.env)) throw invalid(ask.field, `there is no environment named "${ask.env}"`);
+  return (f) => (state.featureEnvs.get(f.name)?.get(ask.env)?.enabled ?? false) === ask.on;
 }
 
 function matchesText(f: Feature, tags: Tag[], text: string): boolean {

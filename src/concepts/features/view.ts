@@ -4,6 +4,8 @@ import type { Feature } from '../../core/state/types.js';
 import { strategyView } from '../strategies/logic.js';
 import { childrenOf } from './logic.js';
 
+const NONE: ReadonlySet<string> = new Set();
+
 export function environmentsView(state: State, f: Feature) {
   const envs = [...state.environments.values()].sort((a, b) => a.sortOrder - b.sortOrder || (a.name < b.name ? -1 : 1));
   const out = [];
@@ -29,7 +31,8 @@ export function environmentsView(state: State, f: Feature) {
   return out;
 }
 
-export function featureView(state: State, f: Feature) {
+/** A flag with everything; `favorites`: the caller's starred flags. */
+export function featureView(state: State, f: Feature, favorites: ReadonlySet<string> = NONE) {
   const environments = environmentsView(state, f);
   return {
     name: f.name,
@@ -38,7 +41,7 @@ export function featureView(state: State, f: Feature) {
     project: f.project,
     enabled: environments.some((e) => e.enabled),
     stale: f.stale,
-    favorite: false,
+    favorite: favorites.has(f.name),
     impressionData: f.impressionData,
     archived: f.archived,
     archivedAt: f.archivedAt,
@@ -53,13 +56,14 @@ export function featureView(state: State, f: Feature) {
   };
 }
 
-export function featureSummary(state: State, f: Feature) {
+export function featureSummary(state: State, f: Feature, favorites: ReadonlySet<string> = NONE) {
   return {
     name: f.name,
     type: f.type,
     description: f.description,
     project: f.project,
     stale: f.stale,
+    favorite: favorites.has(f.name),
     impressionData: f.impressionData,
     archived: f.archived,
     archivedAt: f.archivedAt,

@@ -222,6 +222,8 @@ export interface User {
   createdAt: string;
   /** When the person last signed in. */
   seenAt: string | null;
+  /** Names of the flags the person starred (absent in records written before favourites existed). */
+  favorites?: string[];
 }
 
 /** A signed-in browser: the cookie holds a random id, the state only its keyed hash. */

@@ -44,7 +44,7 @@ t.test('flag search: filters, text, sort, pages, scope', async (t) => {
   t.same((await names('?sortBy=name&sortOrder=desc')).names, ['search-bar', 'pay-old', 'pay-flow', 'checkout-b', 'checkout-a']);
   t.same(await names('?sortBy=name&offset=1&limit=2'), { names: ['checkout-b', 'pay-flow'], total: 5 }, 'a page, with the total');
   const shape = (await ok('GET', `${SEARCH}?query=checkout-a`)).features[0];
-  t.same(Object.keys(shape).sort(), ['archived', 'archivedAt', 'createdAt', 'description', 'environments', 'impressionData', 'lastSeenAt', 'name', 'project', 'stale', 'tags', 'type']);
+  t.same(Object.keys(shape).sort(), ['archived', 'archivedAt', 'createdAt', 'description', 'environments', 'favorite', 'impressionData', 'lastSeenAt', 'name', 'project', 'stale', 'tags', 'type']);
 
   for (const bad of ['?sortBy=color', '?sortOrder=up', '?limit=1001', '?offset=-1', '?tag=web', '?project=HAS:x']) {
     const res = await api('GET', `${SEARCH}${bad}`);

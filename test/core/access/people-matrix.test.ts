@@ -65,6 +65,8 @@ function kindOf(method: string, p: string): Kind | null {
   if (p.startsWith('/api/admin/user-admin')) return 'admin';
   if (r === 'POST /api/admin/user/change-password' || r === 'POST /api/admin/user/tokens') return 'me-session';
   if (p.startsWith('/api/admin/user/')) return 'person';
+  // Starring a flag is the person's own: anyone who may read it, never a token.
+  if (p === '/api/admin/projects/{projectId}/features/{featureName}/favorites') return 'person';
   if (/^\/api\/admin\/(api-tokens|addons|state)\b/.test(p)) return 'admin';
   if (p.startsWith('/api/admin/environments')) return method === 'GET' ? 'read' : 'admin';
   if (method === 'GET') return 'read';

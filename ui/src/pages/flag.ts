@@ -25,11 +25,13 @@ import { EventList, type EventRow } from './events.js';
 import { PlaygroundPanel } from '../playground-panel.js';
 import { ConnectSdk } from '../connect-sdk.js';
 import { CopyTo } from '../copy-setup.js';
+import { Star } from '../flag-tools.js';
 
 interface FlagEnv { name: string; type: string; enabled: boolean; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }
 interface Flag {
   name: string; project: string; type: string; description: string | null; stale: boolean; impressionData: boolean; createdAt: string; lastSeenAt: string | null;
   environments: FlagEnv[]; tags: { type: string; value: string }[]; dependencies: { feature: string; enabled: boolean; variants: string[] }[]; children: string[];
+  favorite?: boolean;
 }
 
 /** How many of the flag's events its page shows; the events page has them all. */
@@ -59,7 +61,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
   const segmentName = (id: number) => choices.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`;
   const plans: PlanContext = { project: f.project, flag: f.name, templates: templates.data, firings: firings.data, metrics: metrics.data, targets: targets.data, after };
   return html`<${Page} title=${f.name} crumbs=${crumbs}
-    beside=${html`<${CopyButton} text=${f.name} label="Copy name" title="Copy the flag's name, as code asks for it" /> <span class="badge">${f.type}</span><${StaleBadges} flag=${f} types=${types.data} />`}
+    beside=${html`<${Star} project=${f.project} flag=${f.name} on=${!!f.favorite} /><${CopyButton} text=${f.name} label="Copy name" title="Copy the flag's name, as code asks for it" /> <span class="badge">${f.type}</span><${StaleBadges} flag=${f} types=${types.data} />`}
     actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`} need=${needIn('DELETE_FEATURE', f.project, onIn(f))}
       run=${async () => (await after(api('DELETE', base)), navigate(`/projects/${enc(project)}`))} />`}>
     ${f.description ? html`<p class="lead">${f.description}</p>` : null}

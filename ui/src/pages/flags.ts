@@ -1,7 +1,7 @@
 // The flags table: the flag search of the API (filtered, sorted and paged by the server, so 10,000
 // flags cost one page of 50 rows), with its filters and sort in the URL; one switch per
 // environment; a New flag dialog; the archive. On a phone each row is a card, switches included.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { may, need } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, Empty, ErrorNote, Field, Form, Opener, Page, Select, Switch, useLoad, when } from '../components.js';
@@ -10,6 +10,7 @@ import { html } from '../html.js';
 import { changed } from '../live.js';
 import { ask, Modal, tell } from '../overlays.js';
 import { navigate, setRouteQuery } from '../router.js';
+import { Ago, BulkBar, Marked, Star } from '../flag-tools.js';
 
 const PAGE = 50;
 const DAY_MS = 86_400_000;
@@ -49,7 +50,7 @@ export function StaleBadges({ flag, types }: { flag: { type: string; stale: bool
 export interface EnvState { name: string; enabled: boolean; type?: string; hasEnabledStrategies?: boolean }
 export interface FlagRow {
   name: string; type: string; project: string; stale: boolean; lastSeenAt: string | null; createdAt: string;
-  tags: { type: string; value: string }[]; environments: EnvState[]; description: string | null;
+  tags: { type: string; value: string }[]; environments: EnvState[]; description: string | null; favorite?: boolean;
 }
 
 /** The environments known here, in their order (a limited token that may not list them sees the flags' own). */
@@ -88,7 +89,7 @@ function EnvSwitch({ row, env }: { row: FlagRow; env: EnvState }) {
     need=${need('UPDATE_FEATURE_ENVIRONMENT', row.project, env.name)} onToggle=${() => flip(row.project, row.name, { ...env, ...state, type: state.type ?? env.type }, !state.enabled)} /></td>`;
 }
 
-const FILTERS = ['query', 'type', 'state', 'tag', 'sortBy', 'sortOrder', 'offset', 'project'];
+const FILTERS = ['query', 'type', 'state', 'tag', 'switched', 'sortBy', 'sortOrder', 'offset', 'project'];
 
 export function FlagsPage({ project, path }: { project: string; path: string }) {
   // Everything the table shows is in the route's query: Back returns to it, a link shares it.
@@ -97,6 +98,8 @@ export function FlagsPage({ project, path }: { project: string; path: string }) 
   const type = q.get('type') ?? '';
   const state = q.get('state') ?? '';
   const tag = q.get('tag') ?? '';
+  // `on:production`: flags switched on there (`off:…`, off).
+  const switched = q.get('switched') ?? '';
   const sortBy = q.get('sortBy') ?? 'name';
   const sortOrder = q.get('sortOrder') ?? 'asc';
   const offset = Math.max(0, Number(q.get('offset')) || 0);
@@ -106,15 +109,28 @@ export function FlagsPage({ project, path }: { project: string; path: string }) 
   const projects = useProjects();
   const types = useFlagTypes();
   const tags = useLoad(() => get<{ tags: { type: string; value: string }[] }>('/api/admin/tags').then((r) => r.tags.map((t) => `${t.type}:${t.value}`)), []);
-  const params = new URLSearchParams({ sortBy, sortOrder, offset: String(offset), limit: String(PAGE) });
+  const params = new URLSearchParams({ sortBy, sortOrder, offset: String(offset), limit: String(PAGE), favoritesFirst: 'true' });
   if (!all) params.set('project', `IS:${project}`);
   if (query) params.set('query', query);
   if (type) params.set('type', `IS:${type}`);
   if (state) params.set('state', `IS:${state}`);
   if (tag) params.set('tag', `INCLUDE:${tag}`);
+  if (switched) params.set(switched.startsWith('on:') ? 'enabledIn' : 'disabledIn', switched.slice(switched.indexOf(':') + 1));
   const search = params.toString();
   const flags = useLoad(() => get<{ features: FlagRow[]; total: number }>(`/api/admin/search/features?${search}`), [search]);
   const envList: EnvState[] = envs.data ?? [...new Map((flags.data?.features ?? []).flatMap((f) => f.environments).map((e) => [e.name, e])).values()];
+  // The rows ticked for a bulk action, by project and name; another search starts with none.
+  const [picked, setPicked] = useState<Set<string>>(new Set());
+  useEffect(() => setPicked(new Set()), [search]);
+  const rows = flags.data?.features ?? [];
+  const id = (f: FlagRow) => `${f.project}/${f.name}`;
+  const pickedRows = rows.filter((f) => picked.has(id(f)));
+  const pick = (f: FlagRow, on: boolean) => {
+    const next = new Set(picked);
+    if (on) next.add(id(f));
+    else next.delete(id(f));
+    setPicked(next);
+  };
   const set = (k: string) => (v: string) => setRouteQuery({ [k]: v, offset: '' });
   const chooseProject = (v: string) => {
     if (v === '*') setRouteQuery({ project: '*', offset: '' });
@@ -123,7 +139,7 @@ export function FlagsPage({ project, path }: { project: string; path: string }) 
       navigate(`/projects/${enc(v)}${kept ? `?${kept}` : ''}`);
     }
   };
-  const filtered = Boolean(query || type || state || tag);
+  const filtered = Boolean(query || type || state || tag || switched);
   const total = flags.data?.total ?? 0;
   const sortHeader = (key: string, label: string) => html`<th scope="col" aria-sort=${sortBy === key ? (sortOrder === 'asc' ? 'ascending' : 'descending') : undefined}>
     <button type="button" class="link" onClick=${() => setRouteQuery(sortBy === key ? { sortOrder: sortOrder === 'asc' ? 'desc' : 'asc', offset: '' } : { sortBy: key, sortOrder: 'asc', offset: '' })}>
@@ -139,9 +155,12 @@ export function FlagsPage({ project, path }: { project: string; path: string }) 
       <${Select} label="Type" value=${type} options=${[['', 'Any type'], ...(types.data ?? []).map((t) => [t.id, t.name] as [string, string])]} onChange=${set('type')} />
       <${Select} label="State" value=${state} options=${[['', 'Any state'], ['active', 'active'], ['stale', 'stale'], ['potentially-stale', 'potentially stale']]} onChange=${set('state')} />
       <${Field} label="Tag" value=${tag} onInput=${set('tag')} placeholder="type:value" suggestions=${tags.data ?? []} />
+      <${Select} label="Switched" value=${switched} onChange=${set('switched')}
+        options=${[['', 'On or off'], ...envList.flatMap((e) => [[`on:${e.name}`, `On in ${e.name}`], [`off:${e.name}`, `Off in ${e.name}`]] as [string, string][])]} />
       ${filtered ? html`<button type="button" class="link" onClick=${() => setRouteQuery(Object.fromEntries(FILTERS.filter((k) => k !== 'project').map((k) => [k, ''])))}>Clear filters</button>` : null}
     </div>
     <${ErrorNote} error=${flags.error ?? null} />
+    ${pickedRows.length ? html`<${BulkBar} rows=${pickedRows} envs=${envList} onDone=${() => setPicked(new Set())} />` : null}
     <p class="count" aria-live="polite">${flags.data ? `${total} flag${total === 1 ? '' : 's'}` : 'Loading…'}</p>
     ${flags.data && total === 0 ? (filtered
       ? html`<${Empty} title="No flag matches these filters."><p>Try fewer filters, or another project.</p><//>`
@@ -149,14 +168,16 @@ export function FlagsPage({ project, path }: { project: string; path: string }) 
           <p>A flag is a switch your code asks about. Create one, switch it on where you want it, then give your application an <a href="#/tokens">API token</a>.</p>
           <${NewFlagButton} project=${project} label="Create the first flag" onClick=${() => setCreating(true)} /><//>`)
       : html`<div class="table-wrap"><table class="flags">
-      <thead><tr>${sortHeader('name', 'Name')}${sortHeader('type', 'Type')}<th scope="col">Tags</th>${sortHeader('lastSeenAt', 'Last seen')}${sortHeader('createdAt', 'Created')}
+      <thead><tr><th scope="col" class="pick"><input type="checkbox" aria-label="Select every flag on this page" checked=${rows.length > 0 && pickedRows.length === rows.length}
+        onChange=${(e: Event) => setPicked(new Set((e.target as HTMLInputElement).checked ? rows.map(id) : []))} /></th>${sortHeader('name', 'Name')}${sortHeader('type', 'Type')}<th scope="col">Tags</th>${sortHeader('lastSeenAt', 'Last seen')}${sortHeader('createdAt', 'Created')}
         ${all ? sortHeader('project', 'Project') : null}${envList.map((e) => html`<th scope="col">${e.name}</th>`)}</tr></thead>
-      <tbody>${(flags.data?.features ?? []).map((f) => html`<tr>
-        <th scope="row"><a href=${`#/projects/${enc(f.project)}/flags/${enc(f.name)}`}>${f.name}</a><${StaleBadges} flag=${f} types=${types.data} />
-          ${f.description ? html`<div class="muted">${f.description}</div>` : null}</th>
+      <tbody>${rows.map((f) => html`<tr>
+        <td class="pick"><input type="checkbox" aria-label=${`Select ${f.name}`} checked=${picked.has(id(f))} onChange=${(e: Event) => pick(f, (e.target as HTMLInputElement).checked)} /></td>
+        <th scope="row"><${Star} project=${f.project} flag=${f.name} on=${!!f.favorite} /><a href=${`#/projects/${enc(f.project)}/flags/${enc(f.name)}`}><${Marked} text=${f.name} query=${query} /></a><${StaleBadges} flag=${f} types=${types.data} />
+          ${f.description ? html`<div class="muted"><${Marked} text=${f.description} query=${query} /></div>` : null}</th>
         <td data-label="Type">${f.type}</td>
         <td data-label="Tags">${f.tags.map((t) => html`<span class="badge">${t.type}:${t.value}</span> `)}</td>
-        <td data-label="Last seen">${when(f.lastSeenAt)}</td>
+        <td data-label="Last seen"><${Ago} iso=${f.lastSeenAt} /></td>
         <td data-label="Created">${when(f.createdAt)}</td>
         ${all ? html`<td data-label="Project">${projects.data?.find((p) => p.id === f.project)?.name ?? f.project}</td>` : null}
         ${envList.map((e) => html`<${EnvSwitch} row=${f} env=${e} />`)}
