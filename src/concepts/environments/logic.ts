@@ -74,6 +74,13 @@ export function deleteEnvironment(name: string) {
       for (const s of strategiesOf(state, feature, name)) ops.push({ o: 'strategy.del', id: s.id });
       ops.push({ o: 'featureEnv.del', feature, environment: name });
     }
+    // A project it was taken out of forgets it: an environment made later under the name is every project's.
+    for (const p of state.projects.values()) {
+      if (!p.removedEnvironments?.includes(name)) continue;
+      const removed = p.removedEnvironments.filter((e) => e !== name);
+      const { removedEnvironments: _, ...rest } = p;
+      ops.push({ o: 'project.put', project: removed.length > 0 ? { ...rest, removedEnvironments: removed } : rest });
+    }
     ops.push({ o: 'env.del', name });
     const tokens = accessWithout(state, { environments: [name] }, env.now);
     return {
