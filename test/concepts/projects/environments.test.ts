@@ -42,6 +42,8 @@ t.test('taken out of a project and added back: flags off there meanwhile, strate
   t.equal(on.status, 404, 'switching it on there is refused');
   t.match(on.json, { name: 'NotFoundError', message: /not an environment of project "shop"/ });
   t.equal((await api('POST', `${FLAGS}/cart/environments/production/strategies`, { name: 'default' })).status, 404, 'and so is a new strategy');
+  const imported = await api('POST', '/api/admin/features-batch/import', { project: 'shop', environment: 'production', data: { features: [{ name: 'cart', project: 'shop' }], featureEnvironments: [{ featureName: 'cart', environment: 'production', enabled: true }] } });
+  t.equal(imported.status, 404, 'and an import into it');
   t.equal((await api('POST', `${FLAGS}/cart/environments/development/on`)).status, 200, 'development is unchanged');
   t.equal((await api('DELETE', '/api/admin/projects/shop/environments/production')).status, 404, 'not removed twice');
 
