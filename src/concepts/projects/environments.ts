@@ -10,15 +10,9 @@ import { NameExistsError, NotFoundError, ValidationError } from '../../core/erro
 import { inProject, requireEnvironment, requireProject } from '../../core/state/lookup.js';
 import type { Op } from '../../core/state/ops.js';
 import type { State } from '../../core/state/state.js';
-import type { Project } from '../../core/state/types.js';
 import { changeRequestRule, setChangeRequestRule } from '../change-requests/config.js';
-import { sortedEnvironments } from '../environments/logic.js';
+import { sortedEnvironments, withRemovedEnvironments } from '../environments/logic.js';
 import { setEnvironmentEnabled } from '../features/logic.js';
-
-function withRemoved(p: Project, removed: string[]): Project {
-  const { removedEnvironments: _, ...rest } = p;
-  return removed.length === 0 ? rest : { ...rest, removedEnvironments: removed };
-}
 
 const projectEnvEvent = (type: string, project: string, environment: string): EventDraft => ({ type, project, environment, data: null, preData: null });
 
@@ -32,7 +26,7 @@ export function addProjectEnvironment(project: string, environment: string, chan
     const p = requireProject(state, project);
     if (!state.environments.has(environment)) throw new ValidationError(`Environment "${environment}" does not exist.`);
     if (inProject(state, project, environment)) throw new NameExistsError(`Project "${project}" already has the environment "${environment}".`);
-    const after = withRemoved(p, (p.removedEnvironments ?? []).filter((e) => e !== environment));
+    const after = withRemovedEnvironments(p, (p.removedEnvironments ?? []).filter((e) => e !== environment));
     const change: Change<null> = { ops: [{ o: 'project.put', project: after }], events: [projectEnvEvent('project-environment-added', project, environment)], result: null };
     if (changeRequestsEnabled === undefined) return change;
     const rule = setChangeRequestRule(project, environment, { changeRequestsEnabled })(state);
@@ -65,7 +59,7 @@ export function removeProjectEnvironment(project: string, environment: string) {
       else switches.push(setEnvironmentEnabled(project, f.name, environment, false));
     }
     const off = inSequence(state, env, switches);
-    const after = withRemoved(p, [...(p.removedEnvironments ?? []), environment]);
+    const after = withRemovedEnvironments(p, [...(p.removedEnvironments ?? []), environment]);
     return {
       ops: [...off.ops, ...ops, { o: 'project.put', project: after }],
       events: [...off.events, projectEnvEvent('project-environment-removed', project, environment)],
