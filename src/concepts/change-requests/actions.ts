@@ -16,6 +16,7 @@ import { addStrategy, deleteStrategy, setSortOrder, strategyView, updateStrategy
 import { strategySchemas } from '../strategies/schema.js';
 import { setEnvironmentVariants } from '../variants/logic.js';
 import { variantListSchema, type VariantInput } from '../variants/weights.js';
+import { PLAN_ACTIONS } from './plan-actions.js';
 
 /** The project and environment a request is for. */
 export interface RequestWhere {
@@ -25,7 +26,7 @@ export interface RequestWhere {
 
 type Payload = any;
 
-interface ActionDef {
+export interface ActionDef {
   /** The payload's schema (validated with ajv before anything else). */
   payload: Record<string, unknown>;
   /** A segment's change belongs to no flag. */
@@ -131,6 +132,7 @@ export const ACTIONS: Record<string, ActionDef> = {
     base: { of: (s, _w, _f, p) => segmentOf(s, p.id), what: 'segment' },
     slot: (p) => `segment:${p.id}`,
   },
+  ...PLAN_ACTIONS,
 };
 
 export const ACTION_NAMES = Object.keys(ACTIONS);

@@ -7,7 +7,7 @@ import { requireEnvironment } from '../../core/state/lookup.js';
 import type { Op } from '../../core/state/ops.js';
 import { checkName } from '../../core/state/names.js';
 import { strategiesOf, type State } from '../../core/state/state.js';
-import type { Environment } from '../../core/state/types.js';
+import type { Environment, Project } from '../../core/state/types.js';
 import { accessWithout } from '../people/logic.js';
 
 export const MAX_ENVIRONMENTS = 50;
@@ -20,6 +20,12 @@ export interface EnvironmentInput {
 
 export function environmentView(e: Environment) {
   return { name: e.name, type: e.type, enabled: e.enabled, protected: e.protected, sortOrder: e.sortOrder };
+}
+
+/** `p` with `removed` as the environments taken out of it (the field left out when there are none, as in a project that never had any). */
+export function withRemovedEnvironments(p: Project, removed: string[]): Project {
+  const { removedEnvironments: _, ...rest } = p;
+  return removed.length === 0 ? rest : { ...rest, removedEnvironments: removed };
 }
 
 export function sortedEnvironments(state: State): Environment[] {
@@ -73,6 +79,10 @@ export function deleteEnvironment(name: string) {
       if (!envs.has(name)) continue;
       for (const s of strategiesOf(state, feature, name)) ops.push({ o: 'strategy.del', id: s.id });
       ops.push({ o: 'featureEnv.del', feature, environment: name });
+    }
+    // A project it was taken out of forgets it: an environment made later under the name is every project's.
+    for (const p of state.projects.values()) {
+      if (p.removedEnvironments?.includes(name)) ops.push({ o: 'project.put', project: withRemovedEnvironments(p, p.removedEnvironments.filter((e) => e !== name)) });
     }
     ops.push({ o: 'env.del', name });
     const tokens = accessWithout(state, { environments: [name] }, env.now);

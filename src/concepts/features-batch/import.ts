@@ -6,8 +6,8 @@ import type { Change, CommandEnv, EventDraft, SlicedCommand } from '../../core/e
 import type { Slicer } from '../../core/slices.js';
 import { importedConstraint, type ConstraintInput } from '../constraints/constraints.js';
 import { allContextFields, contextFieldView, MAX_CONTEXT_FIELDS } from '../context-fields/logic.js';
-import { NoAccessError, ValidationError } from '../../core/errors.js';
-import { featureMetadata, requireEnvironment, requireProject } from '../../core/state/lookup.js';
+import { NoAccessError, NotFoundError, ValidationError } from '../../core/errors.js';
+import { featureMetadata, inProject, requireEnvironment, requireProject } from '../../core/state/lookup.js';
 import { checkName } from '../../core/state/names.js';
 import type { Op } from '../../core/state/ops.js';
 import { strategiesOf, tagKey, type State } from '../../core/state/state.js';
@@ -90,6 +90,8 @@ class Findings {
 export async function reviewImport(state: State, req: ImportRequest, mayCreateShared: boolean, slicer: Slicer): Promise<{ review: ImportReview; plan: Plan }> {
   requireProject(state, req.project);
   requireEnvironment(state, req.environment);
+  // An environment taken out of the project has no flags of it to import into (as for every flag door).
+  if (!inProject(state, req.project, req.environment)) throw new NotFoundError(`Environment "${req.environment}" is not an environment of project "${req.project}".`);
   const doc = req.data;
   const errors = new Findings();
   const warnings = new Findings();

@@ -3,6 +3,7 @@ import { strategiesOf, type State } from '../../core/state/state.js';
 import type { Feature } from '../../core/state/types.js';
 import { strategyView } from '../strategies/logic.js';
 import { childrenOf } from './logic.js';
+import { inProject } from '../../core/state/lookup.js';
 
 const NONE: ReadonlySet<string> = new Set();
 
@@ -11,7 +12,8 @@ export function environmentsView(state: State, f: Feature) {
   const out = [];
   for (const e of envs) {
     const fe = state.featureEnvs.get(f.name)?.get(e.name);
-    if (!fe) continue;
+    // An environment taken out of the flag's project is not shown (as Unleash shows the flag).
+    if (!fe || !inProject(state, f.project, e.name)) continue;
     const strategies = strategiesOf(state, f.name, e.name).map(strategyView);
     out.push({
       name: e.name,

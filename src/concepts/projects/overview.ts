@@ -6,6 +6,7 @@ import { FLAG_TYPES, isPotentiallyStale } from '../features/flag-types.js';
 import type { State } from '../../core/state/state.js';
 import type { Project } from '../../core/state/types.js';
 import { projectRecord } from './logic.js';
+import { inProject } from '../../core/state/lookup.js';
 
 /** At most this many flags in each list (the counts are whole). */
 export const OVERVIEW_LISTED = 50;
@@ -25,7 +26,7 @@ function add<T>(l: Listed<T>, item: T): void {
 }
 
 export function projectOverview(state: State, p: Project, now: number) {
-  const envs = [...state.environments.values()].sort((a, b) => a.sortOrder - b.sortOrder || (a.name < b.name ? -1 : 1));
+  const envs = [...state.environments.values()].filter((e) => inProject(state, p.id, e.name)).sort((a, b) => a.sortOrder - b.sortOrder || (a.name < b.name ? -1 : 1));
   const byType = new Map<string, number>(FLAG_TYPES.map((t) => [t.id, 0]));
   const byEnv = new Map(envs.map((e) => [e.name, { environment: e.name, type: e.type, enabled: 0, disabled: 0 }]));
   const stale = listed<{ name: string; type: string; createdAt: string }>();

@@ -1,4 +1,4 @@
-import { requireProject } from '../../core/state/lookup.js';
+import { inProject as inProjectEnvs, requireProject } from '../../core/state/lookup.js';
 import { featureSummary } from '../features/view.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
 import type { Project } from '../../core/state/types.js';
@@ -7,6 +7,7 @@ import { everyEnvironment } from '../../core/access/reach.js';
 import { projectOverview } from './overview.js';
 import { countFlags, createProject, deleteProject, projectView, updateProject, type ProjectInput } from './logic.js';
 import { projectReplies, projectSchemas } from './schema.js';
+import { projectEnvironmentRoutes } from './environment-routes.js';
 
 const BASE = '/api/admin/projects';
 const TAG = 'Projects';
@@ -40,7 +41,7 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
       handler: ({ params }) => {
         const state = engine.state;
         const p = requireProject(state, params.projectId);
-        const environments = [...state.environments.values()]
+        const environments = [...state.environments.values()].filter((e) => inProjectEnvs(state, p.id, e.name))
           .sort((a, b) => a.sortOrder - b.sortOrder || (a.name < b.name ? -1 : 1))
           .map((e) => ({ environment: e.name, type: e.type, sortOrder: e.sortOrder }));
         const features = [...state.features.values()].filter((f) => f.project === p.id && !f.archived).map((f) => featureSummary(state, f));
@@ -78,5 +79,6 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
         return { status: 200 };
       },
     },
+    ...projectEnvironmentRoutes(ctx),
   ];
 }

@@ -25,8 +25,18 @@ export function requireFeature(state: State, project: string, name: string): Fea
   return feature;
 }
 
+/** Whether `environment` is one of `project`'s: every environment is, unless it was taken out of the project. */
+export function inProject(state: State, project: string, environment: string): boolean {
+  const removed = state.projects.get(project)?.removedEnvironments;
+  return removed === undefined || !removed.includes(environment);
+}
+
+/** A flag's configuration in an environment of its project (an environment taken out of the project is not there for its flags). */
 export function requireFeatureEnv(state: State, feature: Feature, environment: string): FeatureEnv {
   requireEnvironment(state, environment);
+  if (!inProject(state, feature.project, environment)) {
+    throw new NotFoundError(`Environment "${environment}" is not an environment of project "${feature.project}", so feature "${feature.name}" has none there.`);
+  }
   const fe = state.featureEnvs.get(feature.name)?.get(environment);
   if (!fe) throw new NotFoundError(`Feature "${feature.name}" is not configured in environment "${environment}".`);
   return fe;

@@ -9,6 +9,12 @@ export interface Project {
   defaultStickiness: string;
   createdAt: string;
   updatedAt: string | null;
+  /**
+   * Environments taken out of the project (Unleash's project environments): every environment is
+   * a project's unless named here, so a new environment is every project's, as before this existed.
+   * Absent when none was taken out.
+   */
+  removedEnvironments?: string[];
 }
 
 export interface Environment {

@@ -1,6 +1,7 @@
 // The change-request gate over HTTP against a real server: with change requests on in production
 // of a project, every door that changes production (switches, strategies, their order and a copy, the
-// environment's variants, release plans, safeguards, the features import, and what reaches
+// environment's variants, release plans (applying, removing, milestones, progressions, resuming)
+// and safeguards (the flag's and the plan's), the features import, and what reaches
 // production from no environment: archiving, dependencies, a project segment and a shared one
 // used there) refuses an Editor with 403 naming the rule and SKIP_CHANGE_REQUEST, and nothing is
 // written; the same door into development (or reaching only development) goes through; an
@@ -30,6 +31,8 @@ interface Fixture {
   /** A segment used by a strategy in the target environment only, and the shared one. */
   segment?: number;
   templateId: string;
+  /** The flag's release plan in the target environment (its first milestone progressing to the second, with a safeguard). */
+  plan?: { id: string; milestones: string[]; safeguard: string };
 }
 interface Door {
   name: string;
@@ -37,6 +40,7 @@ interface Door {
   onIn: 'both' | 'target' | 'none';
   segment?: 'project' | 'shared';
   dependency?: boolean;
+  plan?: boolean;
   call: (env: string, f: Fixture) => Call;
 }
 
@@ -57,6 +61,16 @@ const DOORS: Door[] = [
   { name: 'variants of several environments', onIn: 'both', call: (e, f) => ['PUT', `${F}/${f.flag}/variants-batch`, { environments: [e], variants: [VARIANT] }] },
   { name: 'apply a release plan', onIn: 'both', call: (e, f) => ['POST', `${F}/${f.flag}/environments/${e}/release-plans`, { templateId: f.templateId }] },
   { name: 'add a safeguard', onIn: 'both', call: (e, f) => ['PUT', `${F}/${f.flag}/environments/${e}/safeguards`, SAFEGUARD] },
+  { name: 'remove a release plan', onIn: 'both', plan: true, call: (e, f) => ['DELETE', `${F}/${f.flag}/environments/${e}/release-plans/${f.plan!.id}`] },
+  { name: 'start a milestone', onIn: 'both', plan: true, call: (e, f) => ['POST', `${F}/${f.flag}/environments/${e}/release-plans/${f.plan!.id}/milestones/${f.plan!.milestones[2]}/start`] },
+  {
+    name: 'set a progression', onIn: 'both', plan: true,
+    call: (e, f) => ['PUT', `${F}/${f.flag}/environments/${e}/progressions/${f.plan!.milestones[1]}`, { targetMilestone: f.plan!.milestones[2], transitionCondition: { intervalMinutes: 5 } }],
+  },
+  { name: 'remove a progression', onIn: 'both', plan: true, call: (e, f) => ['DELETE', `${F}/${f.flag}/environments/${e}/progressions/${f.plan!.milestones[0]}`] },
+  { name: 'resume a plan', onIn: 'both', plan: true, call: (e, f) => ['POST', `${F}/${f.flag}/environments/${e}/progressions/${f.plan!.id}/resume`] },
+  { name: "add a safeguard to a plan", onIn: 'both', plan: true, call: (e, f) => ['PUT', `${F}/${f.flag}/environments/${e}/release-plans/${f.plan!.id}/safeguards`, SAFEGUARD] },
+  { name: "remove a plan's safeguard", onIn: 'both', plan: true, call: (e, f) => ['DELETE', `${F}/${f.flag}/environments/${e}/release-plans/${f.plan!.id}/safeguards/${f.plan!.safeguard}`] },
   {
     name: 'features import', onIn: 'both',
     call: (e, f) => ['POST', '/api/admin/features-batch/import', { project: 'default', environment: e, data: { features: [{ name: f.flag, project: 'default', description: 'imported' }] } }],
@@ -102,7 +116,16 @@ t.test('with change requests on in production: every door refuses a direct chang
       segment = (await ok('POST', '/api/admin/segments', { name: `${flag}-seg`, constraints: [], ...(door.segment === 'project' ? { project: 'default' } : {}) })).id;
       await ok('POST', `${F}/${flag}/environments/${target}/strategies`, { name: 'default', segments: [segment] });
     }
-    return { flag, strategy, segment, templateId };
+    let plan: Fixture['plan'];
+    if (door.plan) {
+      const P = `${F}/${flag}/environments/${target}`;
+      const made = await ok('POST', `${P}/release-plans`, { templateId });
+      const milestones = made.milestones.map((m: { id: string }) => m.id);
+      await ok('PUT', `${P}/progressions/${milestones[0]}`, { targetMilestone: milestones[1], transitionCondition: { intervalMinutes: 60 } });
+      await ok('PUT', `${P}/release-plans/${made.id}/safeguards`, SAFEGUARD);
+      plan = { id: made.id, milestones, safeguard: (await ok('GET', `${P}/release-plans/${made.id}/safeguards`))[0].id };
+    }
+    return { flag, strategy, segment, templateId, plan };
   };
 
   for (const door of DOORS) {

@@ -78,6 +78,8 @@ function kindOf(method: string, p: string): Kind | null {
   if (r === 'POST /api/admin/segments') return 'project';
   if (/^(PUT|DELETE) \/api\/admin\/projects\/\{projectId\}$/.test(r)) return 'project-owner';
   if (r === 'PUT /api/admin/projects/{projectId}/environments/{environment}/change-requests/config') return 'project-owner-env';
+  // Adding an environment to a project (named in the body) and taking one out: the project's setting for that environment.
+  if (r === 'POST /api/admin/projects/{projectId}/environments' || r === 'DELETE /api/admin/projects/{projectId}/environments/{environment}') return 'project-owner-env';
   if (p.startsWith('/api/admin/projects/{projectId}/') || p.startsWith('/api/admin/features/{featureName}/') || p.startsWith('/api/admin/archive/')) return 'project';
   if (p.startsWith('/api/admin/segments/{id}') || p.startsWith('/api/admin/features-batch/')) return 'project';
   return null;
@@ -163,7 +165,9 @@ t.test('every admin route × every kind of person: allowed exactly as the roles 
   const requests = (r: { method: string; path: string; hasBody: boolean }) => {
     const out: { url: string; project?: string; environment?: string; body?: unknown; shared?: boolean }[] = [];
     const projects = r.path.includes('{projectId}') ? ['alpha', 'beta'] : r.path.includes('{featureName}') && !r.path.startsWith('/api/admin/events') ? ['alpha', 'beta'] : [undefined];
-    const environments = r.path.includes('{environment}') ? ['development', 'production'] : [undefined];
+    // Taking an environment out of a project would succeed: it names one that does not exist (a 404 once allowed).
+    const environments = `${r.method} ${r.path}` === 'DELETE /api/admin/projects/{projectId}/environments/{environment}' ? ['no-such-environment']
+      : r.path.includes('{environment}') ? ['development', 'production'] : [undefined];
     if (`${r.method} ${r.path}` === 'POST /api/admin/segments') {
       // Names taken (409 once allowed): in alpha, in beta, and shared by every project.
       return [
