@@ -1,7 +1,8 @@
 // The console on real data, in Debian's Chromium: every flag page of a real Unleash 8.2 export
 // (constraints with every operator it accepts, segments, variants, dependencies, tags) shows
 // every strategy and constraint the API holds, in words; and the console guide's screenshots, taken from
-// a team's everyday set of flags (UPDATE_DOCS_IMAGES=1 writes them to docs/images).
+// a team's everyday set of flags, with the jump box, Connect an SDK and a change request under
+// review (UPDATE_DOCS_IMAGES=1 writes them to docs/images).
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -124,10 +125,37 @@ t.test("the README's screenshots: the flags table and a flag's page", async (t) 
   const bottom = (box?.y ?? 1200) + (box?.height ?? 0) + 16;
   await page.setViewportSize({ width: 1280, height: Math.ceil(bottom) });
   await page.screenshot({ path: shots[1] });
+
+  // The README's newer screens: Ctrl+K, Connect an SDK, and a change request under review.
+  await page.setViewportSize({ width: 1280, height: 760 });
+  await page.keyboard.press('Control+k');
+  await page.getByRole('combobox', { name: 'Jump to a flag' }).pressSequentially('check');
+  await page.getByRole('option', { name: /new-checkout/ }).waitFor();
+  const more = [artifactPath('console-readme-jump.png'), artifactPath('console-readme-connect.png'), artifactPath('console-readme-review.png')];
+  await page.screenshot({ path: more[0] });
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Connect an SDK' }).click();
+  const connect = page.locator('section.connect-sdk');
+  await connect.locator('code').first().waitFor();
+  await connect.scrollIntoViewIfNeeded();
+  await connect.screenshot({ path: more[1] });
+  await ok('PUT', '/api/admin/projects/default/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 2 });
+  const flag = await ok('GET', '/api/admin/projects/default/features/new-checkout');
+  const [rollout] = flag.environments.find((e: { name: string }) => e.name === 'production').strategies;
+  const cr = (await ok('POST', '/api/admin/projects/default/environments/production/change-requests', [
+    { feature: 'new-checkout', action: 'updateStrategy', payload: { ...rollout, parameters: { ...rollout.parameters, rollout: '50' } } },
+    { feature: 'new-checkout', action: 'patchVariant', payload: { variants: [] } },
+  ])) as { id: number };
+  await ok('PUT', `/api/admin/projects/default/change-requests/${cr.id}/title`, { title: 'Half of the shop on the new checkout' });
+  await ok('PUT', `/api/admin/projects/default/change-requests/${cr.id}/state`, { state: 'In review' });
+  await page.goto(`${srv.url}/#/projects/default/change-requests/${cr.id}`);
+  await page.getByRole('heading', { name: 'Half of the shop on the new checkout' }).waitFor();
+  await page.screenshot({ path: more[2] });
   t.same(problems, []);
   if (process.env.UPDATE_DOCS_IMAGES === '1') {
     fs.copyFileSync(shots[0], path.join(ROOT, 'docs/images/console-flags.png'));
     fs.copyFileSync(shots[1], path.join(ROOT, 'docs/images/console-flag.png'));
+    for (const [from, to] of [[more[0], 'console-jump.png'], [more[1], 'console-connect-sdk.png'], [more[2], 'console-change-request.png']]) fs.copyFileSync(from, path.join(ROOT, 'docs/images', to));
     t.pass('docs/images updated');
   }
 });
