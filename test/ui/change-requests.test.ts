@@ -5,6 +5,8 @@
 // and applies it, and only then SDKs see the flag on. Then a strategy Ann adds goes to a draft
 // that Bob rejects with a reason (a strategy changed meanwhile shows as a conflict), and nothing of it reaches production. An Admin, who may skip
 // change requests, switches directly, or proposes when they tick "Propose as a change request".
+// On the flags list, Ann's switches and bulk bar propose too, and archiving a flag that is on in
+// production proposes archiveFeature there.
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { openBrowser, signInWithPassword, watchPage } from '../helpers/browser.js';
@@ -69,6 +71,8 @@ t.test('a switch in production goes through a change request: proposed, approved
   });
 
   t.test('Ann titles it and sends it to review; the change reads off → on', async (t) => {
+    // "?" until the flag's state, read after the request, has arrived.
+    await ann.locator('.diff del', { hasNotText: '?' }).first().waitFor();
     t.equal(await ann.locator('.diff del').first().innerText(), 'off');
     t.equal(await ann.locator('.diff ins').first().innerText(), 'on');
     t.equal(await ann.getByRole('button', { name: 'Approve' }).count(), 0, 'no Approve for the author');
@@ -182,6 +186,67 @@ t.test('a switch in production goes through a change request: proposed, approved
     stored = await ok('GET', `${CR}/${later}`);
     t.equal(stored.state, 'Applied', 'applied now, before its time');
     t.equal(await sdkSeesOn(), false, 'and SDKs see the flag off');
+  });
+
+  t.test("the flags list and its bulk bar propose in production; archiving a flag on there proposes archiveFeature, on in two is refused", async (t) => {
+    for (const name of ['list-a', 'list-b', 'list-c']) await ok('POST', '/api/admin/projects/default/features', { name });
+    const asAnn = withSession(srv.url, await signInAs(srv.url, 'ann', STRONG));
+    const onInProduction = async (name: string) => ((await ok('GET', `/api/admin/projects/default/features/${name}`)).environments as { name: string; enabled: boolean }[])
+      .find((e) => e.name === 'production')!.enabled;
+    /** The changes of Ann's draft #n, as `flag action payload` lines. */
+    const changes = async (n: number) => ((await asAnn('GET', `${CR}/${n}`)).json.features as { name: string; changes: { action: string; payload: unknown }[] }[])
+      .flatMap((f) => f.changes.map((c) => `${f.name} ${c.action} ${JSON.stringify(c.payload ?? {})}`)).sort();
+    await ann.goto(`${srv.url}/#/projects/default?query=list-`);
+    await ann.getByText('3 flags', { exact: true }).waitFor();
+    await ann.getByRole('switch', { name: 'Turn on list-a in production' }).click();
+    const note = ann.getByRole('status').locator('.toast', { hasText: 'list-a' });
+    await note.waitFor();
+    const draft = Number(/#(\d+)/.exec(await note.innerText())![1]);
+    t.match(await note.innerText(), /Added to your change request #\d+ \(1 change\)/, 'the note says it was proposed');
+    t.equal(await note.getByRole('link').getAttribute('href'), `#/projects/default/change-requests/${draft}`, 'and links the draft');
+    t.equal(await onInProduction('list-a'), false, 'list-a still off in production');
+    t.same(await changes(draft), ['list-a updateEnabled {"enabled":true}'], 'the draft has the switch');
+
+    for (const name of ['list-b', 'list-c']) await ann.getByRole('checkbox', { name: `Select ${name}` }).check();
+    const bar = ann.getByRole('group', { name: 'Selected flags' });
+    await bar.getByLabel('Environment').selectOption('production');
+    await bar.getByRole('button', { name: 'Turn on in production' }).click();
+    await ann.getByRole('status').locator('.toast', { hasText: `#${draft} (3 changes)` }).waitFor();
+    t.same([await onInProduction('list-b'), await onInProduction('list-c')], [false, false], 'both still off in production');
+    t.same(await changes(draft), ['list-a updateEnabled {"enabled":true}', 'list-b updateEnabled {"enabled":true}', 'list-c updateEnabled {"enabled":true}'], 'two more changes, in the same draft');
+
+    // On in production (an Admin may skip): archiving it takes it out of production, so it is proposed there.
+    await ok('POST', '/api/admin/projects/default/features/list-a/environments/production/on');
+    await ann.goto(`${srv.url}/#/projects/default/flags/list-a`);
+    await ann.locator('.page-head').getByRole('button', { name: 'Archive' }).click();
+    await ann.getByRole('status').locator('.toast', { hasText: `#${draft} (4 changes)` }).waitFor();
+    t.notOk(((await ok('GET', '/api/admin/archive/features')).features as { name: string }[]).some((f) => f.name === 'list-a'), 'list-a not archived');
+    t.ok((await changes(draft)).includes('list-a archiveFeature {}'), 'the draft has archiveFeature');
+
+    // Archived together: list-b, on in production, is proposed; list-c, off there, is archived at once.
+    await ok('POST', '/api/admin/projects/default/features/list-b/environments/production/on');
+    await ann.goto(`${srv.url}/#/projects/default?query=list-`);
+    await ann.getByText('3 flags', { exact: true }).waitFor();
+    for (const name of ['list-b', 'list-c']) await ann.getByRole('checkbox', { name: `Select ${name}` }).check();
+    await bar.getByRole('button', { name: 'Archive 2 flags' }).click();
+    await ann.getByRole('status').locator('.toast', { hasText: `#${draft} (5 changes): Archive list-b` }).waitFor();
+    const archived = async () => ((await ok('GET', '/api/admin/archive/features')).features as { name: string }[]).map((f) => f.name).filter((n) => n.startsWith('list-'));
+    await until('list-c archived', async () => (await archived()).length > 0);
+    t.same(await archived(), ['list-c'], 'list-c archived, list-b not');
+    t.ok((await changes(draft)).includes('list-b archiveFeature {}'), 'list-b proposed');
+
+    // On in two protected environments: refused in words before anything is done.
+    await ok('PUT', '/api/admin/projects/default/environments/development/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 });
+    await ok('POST', '/api/admin/projects/default/features/list-b/environments/development/on');
+    const before = await changes(draft);
+    await ann.goto(`${srv.url}/#/projects/default/flags/list-b`);
+    await ann.locator('.page-head').getByRole('button', { name: 'Archive' }).click();
+    await ann.locator('.page-head').getByRole('alert').waitFor();
+    t.match(await ann.locator('.page-head').getByRole('alert').innerText(), /^Archiving list-b takes it out of development and production, each with change requests on/, 'says why, naming both');
+    t.same(await changes(draft), before, 'nothing proposed in production');
+    t.same(((await asAnn('GET', `${CR}/open`)).json as { environment: string }[]).filter((r) => r.environment === 'development'), [], 'nor in development');
+    t.same(await archived(), ['list-c'], 'nor archived');
+    await ok('PUT', '/api/admin/projects/default/environments/development/change-requests/config', { changeRequestsEnabled: false, requiredApprovals: 1 });
   });
 
   t.test('no script errors', async (t) => {

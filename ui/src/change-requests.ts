@@ -2,10 +2,12 @@
 // forms add to the person's draft (POST …/environments/:env/change-requests, in Unleash's action
 // shapes) instead of being refused; the banner says how many approvals changes there need and
 // links to the person's open requests. Someone who may skip change requests there changes
-// directly, as before, unless they tick "Propose as a change request".
+// directly, as before, unless they tick "Propose as a change request". The flags list's switches,
+// its bulk bar and archiving do the same, without a banner, for someone who may not skip
+// (`guarded`, `proposeAll`, `archiveOrPropose`).
 import { useState } from 'preact/hooks';
 import { may } from './access.js';
-import { api, enc, get } from './api.js';
+import { api, ApiError, enc, get } from './api.js';
 import { Check, useLoad } from './components.js';
 import { html } from './html.js';
 import { changed } from './live.js';
@@ -61,13 +63,71 @@ export function useDrafting(project: string, flag: string, env: string, rule: Ru
     ${open.map((r) => html` <a href=${crLink(r)}>${r.state === 'Draft' ? 'Your draft' : 'Your request'} #${r.id} (${r.state}, ${count(r)})</a>`)}</div>`;
   return {
     on, banner,
-    propose: async (action, payload, what) => {
-      const r = await api<Request>('POST', `/api/admin/projects/${enc(project)}/environments/${enc(env)}/change-requests`, { feature: flag, action, payload });
-      changed();
-      tell(`Added to your change request #${r.id} (${count(r)}): ${what}`);
-      return true;
-    },
+    propose: async (action, payload, what) => (await proposeAll(project, env, [{ feature: flag, action, payload }], what), true),
   };
+}
+
+/** How many changes the server takes in one request to a draft. */
+const MAX_CHANGES = 100;
+
+/** One change to a flag, in Unleash's action shapes (`updateEnabled` with `{ enabled }`, `archiveFeature`, …). */
+export interface Proposal { feature: string; action: string; payload?: unknown }
+
+/**
+ * The environments among `envs` of `project` where change requests are on and the person may not
+ * skip them: a change there goes to their draft. The rules are asked only when there is such an
+ * environment, so a switch someone who may skip flips costs no extra request.
+ */
+export async function guarded(project: string, envs: string[]): Promise<string[]> {
+  const bound = envs.filter((e) => !may('SKIP_CHANGE_REQUEST', project, e));
+  if (bound.length === 0) return [];
+  const rules = await get<Rule[]>(`${crBase(project)}/config`);
+  return bound.filter((e) => rules.some((r) => r.environment === e && r.changeRequestEnabled));
+}
+
+/** Adds `changes` to the person's draft in `env` of `project` (made if they have none), then says so, linking the draft. */
+export async function proposeAll(project: string, env: string, changes: Proposal[], what: string): Promise<Request> {
+  let r: Request | undefined;
+  for (let i = 0; i < changes.length; i += MAX_CHANGES) {
+    r = await api<Request>('POST', `/api/admin/projects/${enc(project)}/environments/${enc(env)}/change-requests`, changes.slice(i, i + MAX_CHANGES));
+  }
+  changed();
+  tell(`Added to your change request #${r!.id} (${count(r!)}): ${what}`, undefined, ['Open the draft', crLink(r!)]);
+  return r!;
+}
+
+/**
+ * Archives flags, or proposes archiving them: archiving takes a flag out of every environment where
+ * it is on (`on`), so the server's rule holds there. A flag on in one environment with change
+ * requests on that the person may not skip is proposed (`archiveFeature`) in their draft there; the
+ * rest are archived at once by `archive`, per project. A flag on in two such environments is
+ * refused before anything is done, in words: a request approved in one would archive it in the
+ * other without that one's approvals. Answers how many were archived at once.
+ */
+export async function archiveOrPropose(flags: { project: string; name: string; on: string[] }[], archive: (project: string, names: string[]) => Promise<unknown>): Promise<number> {
+  const plans: { project: string; name: string; held: string[] }[] = [];
+  for (const project of new Set(flags.map((f) => f.project))) {
+    const mine = flags.filter((f) => f.project === project);
+    const held = await guarded(project, [...new Set(mine.flatMap((f) => f.on))]);
+    plans.push(...mine.map((f) => ({ project, name: f.name, held: f.on.filter((e) => held.includes(e)) })));
+  }
+  const twice = plans.find((p) => p.held.length > 1);
+  if (twice) {
+    throw new ApiError(0, 'Refused', `Archiving ${twice.name} takes it out of ${twice.held.join(' and ')}, each with change requests on: turn it off in all but one `
+      + 'of them first (the switch proposes that), then archive it, or ask someone who may skip change requests there.');
+  }
+  let direct = 0;
+  for (const project of new Set(plans.map((p) => p.project))) {
+    const mine = plans.filter((p) => p.project === project);
+    for (const env of new Set(mine.flatMap((p) => p.held))) {
+      const names = mine.filter((p) => p.held[0] === env).map((p) => p.name);
+      await proposeAll(project, env, names.map((feature) => ({ feature, action: 'archiveFeature', payload: {} })), `Archive ${names.join(', ')}`);
+    }
+    const now = mine.filter((p) => p.held.length === 0).map((p) => p.name);
+    if (now.length > 0) await archive(project, now);
+    direct += now.length;
+  }
+  return direct;
 }
 
 export const count = (r: Request) => {

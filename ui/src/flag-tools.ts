@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { current, need, needIn } from './access.js';
 import { api, enc } from './api.js';
 import { asksFirst } from './change-words.js';
+import { archiveOrPropose, guarded, proposeAll } from './change-requests.js';
 import { Action, Field, Form, Opener, Select, when } from './components.js';
 import type { EnvState, FlagRow } from './pages/flags.js';
 import { html } from './html.js';
@@ -70,13 +71,20 @@ const switchAll = (rows: FlagRow[], env: string, on: boolean) =>
 
 /**
  * Switches the selected flags in `env`: in a production environment only after a question that says
- * how many; then says so with Undo, which switches back exactly the flags this changed.
+ * how many; then says so with Undo, which switches back exactly the flags this changed. In a project
+ * where change requests in `env` bind the person, its flags' switches go to their draft instead.
  */
 async function bulkSwitch(rows: FlagRow[], env: EnvState, on: boolean) {
-  const moved = rows.filter((r) => r.environments.some((e) => e.name === env.name && e.enabled !== on));
   const verb = on ? 'on' : 'off';
+  const changing = rows.filter((r) => r.environments.some((e) => e.name === env.name && e.enabled !== on));
+  if (changing.length === 0) return tell(`Already ${verb} in ${env.name}.`);
+  const moved: FlagRow[] = [];
+  for (const [project, features] of byProject(changing)) {
+    if ((await guarded(project, [env.name])).length === 0) moved.push(...changing.filter((r) => r.project === project));
+    else await proposeAll(project, env.name, features.map((feature) => ({ feature, action: 'updateEnabled', payload: { enabled: on } })), `Turn ${verb} ${features.join(', ')} in ${env.name}`);
+  }
+  if (moved.length === 0) return;
   const names = moved.map((r) => r.name).join(', ');
-  if (moved.length === 0) return tell(`Already ${verb} in ${env.name}.`);
   if (asksFirst(env) && !(await ask({
     title: `Turn ${verb} ${plural(moved.length)} in ${env.name}?`,
     body: `${env.name} is a production environment: SDKs there see ${names} ${verb} within seconds.${on ? ' A flag with no strategy there goes on for everyone.' : ''}`,
@@ -102,7 +110,8 @@ export function BulkBar({ rows, envs, onDone }: { rows: FlagRow[]; envs: EnvStat
     <${Opener} label="Add tag" need=${need('UPDATE_FEATURE', project)} onClick=${() => setTagging(true)} />
     <${Action} label=${`Archive ${plural(rows.length)}`} kind="danger" need=${needIn('DELETE_FEATURE', project, reaches)}
       confirm=${`Archive ${plural(rows.length)}: ${rows.map((r) => r.name).join(', ')}?`}
-      run=${async () => (await eachProject(rows, (p, features) => api('POST', `/api/admin/projects/${enc(p)}/archive`, { features })), onDone())} />
+      run=${async () => (await archiveOrPropose(rows.map((r) => ({ project: r.project, name: r.name, on: r.environments.filter((e) => e.enabled).map((e) => e.name) })),
+        (p, features) => api('POST', `/api/admin/projects/${enc(p)}/archive`, { features })), changed(), onDone())} />
     ${tagging ? html`<${Modal} title=${`Tag ${plural(rows.length)}`} onClose=${() => setTagging(false)}>
       <${Form} submit="Add tag" need=${need('UPDATE_FEATURE', project)} onSubmit=${async () => {
         const [type, ...value] = tag.includes(':') ? tag.split(':') : ['simple', tag];

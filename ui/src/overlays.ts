@@ -9,7 +9,7 @@ import { html } from './html.js';
 
 export { ask } from './confirm-dialog.js';
 
-interface Note { id: number; text: string; undo?: () => Promise<unknown>; problem?: string }
+interface Note { id: number; text: string; undo?: () => Promise<unknown>; problem?: string; link?: [string, string] }
 
 /** How long a note (and its Undo) stays. */
 export const UNDO_MS = 8_000;
@@ -19,10 +19,10 @@ let noteIds = 0;
 const listeners = new Set<() => void>();
 const redraw = () => listeners.forEach((l) => l());
 
-/** Says what was done; with `undo`, offers to take it back for UNDO_MS. */
-export function tell(text: string, undo?: () => Promise<unknown>): void {
+/** Says what was done; with `undo`, offers to take it back for UNDO_MS; with `link` (its words, its address), where to see it. */
+export function tell(text: string, undo?: () => Promise<unknown>, link?: [string, string]): void {
   const id = ++noteIds;
-  notes = [...notes.slice(-2), { id, text, undo }];
+  notes = [...notes.slice(-2), { id, text, undo, link }];
   redraw();
   setTimeout(() => drop(id), UNDO_MS);
 }
@@ -59,7 +59,7 @@ function NoteLine({ n }: { n: Note }) {
       redraw();
     }
   };
-  return html`<div class="toast"><span>${n.text}</span>
+  return html`<div class="toast"><span>${n.text}</span>${n.link ? html` <a href=${n.link[1]}>${n.link[0]}</a>` : null}
     ${n.undo ? html`<button type="button" class="link" aria-disabled=${busy} onClick=${() => !busy && void undo()}>Undo</button>` : null}
     <button type="button" class="link close" aria-label="Dismiss" onClick=${() => drop(n.id)}>✕</button>
     ${n.problem ? html`<p class="error" role="alert">${n.problem}</p>` : null}</div>`;

@@ -7,7 +7,7 @@ import { blockedBy, need, needIn } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { askedChange } from '../asked-change.js';
 import { asksFirst, changeQuestion, switchesOff, switchQuestion, type Change } from '../change-words.js';
-import { useDrafting, useRules, type Rule } from '../change-requests.js';
+import { archiveOrPropose, useDrafting, useRules, type Rule } from '../change-requests.js';
 import { Action, Check, CopyButton, ErrorNote, Field, Form, Opener, Page, Select, Switch, useLoad, when } from '../components.js';
 import { describeConstraint } from '../constraint-editor.js';
 import { html } from '../html.js';
@@ -63,7 +63,7 @@ export function FlagPage({ project, flag }: { project: string; flag: string }) {
   return html`<${Page} title=${f.name} crumbs=${crumbs}
     beside=${html`<${Star} project=${f.project} flag=${f.name} on=${!!f.favorite} /><${CopyButton} text=${f.name} label="Copy name" title="Copy the flag's name, as code asks for it" /> <span class="badge">${f.type}</span><${StaleBadges} flag=${f} types=${types.data} />`}
     actions=${html`<${Action} label="Archive" kind="danger" confirm=${`Archive ${f.name}? SDKs stop seeing it.`} need=${needIn('DELETE_FEATURE', f.project, onIn(f))}
-      run=${async () => (await after(api('DELETE', base)), navigate(`/projects/${enc(project)}`))} />`}>
+      run=${async () => (await archiveOrPropose([{ project: f.project, name: f.name, on: onIn(f) }], () => after(api('DELETE', base))) ? navigate(`/projects/${enc(project)}`) : undefined)} />`}>
     ${f.description ? html`<p class="lead">${f.description}</p>` : null}
     <p class="muted">Created ${when(f.createdAt)} · last evaluated ${when(f.lastSeenAt)}</p>
     <${ErrorNote} error=${loaded.error} />

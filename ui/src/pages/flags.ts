@@ -6,6 +6,7 @@ import { may, need } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { Action, Empty, ErrorNote, Field, Form, Opener, Page, Select, Switch, useLoad, when } from '../components.js';
 import { asksFirst, switchQuestion } from '../change-words.js';
+import { guarded, proposeAll } from '../change-requests.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { ask, Modal, tell } from '../overlays.js';
@@ -82,11 +83,17 @@ export async function flip(project: string, flag: string, env: EnvState, on: boo
   tell(q.done, () => setEnabled(project, flag, env.name, !on));
 }
 
+/** One switch of the list: where change requests bind the person, the change goes to their draft (no question: nothing reaches SDKs yet). */
+async function flipOrPropose(project: string, flag: string, env: EnvState, on: boolean): Promise<void> {
+  if ((await guarded(project, [env.name])).length === 0) return flip(project, flag, env, on);
+  await proposeAll(project, env.name, [{ feature: flag, action: 'updateEnabled', payload: { enabled: on } }], switchQuestion(flag, env, on).title.replace(/\?$/, ''));
+}
+
 function EnvSwitch({ row, env }: { row: FlagRow; env: EnvState }) {
   const state = row.environments.find((e) => e.name === env.name);
   if (!state) return html`<td class="switch-cell" data-label=${env.name}>–</td>`;
   return html`<td class="switch-cell" data-label=${env.name}><${Switch} on=${state.enabled} label=${switchLabel(row.name, env.name, state.enabled)}
-    need=${need('UPDATE_FEATURE_ENVIRONMENT', row.project, env.name)} onToggle=${() => flip(row.project, row.name, { ...env, ...state, type: state.type ?? env.type }, !state.enabled)} /></td>`;
+    need=${need('UPDATE_FEATURE_ENVIRONMENT', row.project, env.name)} onToggle=${() => flipOrPropose(row.project, row.name, { ...env, ...state, type: state.type ?? env.type }, !state.enabled)} /></td>`;
 }
 
 const FILTERS = ['query', 'type', 'state', 'tag', 'switched', 'sortBy', 'sortOrder', 'offset', 'project'];
