@@ -55,7 +55,7 @@ t.test('a rollout moved and a country added read back as a coloured diff in the 
   const form = development.getByRole('form', { name: 'Strategy' });
   await form.getByRole('slider', { name: 'Rollout' }).focus();
   for (let i = 0; i < 25; i++) await page.keyboard.press('ArrowRight');
-  await form.getByText('50%', { exact: true }).waitFor();
+  await form.locator('[aria-valuetext="50%"]').waitFor();
   await form.getByRole('group', { name: 'Constraint 1' }).getByRole('group', { name: 'Values' }).getByLabel('DK').check();
   await form.getByRole('button', { name: 'Save strategy' }).click();
   await form.waitFor({ state: 'detached' });
