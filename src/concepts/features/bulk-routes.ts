@@ -7,14 +7,14 @@ import type { AppContext, RouteDef } from '../../http/route.js';
 import { tagSchemas } from '../tags/schema.js';
 import type { TagInput } from '../tags/logic.js';
 import { archiveMany, setEnvironmentEnabledMany, setFavorite, updateTagsMany } from './bulk.js';
+import { MAX_SEARCH_LIMIT } from './search.js';
 
 const PROJECT = '/api/admin/projects/:projectId';
 const TAG = 'Features';
-/** As many flags as a search answers in one page. */
-export const MAX_BULK_FLAGS = 1000;
-const names = { type: 'array', maxItems: MAX_BULK_FLAGS, items: { type: 'string', minLength: 1, maxLength: 255 } };
+// As many flags as a search answers in one page: what a person can select at once.
+const names = { type: 'array', maxItems: MAX_SEARCH_LIMIT, items: { type: 'string', minLength: 1, maxLength: 255 } };
 
-export const bulkSchemas = {
+const bulkSchemas = {
   bulkToggleFeaturesSchema: {
     type: 'object', required: ['features'],
     // Unleash 8.2 takes shouldActivateDisabledStrategies and, true, still leaves disabled strategies

@@ -1,11 +1,10 @@
 // Pure commands over several flags of a project at once (switch on/off in an environment,
 // archive, tag), and a person's favourite flags. Each bulk command checks every named flag first
 // and then returns one Change: either all the flags change in one log record or none does.
-import type { Change, Command, CommandEnv, EventDraft } from '../../core/engine/command.js';
+import type { Change, Command, CommandEnv } from '../../core/engine/command.js';
+import { inSequence } from '../../core/engine/sequence.js';
 import { NotFoundError } from '../../core/errors.js';
-import type { Op } from '../../core/state/ops.js';
 import type { State } from '../../core/state/state.js';
-import type { Tag } from '../../core/state/types.js';
 import type { TagInput } from '../tags/logic.js';
 import { updateFeatureTags } from '../tags/logic.js';
 import { requireFeature, requireProject } from '../../core/state/lookup.js';
@@ -19,34 +18,13 @@ function liveFlags(state: State, project: string, names: string[]): string[] {
   return out;
 }
 
-/** What makes two ops (or events) of different flags the same: a key, or null when each is its own. */
-interface Shared {
-  op(op: Op): string | null;
-  event(e: EventDraft): string | null;
-}
-const NOTHING_SHARED: Shared = { op: () => null, event: () => null };
-
 /**
- * One Change made of the commands' changes, each on its own flag. Commands that could make the
- * same shared record (a tag new to the server, when several flags get it) name it by `shared`:
- * the first op and event for a key are kept, the others are the same record again.
+ * One Change made of the commands' changes, each on its own flag, each run against the state the
+ * ones before it leave (inSequence): a tag new to the server that several flags get is made, and
+ * its `tag-created` recorded, once, because the flags after the first find it there.
  */
-function together(state: State, env: CommandEnv, commands: Command<unknown>[], shared = NOTHING_SHARED): Change<null> {
-  const ops: Op[] = [];
-  const events: EventDraft[] = [];
-  const seen = new Set<string>();
-  /** Whether this is the first op or event under `key` (always, without one). */
-  const first = (kind: string, key: string | null) => {
-    if (key === null) return true;
-    if (seen.has(`${kind} ${key}`)) return false;
-    seen.add(`${kind} ${key}`);
-    return true;
-  };
-  for (const command of commands) {
-    const change = command(state, env);
-    ops.push(...change.ops.filter((op) => first('op', shared.op(op))));
-    events.push(...change.events.filter((e) => first('event', shared.event(e))));
-  }
+function together(state: State, env: CommandEnv, commands: Command<unknown>[]): Change<null> {
+  const { ops, events } = inSequence(state, env, commands);
   return { ops, events, result: null };
 }
 
@@ -65,19 +43,13 @@ export function archiveMany(project: string, names: string[]) {
   };
 }
 
-/** A tag new to the server, made (and its `tag-created` recorded) once for every flag that gets it. */
-const NEW_TAG: Shared = {
-  op: (op) => (op.o === 'tag.put' ? `${op.tag.type}:${op.tag.value}` : null),
-  event: (e) => (e.type === 'tag-created' ? `${(e.data as Tag).type}:${(e.data as Tag).value}` : null),
-};
-
 /** Unleash's bulk tagging (`PUT /api/admin/projects/:p/tags`): the same tags added to and removed from every flag. */
 export function updateTagsMany(project: string, names: string[], added: TagInput[], removed: TagInput[]) {
   return (state: State, env: CommandEnv): Change<null> =>
-    together(state, env, liveFlags(state, project, names).map((name) => updateFeatureTags(name, added, removed)), NEW_TAG);
+    together(state, env, liveFlags(state, project, names).map((name) => updateFeatureTags(name, added, removed)));
 }
 
-/** The flags a person marked as favourites (names of flags that still exist). */
+/** The flags a person marked as favourites (a name deleted since stays until their next star or unstar). */
 export function favoritesOf(state: State, userId: number | null | undefined): Set<string> {
   if (userId === null || userId === undefined) return new Set();
   return new Set(state.users.get(userId)?.favorites ?? []);

@@ -1,4 +1,5 @@
 import { inProject as inProjectEnvs, requireProject } from '../../core/state/lookup.js';
+import { favoritesOf } from '../features/bulk.js';
 import { featureSummary } from '../features/view.js';
 import type { AppContext, RouteDef } from '../../http/route.js';
 import type { Project } from '../../core/state/types.js';
@@ -38,13 +39,14 @@ export function projectRoutes(ctx: AppContext): RouteDef[] {
     {
       method: 'GET', path: `${BASE}/:projectId`, tag: TAG, summary: 'Get a project with its environments and flags', reply: projectReplies.projectOverviewSchema, permission: 'READ', scope: inProject,
       responses: { 200: 'The project', 404: 'Unknown project' },
-      handler: ({ params }) => {
+      handler: ({ params, actor }) => {
         const state = engine.state;
         const p = requireProject(state, params.projectId);
+        const favorites = favoritesOf(state, actor.userId);
         const environments = [...state.environments.values()].filter((e) => inProjectEnvs(state, p.id, e.name))
           .sort((a, b) => a.sortOrder - b.sortOrder || (a.name < b.name ? -1 : 1))
           .map((e) => ({ environment: e.name, type: e.type, sortOrder: e.sortOrder }));
-        const features = [...state.features.values()].filter((f) => f.project === p.id && !f.archived).map((f) => featureSummary(state, f));
+        const features = [...state.features.values()].filter((f) => f.project === p.id && !f.archived).map((f) => featureSummary(state, f, favorites));
         return { status: 200, body: { version: 1, ...projectView(p, countFlags(state)), environments, features } };
       },
     },
