@@ -72,16 +72,15 @@ export async function openAdminSide(deps: FanionDeps, engine: Engine, { hasher, 
     options: { retryBaseMs: config.webhooks.retryBaseMs, retryMaxDelayMs: config.webhooks.retryMaxDelayMs, retryForMs: config.webhooks.retryForMs, template: limits.template },
   });
   engine.onChange((change, kind) => webhooks.onChange(change, kind));
-  // Due milestones are started by the node that delivers webhooks (every node, off a cluster).
-  const progressions = new scheduler.ProgressionScheduler(engine, {
-    clock: deps.clock ?? (() => new Date()), checkMs: deps.progressionCheckMs ?? PROGRESSION_CHECK_MS, leads: () => !leadership || leadership.leading,
-  }, log);
+  // Time-driven work (due milestones, safeguards, scheduled change requests) is done by the node
+  // that delivers webhooks (every node, off a cluster).
+  const ticking = { clock: deps.clock ?? (() => new Date()), checkMs: deps.progressionCheckMs ?? PROGRESSION_CHECK_MS, leads: () => !leadership || leadership.leading };
+  const progressions = new scheduler.ProgressionScheduler(engine, ticking, log);
   progressions.start();
-  const leads = () => !leadership || leadership.leading;
-  const safeguards = new guards.SafeguardScheduler(engine, { clock: deps.clock ?? (() => new Date()), checkMs: deps.progressionCheckMs ?? PROGRESSION_CHECK_MS, leads }, log);
+  const safeguards = new guards.SafeguardScheduler(engine, ticking, log);
   engine.onChange((change, kind) => safeguards.onChange(change, kind));
   safeguards.start();
-  const schedules = new crScheduler.ChangeRequestScheduler(engine, { clock: deps.clock ?? (() => new Date()), checkMs: deps.progressionCheckMs ?? PROGRESSION_CHECK_MS, leads }, log);
+  const schedules = new crScheduler.ChangeRequestScheduler(engine, ticking, log);
   engine.onChange((change, kind) => schedules.onChange(change, kind));
   schedules.start();
   return {

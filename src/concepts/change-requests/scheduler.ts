@@ -7,7 +7,7 @@
 // twice (two looks, or a deposed leader and its successor) is written once. A crash between the
 // decision and the write loses nothing: the next leader decides again from the log.
 import type { Actor } from '../../core/state/types.js';
-import { WakingTicker } from '../release-plans/scheduler.js';
+import { WakingTicker } from '../../core/engine/ticker.js';
 import { nextDue, scheduleSteps } from './schedule.js';
 import { runScheduled } from './workflow.js';
 
@@ -17,6 +17,13 @@ const WAKES = new Set(['changeRequest.put', 'feature.put', 'feature.del', 'strat
 export class ChangeRequestScheduler extends WakingTicker {
   protected readonly wakes = WAKES;
   private due: NodeJS.Timeout | null = null;
+  /**
+   * The state's revision at the last look that found nothing to write, and the next due time then:
+   * suspensions change only with the state and applying only with the clock, so until one of them
+   * moves a look has nothing to find (the looks every second and after each change stay cheap as
+   * requests pile up).
+   */
+  private quiet: { revision: number; nextDue: number | null } | null = null;
 
   protected look(): Promise<void> {
     return this.runSteps();
@@ -28,7 +35,12 @@ export class ChangeRequestScheduler extends WakingTicker {
 
   private async runSteps(): Promise<void> {
     if (!this.opts.leads()) return;
-    for (const step of scheduleSteps(this.engine.state, this.opts.clock())) {
+    const { state } = this.engine;
+    const now = this.opts.clock().getTime();
+    if (this.quiet?.revision === state.revision && (this.quiet.nextDue === null || this.quiet.nextDue > now)) return;
+    const steps = scheduleSteps(state, new Date(now));
+    this.quiet = steps.length === 0 ? { revision: state.revision, nextDue: nextDue(state) } : null;
+    for (const step of steps) {
       const cr = this.engine.state.changeRequests.get(step.id);
       const by = cr?.schedule?.scheduledBy;
       if (!by) continue;
@@ -54,7 +66,7 @@ export class ChangeRequestScheduler extends WakingTicker {
   private arm(): void {
     if (this.due) clearTimeout(this.due);
     this.due = null;
-    const at = nextDue(this.engine.state);
+    const at = this.quiet?.revision === this.engine.state.revision ? this.quiet.nextDue : nextDue(this.engine.state);
     if (at === null || !this.opts.leads()) return;
     const wait = at - this.opts.clock().getTime();
     if (wait >= this.opts.checkMs) return;

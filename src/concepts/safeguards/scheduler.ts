@@ -6,7 +6,7 @@
 // ordinary change (fireSafeguard) that decides again against the state it lands on, so a firing
 // decided twice (two looks, or a node that took over) applies once.
 import type { Actor } from '../../core/state/types.js';
-import { WakingTicker } from '../release-plans/scheduler.js';
+import { WakingTicker } from '../../core/engine/ticker.js';
 import { fireSafeguard, triggeredSafeguards } from './logic.js';
 
 const SYSTEM: Actor = Object.freeze({ name: 'fanion', userId: null });
