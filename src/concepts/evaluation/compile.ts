@@ -315,9 +315,12 @@ export function compileStrategy(s: Pick<Strategy, 'name' | 'parameters' | 'const
   const rule = parameterCheck(s.name, s.parameters, hostname);
   return {
     check: (ctx, rt) => constraints(ctx, rt) && rule(ctx, rt),
-    variants: variantSet(s.variants),
-    groupId: String(s.parameters.groupId),
-    variantStickiness: s.variants[0]?.stickiness || s.parameters.stickiness,
+    ...strategyVariants(s),
     unconditional: s.name === 'default' && checks.length === 0,
   };
+}
+
+/** A strategy's variants as they are picked from: the set, its group and its stickiness. */
+export function strategyVariants(s: Pick<Strategy, 'parameters' | 'variants'>): Pick<CompiledStrategy, 'variants' | 'groupId' | 'variantStickiness'> {
+  return { variants: variantSet(s.variants), groupId: String(s.parameters.groupId), variantStickiness: s.variants[0]?.stickiness || s.parameters.stickiness };
 }

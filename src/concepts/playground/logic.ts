@@ -15,10 +15,10 @@
 import { ValidationError } from '../../core/errors.js';
 import { servedStrategiesOf, type State } from '../../core/state/state.js';
 import type { Constraint, Feature, Segment, Strategy, Variant } from '../../core/state/types.js';
-import { compileConstraint, compileStrategy, parameterCheck, type Check, type Runtime } from '../evaluation/compile.js';
+import { compileConstraint, parameterCheck, strategyVariants, type Check, type Runtime } from '../evaluation/compile.js';
 import { TOP_LEVEL, type EvalContext } from '../evaluation/context.js';
-import { pickVariant, prepareFlag, type PreparedFlag } from '../evaluation/evaluate.js';
-import type { VariantResult, VariantSet } from '../evaluation/variants.js';
+import { pickVariant } from '../evaluation/evaluate.js';
+import { variantSet, type VariantResult, type VariantSet } from '../evaluation/variants.js';
 
 /** Flags × environments × contexts evaluated by one advanced request, at most (Unleash's limit). */
 export const MAX_EVALUATIONS = 15_000;
@@ -26,14 +26,14 @@ export const MAX_EVALUATIONS = 15_000;
  * Results one advanced answer may hold, at most: an evaluation counts one, plus one per strategy,
  * constraint and segment it reports. Bounds the answer's size (a few hundred bytes a result).
  */
-export const MAX_RESULTS = 100_000;
+const MAX_RESULTS = 100_000;
 
 /** The strategy types a server can evaluate; others depend on where the SDK runs. */
 const EVALUABLE = new Set(['default', 'userWithId', 'remoteAddress', 'flexibleRollout', 'gradualRolloutUserId', 'gradualRolloutSessionId', 'gradualRolloutRandom']);
 
-export type Tri = boolean | 'unknown';
+type Tri = boolean | 'unknown';
 type Scalar = string | number | boolean;
-export type ContextInput = Record<string, Scalar | Record<string, Scalar> | undefined>;
+type ContextInput = Record<string, Scalar | Record<string, Scalar> | undefined>;
 
 export interface PlaygroundRequest {
   environment: string;
@@ -70,13 +70,14 @@ interface PlayStrategy {
 }
 
 /** A flag in one environment, compiled once per request for every context asked about. */
-export interface PlayFlag {
+interface PlayFlag {
   feature: Feature;
   environment: string;
   enabled: boolean;
   strategies: PlayStrategy[];
   envVariants: Variant[];
-  prepared: PreparedFlag;
+  /** The environment's own variants, as they are picked from. */
+  envVariantSet: VariantSet;
   /** Results one evaluation of it reports (see MAX_RESULTS). */
   weight: number;
 }
@@ -84,7 +85,7 @@ export interface PlayFlag {
 const compiled = (c: Constraint): CompiledConstraint => ({ raw: c, check: compileConstraint(c) });
 
 function playStrategy(s: Strategy, segments: Map<number, Segment>, hostname: string): PlayStrategy {
-  const c = compileStrategy(s, segments, hostname);
+  // Each check is compiled on its own (each result is reported); the variants are picked as SDK evaluation picks them.
   return {
     raw: s,
     constraints: s.constraints.map(compiled),
@@ -93,29 +94,27 @@ function playStrategy(s: Strategy, segments: Map<number, Segment>, hostname: str
       return { segment, id, constraints: (segment?.constraints ?? []).map(compiled) };
     }),
     rule: EVALUABLE.has(s.name) ? parameterCheck(s.name, s.parameters, hostname) : null,
-    variants: c.variants,
-    groupId: c.groupId,
-    variantStickiness: c.variantStickiness,
+    ...strategyVariants(s),
   };
 }
 
 /** The flag as the playground evaluates it in `environment` (every strategy, disabled ones too). */
-export function playFlag(state: State, feature: Feature, environment: string, hostname: string): PlayFlag {
+function playFlag(state: State, feature: Feature, environment: string, hostname: string): PlayFlag {
   const env = state.featureEnvs.get(feature.name)?.get(environment);
   const served = servedStrategiesOf(state, feature.name, environment);
   const strategies = served.map((s) => playStrategy(s, state.segments, hostname));
   const weight = 1 + strategies.reduce((n, s) => n + 1 + s.constraints.length + s.segments.reduce((m, g) => m + 1 + g.constraints.length, 0), 0);
   return {
     feature, environment, enabled: env?.enabled ?? false, strategies, envVariants: env?.variants ?? [],
-    prepared: prepareFlag(feature, environment, served, env, state.segments, hostname), weight,
+    envVariantSet: variantSet(env?.variants ?? []), weight,
   };
 }
 
 /** Looks a parent up among the flags the caller may see. */
-export type ParentLookup = (name: string) => PlayFlag | undefined;
+type ParentLookup = (name: string) => PlayFlag | undefined;
 
 /** Parents: flags of the projects the caller may see, compiled on first use. */
-export function parentLookup(state: State, environment: string, visible: (project: string) => boolean, hostname: string): ParentLookup {
+function parentLookup(state: State, environment: string, visible: (project: string) => boolean, hostname: string): ParentLookup {
   const memo = new Map<string, PlayFlag | undefined>();
   return (name) => {
     if (memo.has(name)) return memo.get(name);
@@ -225,7 +224,7 @@ function evaluateStrategy(flag: PlayFlag, s: PlayStrategy, ctx: EvalContext, rt:
 }
 
 /** One flag for one context: the fields every playground answer has. */
-export function evaluateFlag(flag: PlayFlag, ctx: EvalContext, rt: Runtime, parents: ParentLookup): Record<string, unknown> {
+function evaluateFlag(flag: PlayFlag, ctx: EvalContext, rt: Runtime, parents: ParentLookup): Record<string, unknown> {
   const outcomes = flag.strategies.map((s) => evaluateStrategy(flag, s, ctx, rt));
   const matched = outcomes.find((o) => o.enabled === true);
   const strategiesResult: Tri = outcomes.length === 0 ? flag.enabled : matched ? true : outcomes.some((o) => o.enabled === 'unknown') ? 'unknown' : false;
@@ -236,7 +235,7 @@ export function evaluateFlag(flag: PlayFlag, ctx: EvalContext, rt: Runtime, pare
   if (!isEnabled) variant = { name: 'disabled', enabled: false, feature_enabled: false };
   else if (matched?.variant) variant = { ...resultOf(matched.variant), feature_enabled: true };
   else {
-    const picked = flag.prepared.variants.total > 0 ? pickVariant(flag.prepared.variants, flag.feature.name, flag.envVariants[0]?.stickiness, ctx, rt) : null;
+    const picked = flag.envVariantSet.total > 0 ? pickVariant(flag.envVariantSet, flag.feature.name, flag.envVariants[0]?.stickiness, ctx, rt) : null;
     variant = picked ? { ...resultOf(picked.variant), feature_enabled: true } : { feature_enabled: true, featureEnabled: true, name: 'disabled', enabled: false };
   }
   const variants = matchedStrategy && matchedStrategy.raw.variants.length > 0 ? matchedStrategy.raw.variants : flag.envVariants;
@@ -257,7 +256,7 @@ export function evaluateFlag(flag: PlayFlag, ctx: EvalContext, rt: Runtime, pare
 const IS_TOP = new Set<string>(TOP_LEVEL);
 
 /** The context as evaluated: well-known fields on top, every other (and `properties`) as properties. */
-export function evalContext(flat: Record<string, string>): EvalContext {
+function evalContext(flat: Record<string, string>): EvalContext {
   const ctx: EvalContext = { properties: {} };
   for (const [k, v] of Object.entries(flat)) {
     if (IS_TOP.has(k)) (ctx as unknown as Record<string, string>)[k] = v;
@@ -267,7 +266,7 @@ export function evalContext(flat: Record<string, string>): EvalContext {
 }
 
 /** The context as the answer echoes it: values as text, `properties` kept apart. */
-export function echoContext(input: ContextInput): ContextInput {
+function echoContext(input: ContextInput): ContextInput {
   const out: ContextInput = {};
   for (const [k, v] of Object.entries(input)) {
     if (v === undefined) continue;
@@ -278,7 +277,7 @@ export function echoContext(input: ContextInput): ContextInput {
 }
 
 /** One context from the request: `properties` merged in with the other fields. */
-export function flatContext(input: ContextInput): Record<string, string> {
+function flatContext(input: ContextInput): Record<string, string> {
   const flat: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(input)) {
     if (v === undefined) continue;
@@ -354,7 +353,7 @@ export function checkBounds(environments: number, flags: number, contexts: numbe
 }
 
 /** The flags of the request's projects the caller may see, live ones, by name. */
-export function selectedFlags(state: State, projects: '*' | string[] | undefined, visible: (project: string) => boolean): Feature[] {
+function selectedFlags(state: State, projects: '*' | string[] | undefined, visible: (project: string) => boolean): Feature[] {
   const wanted = projects === undefined || projects === '*' || projects.includes('*') ? null : new Set(projects);
   const out: Feature[] = [];
   for (const f of state.features.values()) if (!f.archived && visible(f.project) && (wanted === null || wanted.has(f.project))) out.push(f);
