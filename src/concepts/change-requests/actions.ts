@@ -68,6 +68,12 @@ function switchCommand(where: RequestWhere, feature: string, p: { enabled: boole
   };
 }
 
+/** Made against one strategy: an edit and a delete of it replace each other in a draft. */
+const ONE_STRATEGY: Pick<ActionDef, 'base' | 'slot'> = {
+  base: { of: (s, w, f, p) => strategyOf(s, w, f, p.id), what: 'strategy' },
+  slot: (p) => `strategy:${p.id}`,
+};
+
 export const ACTIONS: Record<string, ActionDef> = {
   updateEnabled: {
     payload: obj(['enabled'], { enabled: { type: 'boolean' }, shouldActivateDisabledStrategies: { type: 'boolean' } }),
@@ -82,14 +88,12 @@ export const ACTIONS: Record<string, ActionDef> = {
   updateStrategy: {
     payload: { ...strategySchemas.updateFeatureStrategySchema, required: ['id'], properties: { ...strategySchemas.updateFeatureStrategySchema.properties, id: idString } },
     command: (w, f, { id, ...p }: StrategyInput & { id: string }) => updateStrategy(flagWhere(w, f), id, p),
-    base: { of: (s, w, f, p) => strategyOf(s, w, f, p.id), what: 'strategy' },
-    slot: (p) => `strategy:${p.id}`,
+    ...ONE_STRATEGY,
   },
   deleteStrategy: {
     payload: obj(['id'], { id: idString }),
     command: (w, f, p: { id: string }) => deleteStrategy(flagWhere(w, f), p.id),
-    base: { of: (s, w, f, p) => strategyOf(s, w, f, p.id), what: 'strategy' },
-    slot: (p) => `strategy:${p.id}`,
+    ...ONE_STRATEGY,
   },
   reorderStrategy: {
     payload: strategySchemas.setStrategySortOrderSchema,
@@ -152,8 +156,9 @@ export function baseOf(state: State, where: RequestWhere, feature: string, actio
 export function conflictOf(state: State, where: RequestWhere, feature: string, change: { action: string; payload: unknown; base: string | null }): string | null {
   const def = ACTIONS[change.action];
   if (!def?.base || change.base === null) return null;
-  if (fingerprint(def.base.of(state, where, feature, change.payload)) === change.base) return null;
-  const gone = def.base.of(state, where, feature, change.payload) === null;
+  const now = def.base.of(state, where, feature, change.payload);
+  if (fingerprint(now) === change.base) return null;
+  const gone = now === null;
   return `The ${def.base.what} this change was made against has been ${gone ? 'deleted' : 'changed'} since; review the change and make it again.`;
 }
 

@@ -37,6 +37,15 @@ function safeguardOf(state: State, planId: string, safeguardId: string) {
   return { id: sg.id, impactMetric: { ...sg.impactMetric, id: undefined }, triggerCondition: sg.triggerCondition };
 }
 
+/** Made against the progression out of one milestone: setting and removing it replace each other in a draft. */
+const ONE_PROGRESSION: Pick<ActionDef, 'base' | 'slot'> = {
+  base: { of: (s, w, f, p) => progressionOf(s, w, f, p.sourceMilestone), what: "milestone's progression" },
+  slot: (p) => `progression:${p.sourceMilestone}`,
+};
+
+/** Made against the plan being there. */
+const PLAN_THERE: ActionDef['base'] = { of: (s, w, f, p) => planOf(s, w, f, p.planId)?.id ?? null, what: 'release plan' };
+
 export const PLAN_ACTIONS: Record<string, ActionDef> = {
   addReleasePlan: {
     payload: releasePlanSchemas.createReleasePlanSchema,
@@ -47,7 +56,7 @@ export const PLAN_ACTIONS: Record<string, ActionDef> = {
   deleteReleasePlan: {
     payload: obj(['planId'], { planId: id }),
     command: (w, f, p: { planId: string }) => deletePlan(planWhere(w, f), p.planId),
-    base: { of: (s, w, f, p) => planOf(s, w, f, p.planId)?.id ?? null, what: 'release plan' },
+    base: PLAN_THERE,
     slot: (p) => `releasePlan:delete:${p.planId}`,
   },
   startMilestone: {
@@ -71,20 +80,17 @@ export const PLAN_ACTIONS: Record<string, ActionDef> = {
     },
     command: (w, f, { sourceMilestone, ...p }: { sourceMilestone: string; targetMilestone: string; transitionCondition: { intervalMinutes: number } }) =>
       setProgression(planWhere(w, f), sourceMilestone, p),
-    base: { of: (s, w, f, p) => progressionOf(s, w, f, p.sourceMilestone), what: "milestone's progression" },
-    // Setting and removing the progression out of one milestone replace each other in a draft.
-    slot: (p) => `progression:${p.sourceMilestone}`,
+    ...ONE_PROGRESSION,
   },
   deleteMilestoneProgression: {
     payload: obj(['sourceMilestone'], { sourceMilestone: id }),
     command: (w, f, p: { sourceMilestone: string }) => deleteProgression(planWhere(w, f), p.sourceMilestone),
-    base: { of: (s, w, f, p) => progressionOf(s, w, f, p.sourceMilestone), what: "milestone's progression" },
-    slot: (p) => `progression:${p.sourceMilestone}`,
+    ...ONE_PROGRESSION,
   },
   resumeMilestoneProgression: {
     payload: obj(['planId'], { planId: id }),
     command: (w, f, p: { planId: string }) => resumeProgressions(planWhere(w, f), p.planId),
-    base: { of: (s, w, f, p) => planOf(s, w, f, p.planId)?.id ?? null, what: 'release plan' },
+    base: PLAN_THERE,
     slot: (p) => `releasePlan:resume:${p.planId}`,
   },
   changeSafeguard: {

@@ -15,7 +15,7 @@ import { checkScheduledAt, suspensionOf } from './schedule.js';
 
 /** At most this many changes in one request, and comments on it: a request is reviewed by people. */
 export const MAX_CHANGES = 100;
-export const MAX_COMMENTS = 200;
+const MAX_COMMENTS = 200;
 /** Open requests (drafts, in review, approved) of one project: each is kept in memory and checked for conflicts when listed. */
 export const MAX_OPEN_PER_PROJECT = 500;
 
@@ -44,7 +44,7 @@ export interface Rights {
 
 export const OPEN: readonly ChangeRequestState[] = ['Draft', 'In review', 'Approved', 'Scheduled'];
 
-export function personOf(actor: Actor): ChangeRequestPerson {
+function personOf(actor: Actor): ChangeRequestPerson {
   return { id: actor.userId, username: actor.name };
 }
 
@@ -67,7 +67,7 @@ export function requireRequest(state: State, project: string, rawId: string | nu
 }
 
 /** Every change of a request, in the order they were added (flags' and segments' alike), with the flag each names. */
-export function changesOf(cr: ChangeRequest): { feature: string; change: RequestedChange }[] {
+function changesOf(cr: ChangeRequest): { feature: string; change: RequestedChange }[] {
   const all = [
     ...cr.features.flatMap((f) => f.changes.map((change) => ({ feature: f.name, change }))),
     ...cr.segments.map((change) => ({ feature: '', change })),
@@ -197,7 +197,7 @@ function requireIn(cr: ChangeRequest, states: readonly ChangeRequestState[], wha
 }
 
 /** Conflicts of a request's changes with the state as it is now: the change's id and why. */
-export function conflictsOf(state: State, cr: ChangeRequest): { id: number; conflict: string }[] {
+function conflictsOf(state: State, cr: ChangeRequest): { id: number; conflict: string }[] {
   const out: { id: number; conflict: string }[] = [];
   for (const { feature, change } of changesOf(cr)) {
     const conflict = conflictOf(state, whereOf(cr), feature, change);
@@ -211,7 +211,7 @@ export function conflictsOf(state: State, cr: ChangeRequest): { id: number; conf
  * change: the ops and events of each change's own command, then the request marked Applied and
  * `change-request-applied`. A change that conflicts or fails leaves everything as it was.
  */
-export function applyAll(state: State, env: CommandEnv, cr: ChangeRequest): Change<ChangeRequest> {
+function applyAll(state: State, env: CommandEnv, cr: ChangeRequest): Change<ChangeRequest> {
   const conflicts = conflictsOf(state, cr);
   if (conflicts.length > 0) {
     throw new ConflictError(`Change request ${cr.id} cannot be applied: change ${conflicts[0].id}: ${conflicts[0].conflict}` +

@@ -44,7 +44,7 @@ function exportedStrategy(s: Strategy) {
 }
 
 /** A template as Fanion keeps it: ids, order and strategies, so plans made after a round trip match. */
-export function exportedTemplate(t: ReleaseTemplate) {
+function exportedTemplate(t: ReleaseTemplate) {
   return {
     id: t.id, name: t.name, description: t.description, createdByUserId: t.createdByUserId, createdAt: t.createdAt, archivedAt: t.archivedAt,
     milestones: t.milestones.map((m) => ({ id: m.id, name: m.name, sortOrder: m.sortOrder, strategies: m.strategies.map((s) => ({ ...s })) })),
@@ -71,8 +71,8 @@ export function exportedPlan(p: ReleasePlan) {
   };
 }
 
-export const exportedSafeguard = (sg: Safeguard) => ({ ...sg });
-export const exportedChart = (c: ImpactChart) => ({ ...c });
+const exportedSafeguard = (sg: Safeguard) => ({ ...sg });
+const exportedChart = (c: ImpactChart) => ({ ...c });
 
 const byId = <V extends { id: string }>(m: Map<string, V>) => [...m.values()].sort((a, b) => byString(a.id, b.id));
 
