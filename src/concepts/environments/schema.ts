@@ -16,7 +16,7 @@ export const environmentSchemas = {
 };
 
 // Answers.
-const environment = {
+export const environment = {
   type: 'object',
   required: ['name', 'type', 'enabled', 'protected', 'sortOrder'],
   properties: { name: { type: 'string' }, type: { type: 'string' }, enabled: { type: 'boolean' }, protected: { type: 'boolean' }, sortOrder: { type: 'integer' } },

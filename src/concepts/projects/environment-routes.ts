@@ -5,10 +5,11 @@
 import type { AppContext, RouteDef } from '../../http/route.js';
 import { nameSchema } from '../../core/state/names.js';
 import { addProjectEnvironment, projectEnvironmentsView, removeProjectEnvironment } from './environments.js';
+import { environment } from '../environments/schema.js';
 
 const TAG = 'Projects';
 
-export const projectEnvironmentSchemas = {
+const projectEnvironmentSchemas = {
   projectEnvironmentSchema: {
     type: 'object',
     required: ['environment'],
@@ -16,10 +17,9 @@ export const projectEnvironmentSchemas = {
   },
 };
 
-const str = { type: 'string' };
 const nullableInt = { type: ['integer', 'null'] };
 const count = { type: 'integer', minimum: 0 };
-export const projectEnvironmentReplies = {
+const projectEnvironmentReplies = {
   environmentsProjectSchema: {
     type: 'object',
     required: ['version', 'environments'],
@@ -27,13 +27,11 @@ export const projectEnvironmentReplies = {
       version: { type: 'integer' },
       environments: {
         type: 'array',
+        // An environment as everywhere, with what it is in this project.
         items: {
-          type: 'object',
-          required: ['name', 'type', 'sortOrder', 'enabled', 'protected', 'requiredApprovals', 'projectApiTokenCount', 'projectEnabledToggleCount', 'visible'],
-          properties: {
-            name: str, type: str, sortOrder: { type: 'integer' }, enabled: { type: 'boolean' }, protected: { type: 'boolean' }, requiredApprovals: nullableInt,
-            projectApiTokenCount: count, projectEnabledToggleCount: count, visible: { type: 'boolean' },
-          },
+          ...environment,
+          required: [...environment.required, 'requiredApprovals', 'projectApiTokenCount', 'projectEnabledToggleCount', 'visible'],
+          properties: { ...environment.properties, requiredApprovals: nullableInt, projectApiTokenCount: count, projectEnabledToggleCount: count, visible: { type: 'boolean' } },
         },
       },
     },

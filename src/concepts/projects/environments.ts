@@ -11,7 +11,7 @@ import { inProject, requireEnvironment, requireProject } from '../../core/state/
 import type { Op } from '../../core/state/ops.js';
 import type { State } from '../../core/state/state.js';
 import { changeRequestRule, setChangeRequestRule } from '../change-requests/config.js';
-import { sortedEnvironments, withRemovedEnvironments } from '../environments/logic.js';
+import { environmentView, sortedEnvironments, withRemovedEnvironments } from '../environments/logic.js';
 import { setEnvironmentEnabled } from '../features/logic.js';
 
 const projectEnvEvent = (type: string, project: string, environment: string): EventDraft => ({ type, project, environment, data: null, preData: null });
@@ -82,11 +82,7 @@ export function projectEnvironmentsView(state: State, project: string) {
     environments: sortedEnvironments(state).map((e) => {
       const rule = changeRequestRule(state, project, e.name);
       return {
-        name: e.name,
-        type: e.type,
-        sortOrder: e.sortOrder,
-        enabled: e.enabled,
-        protected: e.protected,
+        ...environmentView(e),
         requiredApprovals: rule.enabled ? rule.requiredApprovals : null,
         projectApiTokenCount: tokens.filter((t) => t.environment === e.name).length,
         projectEnabledToggleCount: flags.filter((f) => state.featureEnvs.get(f.name)?.get(e.name)?.enabled).length,
