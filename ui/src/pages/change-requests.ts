@@ -6,20 +6,23 @@ import { useState } from 'preact/hooks';
 import { current, need, type Need } from '../access.js';
 import { api, enc, get } from '../api.js';
 import { variantWords } from '../change-words.js';
-import { crBase, crLink, count, OPEN, projectIds, type Change, type Request } from '../change-requests.js';
+import { crBase, crLink, count, OPEN, type Change, type Request } from '../change-requests.js';
 import { Action, Check, Empty, ErrorNote, Field, Form, Page, useLoad, when } from '../components.js';
 import { html } from '../html.js';
 import { changed } from '../live.js';
 import { navigate } from '../router.js';
 import { strategySentence, type Strategy } from '../words.js';
-import { useProjects } from './flags.js';
 
 export function ChangeRequestsPage() {
   const [closed, setClosed] = useState(false);
-  const projects = useProjects();
-  const list = useLoad(async () => (await Promise.all((await projectIds()).map((p) => get<Request[]>(crBase(p))))).flat().sort((a, b) => b.createdAt.localeCompare(a.createdAt)), []);
-  const rows = (list.data ?? []).filter((r) => closed || OPEN.includes(r.state));
-  const name = (id: string) => projects.data?.find((p) => p.id === id)?.name ?? id;
+  // The projects once: their ids to ask each for its requests, their names to show.
+  const list = useLoad(async () => {
+    const { projects } = await get<{ projects: { id: string; name: string }[] }>('/api/admin/projects');
+    const requests = (await Promise.all(projects.map((p) => get<Request[]>(crBase(p.id))))).flat().sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    return { names: new Map(projects.map((p) => [p.id, p.name])), requests };
+  }, []);
+  const rows = (list.data?.requests ?? []).filter((r) => closed || OPEN.includes(r.state));
+  const name = (id: string) => list.data?.names.get(id) ?? id;
   return html`<${Page} title="Change requests">
     <p class="muted">Changes proposed where change requests are on: open ones first need approvals, then someone applies them.</p>
     <${Check} label="Show applied, rejected and cancelled" checked=${closed} onChange=${setClosed} />
@@ -70,7 +73,9 @@ export function ChangeRequestPage({ project, id }: { project: string; id: string
   const r = loaded.data;
   // The flags as they are now: the "before" of each change.
   const flags = useLoad(async () => Object.fromEntries(await Promise.all((r?.features ?? []).map(async (f) =>
-    [f.name, (await get<{ environments: FlagEnv[] }>(`/api/admin/projects/${enc(project)}/features/${enc(f.name)}`).catch(() => null))?.environments.find((e) => e.name === r!.environment)]))), [r]);
+    [f.name, (await get<{ environments: FlagEnv[] }>(`/api/admin/projects/${enc(project)}/features/${enc(f.name)}`).catch(() => null))?.environments.find((e) => e.name === r!.environment)]))),
+    // The flags again when the request names others, not each time its answer is a new object.
+    [r?.environment, r?.features.map((f) => f.name).join('\n')]);
   const segments = useLoad(() => get<{ segments: { id: number; name: string }[] }>('/api/admin/segments').then((x) => x.segments), []);
   const [title, setTitle] = useState<string | null>(null);
   const [comment, setComment] = useState('');
