@@ -5,14 +5,13 @@
 // directly, as before, unless they tick "Propose as a change request". The flags list's switches,
 // its bulk bar and archiving do the same, without a banner, for someone who may not skip
 // (`guarded`, `proposeAll`, `archiveOrPropose`).
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { may } from './access.js';
 import { api, ApiError, enc, get } from './api.js';
 import { Check, useLoad } from './components.js';
 import { html } from './html.js';
 import { changed } from './live.js';
 import { tell } from './overlays.js';
-import { useRoute } from './router.js';
 
 /** An environment's rule, as `GET …/change-requests/config` answers it. */
 export interface Rule { environment: string; changeRequestEnabled: boolean; requiredApprovals: number }
@@ -138,22 +137,11 @@ export const count = (r: Request) => {
 
 const projectIds = async () => (await get<{ projects: { id: string }[] }>('/api/admin/projects')).projects.map((p) => p.id);
 
-/**
- * How many requests wait for the person (to approve, to apply), over every project: the
- * navigation's count. It takes a question per project, so it is asked again when the person goes
- * to another page, not at every change anyone makes anywhere.
- */
+/** How many requests wait for the person (to approve, to apply), over every project: the navigation's count, kept live like every view. */
 export function Waiting() {
-  const path = useRoute();
-  const [n, setN] = useState(0);
-  useEffect(() => {
-    let current = true;
-    projectIds()
-      .then((ids) => Promise.all(ids.map((p) => get<{ total: number }>(`${crBase(p)}/actionable`))))
-      .then((counts) => current && setN(counts.reduce((k, c) => k + c.total, 0)), () => undefined);
-    return () => {
-      current = false;
-    };
-  }, [path]);
-  return n ? html` <span class="badge" title="waiting for you">${n}</span>` : null;
+  const n = useLoad(async () => {
+    const counts = await Promise.all((await projectIds()).map((p) => get<{ total: number }>(`${crBase(p)}/actionable`)));
+    return counts.reduce((k, c) => k + c.total, 0);
+  }, []);
+  return n.data ? html` <span class="badge" title="waiting for you">${n.data}</span>` : null;
 }
